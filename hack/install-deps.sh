@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Installs the Debian 12 packages velo's build, tests and benchmarks need.
+# Only Debian's archive is used; nothing is downloaded from anywhere else.
+set -euo pipefail
+
+packages=(
+	# build
+	build-essential make pkg-config clang llvm libbpf-dev libelf-dev zlib1g-dev
+	libcjson-dev libnl-3-dev libnl-route-3-dev bpftool linux-libc-dev
+	# tests
+	libcmocka-dev bats iproute2 ethtool jq socat netcat-openbsd procps util-linux
+	containernetworking-plugins kmod
+	# lint
+	clang-tidy clang-format cppcheck shellcheck
+	# benchmarks
+	iperf3 gnuplot-nox
+)
+
+if [ "${1:-}" = "--print" ]; then
+	printf '%s\n' "${packages[@]}"
+	exit 0
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y --no-install-recommends "${packages[@]}"

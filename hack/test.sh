@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The whole test suite on a fresh Debian 12 machine: installs the packages,
+# builds, runs every suite. Ends with "N passed, N failed, N skipped".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+deps_log=$(mktemp /tmp/velo-deps.XXXXXX)
+hack/install-deps.sh >"$deps_log" 2>&1 || { cat "$deps_log"; exit 1; }
+rm -f "$deps_log"
+make -j"$(nproc)" all
+make test

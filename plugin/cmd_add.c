@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * ADD: parse -> record intent -> IPAM -> veth and routes -> fast paths ->
+ * result. The record is written before each side effect so that a DEL or GC
+ * after a crash knows what to undo; a failure undoes everything it did.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "commands.h"
+#include "error.h"
+#include "feature.h"
+#include "ipam.h"
+#include "log.h"
+#include "naming.h"
+#include "netns.h"
+#include "state.h"
+#include "wiring.h"
+
+static int save_record(struct velo_request *request, enum velo_phase phase)
+{
+	int ret;
+
+	request->record.phase = phase;
+	ret = state_record_write(&request->config.paths, &request->record);
+	if (ret)
+		return cni_fail(ret, VELO_ERR_STATE, "write endpoint record in %s: %s",
+				request->config.paths.state_dir, strerror(-ret));
+	return 0;
+}
+
+static int fill_record(struct velo_request *request)
+{
+	struct velo_record *record = &request->record;
+	const struct cni_env *env = &request->env;
+	int ret;
+
+	snprintf(record->network, sizeof(record->network), "%s", request->config.name);
+	snprintf(record->container_id, sizeof(record->container_id), "%s", env->container_id);
+	snprintf(record->ifname, sizeof(record->ifname), "%s", env->ifname);
+	snprintf(record->netns, sizeof(record->netns), "%s", env->netns);
+	snprintf(record->pod_namespace, sizeof(record->pod_namespace), "%s",
+		 env->args.pod_namespace);
+	snprintf(record->pod_name, sizeof(record->pod_name), "%s", env->args.pod_name);
+	snprintf(record->pod_uid, sizeof(record->pod_uid), "%s", env->args.pod_uid);
+	record->created_unix = (long long)time(NULL);
+	ret = netns_inode(env->netns, &record->netns_ino);
+	if (ret)
+		return ret;
+	ret = velo_host_ifname(request->config.veth_prefix, env->container_id, env->ifname,
+			       record->host_ifname);
+	if (ret)
+		return cni_fail(ret, CNI_ERR_INVALID_CONFIG, "vethPrefix \"%s\" is invalid",
+				request->config.veth_prefix);
+	record->netconf = cJSON_PrintUnformatted(request->config.root);
+	if (!record->netconf)
+		return cni_fail(-ENOMEM, VELO_ERR_INTERNAL, "out of memory");
+	if (env->args_raw && *env->args_raw) {
+		record->cni_args = strdup(env->args_raw);
+		if (!record->cni_args)
+			return cni_fail(-ENOMEM, VELO_ERR_INTERNAL, "out of memory");
+	}
+	return 0;
+}
+
+/* IPAM hands out a subnet's address; the pod gets it as a /32 or /128 on eth0. */
+static int take_ipam_addresses(struct velo_request *request, const struct velo_result *ipam)
+{
+	struct velo_record *record = &request->record;
+
+	if (ipam->n_ips == 0)
+		return cni_fail(-EINVAL, VELO_ERR_IPAM, "IPAM plugin %s returned no IP address",
+				request->config.ipam_type);
+	for (unsigned i = 0; i < ipam->n_ips; i++) {
+		struct velo_ip *ip = &record->ips[i];
+
+		*ip = ipam->ips[i];
+		ip->prefix = ip->family == AF_INET ? 32 : 128;
+		ip->interface = 1;
+		ip->has_gateway = true;
+		inet_pton(ip->family, ip->family == AF_INET ? VELO_GATEWAY4 : VELO_GATEWAY6,
+			  ip->gateway);
+	}
+	record->n_ips = ipam->n_ips;
+	return 0;
+}
+
+static void build_result(struct velo_request *request, struct velo_result *ipam)
+{
+	const struct velo_record *record = &request->record;
+	struct velo_result *result = &request->result;
+	bool have4 = false, have6 = false;
+
+	result->n_interfaces = 2;
+	snprintf(result->interfaces[0].name, sizeof(result->interfaces[0].name), "%s",
+		 record->host_ifname);
+	snprintf(result->interfaces[0].mac, sizeof(result->interfaces[0].mac), "%s",
+		 record->host_mac);
+	snprintf(result->interfaces[1].name, sizeof(result->interfaces[1].name), "%s",
+		 record->ifname);
+	snprintf(result->interfaces[1].mac, sizeof(result->interfaces[1].mac), "%s",
+		 record->pod_mac);
+	snprintf(result->interfaces[1].sandbox, sizeof(result->interfaces[1].sandbox), "%s",
+		 record->netns);
+
+	result->n_ips = record->n_ips;
+	memcpy(result->ips, record->ips, sizeof(record->ips[0]) * record->n_ips);
+	for (unsigned i = 0; i < record->n_ips; i++) {
+		have4 |= record->ips[i].family == AF_INET;
+		have6 |= record->ips[i].family == AF_INET6;
+	}
+	result->n_routes = 0;
+	if (have4) {
+		struct velo_route *route = &result->routes[result->n_routes++];
+
+		*route = (struct velo_route){ .family = AF_INET, .has_gateway = true };
+		inet_pton(AF_INET, VELO_GATEWAY4, route->gateway);
+	}
+	if (have6) {
+		struct velo_route *route = &result->routes[result->n_routes++];
+
+		*route = (struct velo_route){ .family = AF_INET6, .has_gateway = true };
+		inet_pton(AF_INET6, VELO_GATEWAY6, route->gateway);
+	}
+	result->dns = ipam->dns;
+	ipam->dns = NULL;
+}
+
+static int attach_features(struct velo_request *request)
+{
+	for (unsigned i = 0; i < velo_features_len; i++) {
+		const struct velo_feature *feature = velo_features[i];
+		int ret;
+
+		if (!feature->wanted(request))
+			continue;
+		/* Recorded before attaching so a crash mid-attach is undone too. */
+		request->record.features |= feature->bit;
+		ret = save_record(request, VELO_PHASE_FEATURES);
+		if (ret)
+			return ret;
+		ret = feature->attach(request);
+		if (ret)
+			return cni_fail(ret, VELO_ERR_FEATURE, "%s: %s", feature->name,
+					strerror(-ret));
+		pr_info("feature %s attached", feature->name);
+	}
+	return 0;
+}
+
+static int check_no_record(struct velo_request *request)
+{
+	struct velo_record existing = { 0 };
+	int ret;
+
+	ret = state_record_read(&request->config.paths, request->config.name,
+				request->env.container_id, request->env.ifname, &existing);
+	state_record_free(&existing);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret == 0)
+		return cni_fail(-EEXIST, VELO_ERR_IF_EXISTS,
+				"container %s already has %s on network %s (ADD without DEL)",
+				request->env.container_id, request->env.ifname,
+				request->config.name);
+	return cni_fail(ret, VELO_ERR_STATE, "read endpoint record: %s", strerror(-ret));
+}
+
+int cmd_add(struct velo_request *request)
+{
+	struct velo_config *config = &request->config;
+	struct velo_record *record = &request->record;
+	struct velo_result ipam_result = { 0 };
+	struct ipam_call call = {
+		.config = config,
+		.container_id = request->env.container_id,
+		.netns = request->env.netns,
+		.ifname = request->env.ifname,
+		.args = request->env.args_raw,
+		.cni_path = request->env.path,
+	};
+	struct wiring_spec spec = { 0 };
+	struct wiring_state wired = { 0 };
+	cJSON *json;
+	int ret;
+
+	if (!config->ipam)
+		return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG,
+				"ipam: required (e.g. {\"type\": \"host-local\", ...})");
+
+	ret = attachment_lock(request, request->env.container_id, request->env.ifname);
+	if (ret)
+		return ret;
+	ret = check_no_record(request);
+	if (ret)
+		goto out_unlock;
+	ret = fill_record(request);
+	if (ret)
+		goto out_unlock;
+
+	spec = (struct wiring_spec){
+		.netns_path = request->env.netns,
+		.pod_ifname = request->env.ifname,
+		.host_ifname = record->host_ifname,
+		.mtu = config->mtu,
+		.ipv6_all_forwarding = config->ipv6_all_forwarding,
+	};
+	/* Refuse before any side effect: an existing interface stays untouched. */
+	ret = wiring_precheck(&spec);
+	if (ret)
+		goto out_unlock;
+
+	ret = save_record(request, VELO_PHASE_IPAM);
+	if (ret)
+		goto out_unlock;
+	ret = ipam_add(&call, &ipam_result);
+	if (ret)
+		goto err_release;
+	ret = take_ipam_addresses(request, &ipam_result);
+	if (ret)
+		goto err_release;
+
+	ret = save_record(request, VELO_PHASE_WIRING);
+	if (ret)
+		goto err_release;
+	spec.n_ips = record->n_ips;
+	spec.ips = record->ips;
+	ret = wiring_setup(&spec, &wired);
+	if (ret)
+		goto err_release;
+	record->host_ifindex = wired.host_ifindex;
+	snprintf(record->host_mac, sizeof(record->host_mac), "%s", wired.host_mac);
+	snprintf(record->pod_mac, sizeof(record->pod_mac), "%s", wired.pod_mac);
+
+	ret = attach_features(request);
+	if (ret)
+		goto err_release;
+	ret = save_record(request, VELO_PHASE_READY);
+	if (ret)
+		goto err_release;
+
+	build_result(request, &ipam_result);
+	json = velo_result_to_json(&request->result, config->version);
+	if (!json) {
+		ret = cni_fail(-ENOMEM, VELO_ERR_INTERNAL, "print result: out of memory");
+		goto err_release;
+	}
+	{
+		char *text = cJSON_PrintUnformatted(json);
+
+		cJSON_Delete(json);
+		if (!text) {
+			ret = cni_fail(-ENOMEM, VELO_ERR_INTERNAL, "print result: out of memory");
+			goto err_release;
+		}
+		puts(text);
+		cJSON_free(text);
+	}
+	pr_info("added: veth %s, %u address(es)", record->host_ifname, record->n_ips);
+	velo_result_free(&ipam_result);
+	attachment_unlock(request, request->env.container_id, request->env.ifname, false);
+	return 0;
+
+err_release:
+	/* Undo in reverse with the record as the list of what was done. */
+	record->phase = VELO_PHASE_FEATURES;
+	if (attachment_release(request))
+		pr_err("undo of failed ADD incomplete; DEL or GC will finish it");
+out_unlock:
+	velo_result_free(&ipam_result);
+	attachment_unlock(request, request->env.container_id, request->env.ifname, false);
+	return ret;
+}

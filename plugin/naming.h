@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Names velo derives: the host-side veth of an attachment. */
+#ifndef VELO_NAMING_H
+#define VELO_NAMING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+uint64_t velo_fnv1a64(const void *data, size_t len);
+/*
+ * prefix + hex of a 64-bit FNV-1a hash of "<container_id>\0<ifname>",
+ * 15 bytes in all (IFNAMSIZ - 1). -EINVAL when prefix is empty or too long.
+ */
+int velo_host_ifname(const char *prefix, const char *container_id, const char *ifname,
+		     char out[16]);
+
+#endif

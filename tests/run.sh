@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Runs velo's test suites and ends with one line: "N passed, N failed, N skipped".
+# Usage: tests/run.sh [unit|bpf|node|clients ...]   (default: all of them)
+# Every suite speaks TAP; this script counts the TAP lines. A binary that dies
+# without reporting a failure counts as one failure, so a crash can't pass.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top/build}
+log_dir=$build/test-logs
+mkdir -p "$log_dir"
+suites=("$@")
+[ ${#suites[@]} -gt 0 ] || suites=(unit bpf node clients)
+
+passed=0 failed=0 skipped=0
+
+# count_tap FILE: adds FILE's TAP results to the totals; prints failures.
+count_tap() {
+	local file=$1 p f s
+	p=$(grep -Eic '^ok [0-9]+' "$file" || true)
+	s=$(grep -Eic '^ok [0-9]+.*# skip' "$file" || true)
+	f=$(grep -Eic '^not ok [0-9]+' "$file" || true)
+	passed=$((passed + p - s)) skipped=$((skipped + s)) failed=$((failed + f))
+	grep -Ei '^not ok [0-9]+' "$file" | sed 's/^/    /' || true
+	LAST_FAILED=$f
+}
+
+run_tap() {
+	local name=$1
+	shift
+	local out=$log_dir/$name.tap rc
+	printf '== %s\n' "$name"
+	CMOCKA_MESSAGE_OUTPUT=TAP "$@" >"$out" 2>"$log_dir/$name.stderr"
+	rc=$?
+	count_tap "$out"
+	if [ "$rc" -ne 0 ] && [ "$LAST_FAILED" -eq 0 ]; then
+		printf '    not ok - %s exited %d without reporting a failure\n' "$name" "$rc"
+		failed=$((failed + 1))
+	fi
+}
+
+run_binaries() {
+	local pattern=$1 bin found=0
+	for bin in $pattern; do
+		[ -x "$bin" ] || continue
+		found=1
+		run_tap "$(basename "$bin")" "$bin"
+	done
+	[ "$found" -eq 1 ] || printf '== no binaries match %s (run make first)\n' "$pattern"
+}
+
+run_bats() {
+	local dir=$1 name=$2
+	ls "$dir"/*.bats >/dev/null 2>&1 || return 0
+	run_tap "$name" bats --tap "$dir"
+}
+
+for suite in "${suites[@]}"; do
+	case "$suite" in
+	unit) run_binaries "$build/tests/test_[!b]*" ;;
+	bpf) run_binaries "$build/tests/test_bpf*" ;;
+	node) run_bats "$top/tests/node" node ;;
+	clients) run_bats "$top/tests/clients" clients ;;
+	*) echo "unknown suite: $suite" >&2; exit 2 ;;
+	esac
+done
+
+if [ $((passed + failed)) -eq 0 ]; then
+	echo "no test ran" >&2
+	failed=1
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
