@@ -19,5 +19,7 @@ int lock_try(const char *path);
 /* Unlinks path while holding the lock (lockers re-check the inode), then releases. */
 void lock_release_unlink(int fd, const char *path);
 void lock_release(int fd);
+/* mkdir -p of dir, each new directory 0700; an existing one is fine. Shared by log and state. */
+int lock_mkdirs(const char *dir);
 
 #endif
