@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The table of fast paths and pod features, in attach order. */
-#include <stddef.h>
-
 #include "feature.h"
 
+extern const struct velo_feature velo_feature_fastpath;
+
 const struct velo_feature *const velo_features[] = {
-	NULL, /* placeholder so the table is never empty; skipped */
+	&velo_feature_fastpath,
 };
-const unsigned velo_features_len = 0;
+const unsigned velo_features_len = sizeof(velo_features) / sizeof(velo_features[0]);

@@ -1,0 +1,312 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# CNI ADD/DEL latency of velo next to the reference ptp and bridge plugins, in one run.
+#
+# Everything runs in a benchmark "node" (network namespace velobench-node-PID); pods are
+# network namespaces velobench-pod-PID-PLUGIN-N. All plugins use the same host-local IPAM
+# config (each its own /22 of 10.248.0.0/16 and its own dataDir), and their invocations
+# alternate, rotating the order per pod, so machine noise hits all alike. host-local is also
+# run alone with the same config so that velo's own time (velo minus IPAM) can be given, and
+# /bin/true is run through the same driver as the spawn floor. bench/cni_latency.c drives
+# the invocations (see there why not a shell loop). velo's column appears when its binary
+# (build/velo, or $VELO) exists. Everything is removed at exit, pass or fail.
+#
+# Usage: sudo bench/cni_latency.sh [-o OUTDIR] [-n PODS] [-b FEW] [-s MANY] [-k PROBES] [-r RSS_RUNS]
+#   -o OUTDIR  results: cni_latency.md, cni_latency.csv, cni_latency_samples.csv (build/bench)
+#   -n PODS    pods per plugin for the ADD/DEL medians and p99 (100; at least 50 for p99)
+#   -b FEW -s MANY  ADD latency with FEW (10) and with MANY (500) pods present
+#   -k PROBES  ADD/DEL probes at each of those sizes (30)
+#   -r RSS_RUNS  ADD/DEL pairs per plugin run under ptrace for the peak RSS (10)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+outdir=$top/build/bench
+pods=100
+few=10
+many=500
+probes=30
+rss_runs=10
+while getopts "o:n:b:s:k:r:h" opt; do
+	case $opt in
+	o) outdir=$OPTARG ;;
+	n) pods=$OPTARG ;;
+	b) few=$OPTARG ;;
+	s) many=$OPTARG ;;
+	k) probes=$OPTARG ;;
+	r) rss_runs=$OPTARG ;;
+	*) sed -n 's/^# \{0,1\}//; 14,19p' "$0" >&2; exit 2 ;;
+	esac
+done
+for value in "$pods" "$few" "$many" "$probes" "$rss_runs"; do
+	[[ $value =~ ^[1-9][0-9]*$ ]] || { echo "counts must be positive integers" >&2; exit 2; }
+done
+((few < many)) || { echo "-b must be smaller than -s" >&2; exit 2; }
+# Each plugin's IPAM range is a /22: 1022 addresses.
+((pods <= 1000 && many <= 1000)) || { echo "-n and -s must be at most 1000" >&2; exit 2; }
+((pods >= 50)) || echo "note: fewer than 50 pods: p99 is the maximum" >&2
+
+[ "$(id -u)" = 0 ] || { echo "cni_latency: needs root (network namespaces)" >&2; exit 1; }
+ref_dir=/usr/lib/cni
+for tool in "$ref_dir/ptp" "$ref_dir/bridge" "$ref_dir/host-local"; do
+	[ -x "$tool" ] || { echo "cni_latency: $tool missing (apt-get install containernetworking-plugins)" >&2; exit 1; }
+done
+velo=${VELO:-$top/build/velo}
+
+work=$(mktemp -d /tmp/velobench-XXXXXX)
+node=velobench-node-$$
+pod_prefix=velobench-pod-$$
+netns_list=$work/netns.list
+: >"$netns_list"
+cleanup() {
+	set +e
+	if [ -s "$netns_list" ]; then
+		sed 's/^/netns del /' "$netns_list" | ip -force -batch - 2>/dev/null
+	fi
+	ip netns del "$node" 2>/dev/null
+	# velo mounts bpffs at its bpffsDir if none is there.
+	while mountpoint -q "$work/velo/bpffs" 2>/dev/null; do umount "$work/velo/bpffs" || break; done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+driver=$work/cni_latency
+${CC:-gcc} -std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror -o "$driver" "$top/bench/cni_latency.c"
+
+ip netns add "$node"
+in_node() { nsenter --net="/run/netns/$node" "$@"; }
+in_node ip link set lo up
+# A fresh node: forwarding off until a plugin turns it on.
+for key in net.ipv4.ip_forward net.ipv6.conf.all.forwarding; do in_node sysctl -qw "$key=0"; done
+
+labels=(ptp bridge)
+[ -x "$velo" ] && labels=(velo "${labels[@]}")
+# Not plugins under test but timed the same way: IPAM alone and the spawn floor.
+extras=(host-local spawn)
+
+ipam() { # ipam NAME SUBNET
+	printf '{"type":"host-local","dataDir":"%s","ranges":[[{"subnet":"%s"}]]}' "$work/ipam/$1" "$2"
+}
+mkdir -p "$work/velo" "$work/ipam"
+cat >"$work/velo.json" <<JSON
+{"cniVersion":"1.0.0","name":"velobench-velo","type":"velo","vethPrefix":"vb",
+ "stateDir":"$work/velo/state","runDir":"$work/velo/run","bpffsDir":"$work/velo/bpffs",
+ "logFile":"$work/velo/cni.log","ipam":$(ipam velo 10.248.0.0/22)}
+JSON
+cat >"$work/ptp.json" <<JSON
+{"cniVersion":"1.0.0","name":"velobench-ptp","type":"ptp","ipMasq":false,
+ "ipam":$(ipam ptp 10.248.4.0/22)}
+JSON
+cat >"$work/bridge.json" <<JSON
+{"cniVersion":"1.0.0","name":"velobench-bridge","type":"bridge","bridge":"velobench0",
+ "isGateway":true,"ipMasq":false,"ipam":$(ipam bridge 10.248.8.0/22)}
+JSON
+cat >"$work/host-local.json" <<JSON
+{"cniVersion":"1.0.0","name":"velobench-hostlocal","type":"host-local",
+ "ipam":$(ipam host-local 10.248.12.0/22)}
+JSON
+driver_args=(-P "$ref_dir" -o "$work/plugins.out"
+	-p "velo=$velo:$work/velo.json" -p "ptp=$ref_dir/ptp:$work/ptp.json"
+	-p "bridge=$ref_dir/bridge:$work/bridge.json"
+	-p "host-local=$ref_dir/host-local:$work/host-local.json" -p "spawn=/bin/true:/dev/null")
+
+# Pod namespaces: 1..max(pods, many) per plugin plus a probe namespace each.
+count=$((pods > many ? pods : many))
+for label in "${labels[@]}"; do
+	for ((i = 1; i <= count; i++)); do echo "$pod_prefix-$label-$i"; done
+	echo "$pod_prefix-$label-probe"
+done >"$netns_list"
+sed 's/^/netns add /' "$netns_list" | ip -batch -
+# host-local and /bin/true ignore the namespace; they get the node's.
+netns_of() { # netns_of LABEL N
+	case $1 in
+	host-local | spawn) echo "/run/netns/$node" ;;
+	*) echo "/run/netns/$pod_prefix-$1-$2" ;;
+	esac
+}
+
+samples=$work/samples.csv
+echo "tag,label,verb,containerid,usec,maxrss_kb,hwm_kb,status" >"$samples"
+run_plan() { # run_plan PLANFILE: the driver runs it inside the node
+	in_node "$driver" "${driver_args[@]}" <"$1" | tail -n +2 >>"$samples"
+}
+# rotated N WORD...: the words rotated left by N, so no plugin always goes first.
+rotated() {
+	local n=$1
+	shift
+	local words=("$@") i
+	for ((i = 0; i < ${#words[@]}; i++)); do echo "${words[(i + n) % ${#words[@]}]}"; done
+}
+invocation() { # invocation TAG LABEL VERB ID NETNS-N MODE
+	echo "$1 $2 $3 velobench-$4 $(netns_of "$2" "$5") eth0 $6"
+}
+
+echo "cni_latency: plugins ${labels[*]} (+ ${extras[*]}); $pods pods, ADD at $few and $many pods"
+[ -x "$velo" ] || echo "cni_latency: $velo not built: reference plugins only"
+
+# 1. ADD then DEL of $pods pods per plugin, interleaved.
+plan=$work/plan
+for verb in ADD DEL; do
+	for ((i = 1; i <= pods; i++)); do
+		for label in $(rotated "$i" "${labels[@]}" "${extras[@]}"); do
+			invocation main "$label" "$verb" "$label-$i" "$i" time
+		done
+	done
+done >"$plan"
+echo "cni_latency: ADD/DEL x $pods ..."
+run_plan "$plan"
+
+# 2. Fill to $few pods, then probes (ADD, DEL), peak RSS under ptrace, fill to $many, probes.
+# host-local takes part to show how much of a slowdown is the IPAM's.
+fill() { # fill FROM TO
+	local i label
+	for ((i = $1; i <= $2; i++)); do
+		for label in $(rotated "$i" "${labels[@]}" host-local); do
+			invocation fill "$label" ADD "$label-fill-$i" "$i" time
+		done
+	done
+}
+probe() { # probe TAG: ADD and DEL of a probe pod per plugin, $probes times
+	local k label
+	for ((k = 1; k <= probes; k++)); do
+		for verb in ADD DEL; do
+			for label in $(rotated "$k" "${labels[@]}" host-local); do
+				invocation "$1" "$label" "$verb" "$label-$1-$k" probe time
+			done
+		done
+	done
+}
+fill 1 "$few" >"$plan"
+probe "at$few" >>"$plan"
+echo "cni_latency: ADD with $few pods present ..."
+run_plan "$plan"
+
+for ((k = 1; k <= rss_runs; k++)); do
+	for verb in ADD DEL; do
+		for label in $(rotated "$k" "${labels[@]}" "${extras[@]}"); do
+			invocation rss "$label" "$verb" "$label-rss-$k" probe rss
+		done
+	done
+done >"$plan"
+echo "cni_latency: peak RSS x $rss_runs ..."
+run_plan "$plan"
+
+fill $((few + 1)) "$many" >"$plan"
+probe "at$many" >>"$plan"
+echo "cni_latency: ADD with $many pods present ..."
+run_plan "$plan"
+
+# Statistics over successful samples: "median p99 count" in ms (p99: nearest rank).
+stats() { # stats TAG LABEL VERB
+	awk -F, -v t="$1" -v l="$2" -v v="$3" '$1 == t && $2 == l && $3 == v && $8 == 0 { print $5 }' \
+		"$samples" | sort -n | awk '{ a[NR] = $1 }
+		END {
+			if (NR == 0) { print "NA NA 0"; exit }
+			med = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
+			r = int(0.99 * NR); if (r < 0.99 * NR) r++
+			printf "%.2f %.2f %d\n", med / 1000, a[r] / 1000, NR
+		}'
+}
+max_kb() { # max_kb TAG LABEL COLUMN: largest value in MiB
+	awk -F, -v t="$1" -v l="$2" -v c="$3" '$1 == t && $2 == l && $c > m { m = $c }
+		END { if (m == "") print "NA"; else printf "%.1f\n", m / 1024 }' "$samples"
+}
+failures() { # failures LABEL
+	awk -F, -v l="$1" 'NR > 1 && $2 == l && $8 != 0 { n++ } END { print n + 0 }' "$samples"
+}
+calc() { # calc AWK-EXPRESSION (NA in, NA out)
+	case "$*" in
+	*NA*) echo NA ;;
+	*) awk "BEGIN { printf \"%.2f\", $* }" ;;
+	esac
+}
+verdict() { # verdict VALUE LIMIT
+	case $1 in
+	NA) echo "n/a" ;;
+	*) awk -v v="$1" -v l="$2" 'BEGIN { print (v <= l ? "yes" : "NO") }' ;;
+	esac
+}
+
+mkdir -p "$outdir"
+md=$outdir/cni_latency.md
+csv=$outdir/cni_latency.csv
+cp "$samples" "$outdir/cni_latency_samples.csv"
+rm -f "$outdir/cni_latency_plugins.out"
+
+declare -A add_med del_med scale_ratio rss_own add_few add_many
+failed_total=0
+{
+	echo "# CNI ADD/DEL latency"
+	echo
+	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs," \
+		"containernetworking-plugins $(dpkg-query -W -f '${Version}' containernetworking-plugins 2>/dev/null || echo '?')."
+	echo "$pods pods per plugin, invocations interleaved; ADD@$few/ADD@$many: medians of $probes probe"
+	echo "ADDs with that many pods present. Same host-local IPAM (IPv4 /22) for every plugin."
+	echo "host-local: the IPAM plugin alone with the same config; spawn: /bin/true, the driver's floor."
+	echo
+	echo "| plugin | ADD median ms | ADD p99 ms | DEL median ms | DEL p99 ms | peak RSS own MiB | peak RSS incl. children MiB | ADD@$few ms | ADD@$many ms | ADD@$many/ADD@$few | failed |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|"
+} >"$md"
+echo "plugin,add_median_ms,add_p99_ms,del_median_ms,del_p99_ms,samples,rss_own_max_mib,rss_with_children_max_mib,add_at_few_ms,add_at_many_ms,scale_ratio,failed" >"$csv"
+for label in "${labels[@]}" "${extras[@]}"; do
+	read -r am ap an <<<"$(stats main "$label" ADD)"
+	read -r dm dp _ <<<"$(stats main "$label" DEL)"
+	own=$(max_kb rss "$label" 7)
+	all=$(max_kb main "$label" 6)
+	small=NA large=NA ratio=NA
+	if [ "$label" != spawn ]; then
+		read -r small _ _ <<<"$(stats "at$few" "$label" ADD)"
+		read -r large _ _ <<<"$(stats "at$many" "$label" ADD)"
+		ratio=$(calc "$large / $small")
+	fi
+	nfail=$(failures "$label")
+	failed_total=$((failed_total + nfail))
+	add_med[$label]=$am del_med[$label]=$dm scale_ratio[$label]=$ratio rss_own[$label]=$own
+	add_few[$label]=$small add_many[$label]=$large
+	echo "| $label | $am | $ap | $dm | $dp | $own | $all | $small | $large | $ratio | $nfail |" >>"$md"
+	echo "$label,$am,$ap,$dm,$dp,$an,$own,$all,$small,$large,$ratio,$nfail" >>"$csv"
+done
+
+if [ -x "$velo" ]; then
+	own_add=$(calc "${add_med[velo]} - ${add_med[host-local]}")
+	own_del=$(calc "${del_med[velo]} - ${del_med[host-local]}")
+	row() { # row WHAT VALUE TARGET LIMIT
+		echo "| $1 | $2 | ${3:--} | $([ -n "${4:-}" ] && verdict "$2" "$4" || echo -) |"
+	}
+	{
+		echo
+		echo "| velo | value | target | met |"
+		echo "|---|---|---|---|"
+		row "ADD median velo/ptp" "$(calc "${add_med[velo]} / ${add_med[ptp]}")" "<= 0.5" 0.5
+		row "DEL median velo/ptp" "$(calc "${del_med[velo]} / ${del_med[ptp]}")" "<= 0.3" 0.3
+		row "ADD median velo/bridge" "$(calc "${add_med[velo]} / ${add_med[bridge]}")"
+		row "DEL median velo/bridge" "$(calc "${del_med[velo]} / ${del_med[bridge]}")"
+		row "own ADD ms (velo - host-local medians)" "$own_add" "<= 1.5 ms" 1.5
+		row "own DEL ms (velo - host-local medians)" "$own_del" "<= 1.5 ms" 1.5
+		row "peak RSS own MiB (max)" "${rss_own[velo]}" "<= 8" 8
+		row "ADD@$many / ADD@$few" "${scale_ratio[velo]}" "<= 1.2" 1.2
+		row "ADD@$many / ADD@$few, host-local medians subtracted" \
+			"$(calc "(${add_many[velo]} - ${add_many[host-local]}) / (${add_few[velo]} - ${add_few[host-local]})")"
+	} >>"$md"
+fi
+{
+	echo
+	echo "Latency: wall time from spawn to reaped exit, driver inside the node namespace."
+	echo "velo's own part subtracts host-local's median (run alone, same config) from velo's; it"
+	echo "still contains velo's exec and its spawn of host-local. Peak RSS own: VmHWM read under"
+	echo "ptrace at the plugin's exit ($rss_runs ADD/DEL pairs each); incl. children: wait4 ru_maxrss,"
+	echo "which also counts the IPAM plugin the plugin waited for. host-local's ADD reads every"
+	echo "lease file of its network (to find the container's existing lease), so its own ADD@$many"
+	echo "/ADD@$few shows how much of every plugin's slowdown with many pods is the IPAM's."
+} >>"$md"
+
+echo
+cat "$md"
+echo
+echo "cni_latency: results in $md, $csv, $outdir/cni_latency_samples.csv"
+if ((failed_total > 0)); then
+	cp "$work/plugins.out" "$outdir/cni_latency_plugins.out"
+	echo "cni_latency: $failed_total invocations failed; plugin output in $outdir/cni_latency_plugins.out:" >&2
+	grep -m 5 "\"msg\"" "$work/plugins.out" >&2 || true
+	exit 1
+fi

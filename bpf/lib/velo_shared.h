@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Structs and constants shared by velo's BPF programs and userspace: the
+ * layout of every map value. Fixed-width types only; every size is asserted
+ * so a change on one side can't silently disagree with the other. A layout
+ * change bumps VELO_ABI and the _vN suffix of the maps it touches.
+ */
+#ifndef VELO_SHARED_H
+#define VELO_SHARED_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define VELO_ABI 1
+
+/* Map names as pinned under the bpffs dir (<= 15 characters: BPF_OBJ_NAME_LEN - 1). */
+#define VELO_MAP_ENDPOINTS "velo_ep_v1"
+#define VELO_MAP_STATS "velo_stats_v1"
+#define VELO_MAP_XDP_TX "velo_xdp_tx_v1"
+#define VELO_MAP_DST_STATS "velo_dst_v1"
+
+/* Program names (what bpftool prog show lists) and their pins under <bpffs>/progs_v<ABI>/. */
+#define VELO_PROG_TC_INGRESS "velo_tc_ingress"
+#define VELO_PROG_XDP_HOST "velo_xdp_host"
+#define VELO_PROG_XDP_DST "velo_xdp_dst"
+
+#ifndef VELO_MAX_ENDPOINTS
+#define VELO_MAX_ENDPOINTS 65536
+#endif
+
+/* Endpoint map key: the address, IPv4 as ::ffff:a.b.c.d so both families share one map. */
+struct velo_ep_key {
+	__u8 addr[16];
+};
+
+/* velo_endpoint.flags */
+enum {
+	VELO_EP_F_FASTPATH = 1u << 0, /* the pod has a shortcut on: others may redirect to it */
+	VELO_EP_F_XDP_RX = 1u << 1, /* its veth can take XDP redirects (devmap entry, NAPI) */
+};
+
+/* Endpoint map value: one local pod address. */
+struct velo_endpoint {
+	__u64 owner; /* FNV-1a of the container id that wrote it */
+	__u32 ifindex; /* the pod's host-side veth */
+	__u32 flags; /* VELO_EP_F_* */
+	__u8 pod_mac[6]; /* the pod's eth0 */
+	__u8 host_mac[6]; /* the host-side veth */
+	__u8 pad[4];
+};
+
+/* Index into velo_stats (per-CPU packet counters by outcome). */
+enum velo_stat {
+	VELO_STAT_TC_REDIRECT = 0, /* tc: redirected to a local pod */
+	VELO_STAT_TC_PASS, /* tc: handed to the stack */
+	VELO_STAT_TC_SPOOF, /* tc: dropped, source IP or MAC not the pod's */
+	VELO_STAT_XDP_REDIRECT, /* xdp: redirected into the devmap */
+	VELO_STAT_XDP_PASS, /* xdp: handed to the stack */
+	VELO_STAT_XDP_SPOOF, /* xdp: dropped, source IP or MAC not the pod's */
+	VELO_STAT_TTL, /* TTL / hop limit expires here: the stack answers */
+	VELO_STAT_MTU, /* larger than the destination's MTU: the stack answers */
+	VELO_STAT_MAX,
+};
+
+/* Per-destination counters, updated by the devmap program at bulk-queue flush. */
+struct velo_dst_counters {
+	__u64 packets;
+	__u64 bytes;
+};
+
+_Static_assert(sizeof(struct velo_ep_key) == 16, "velo_ep_key layout");
+_Static_assert(sizeof(struct velo_endpoint) == 32, "velo_endpoint layout");
+_Static_assert(sizeof(struct velo_dst_counters) == 16, "velo_dst_counters layout");
+
+#endif

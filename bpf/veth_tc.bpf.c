@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR Apache-2.0)
+/*
+ * tc ingress on a pod's host-side veth (tcx or clsact): anti-spoofing, and
+ * for a local destination pod with the shortcut on, the router's rewrite and
+ * bpf_redirect_peer() straight into the destination pod's netns. The skb
+ * keeps GSO/TSO and checksum offload. Everything else goes to the stack.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+#include "lib/l3.h"
+#include "lib/maps.h"
+#include "lib/parse.h"
+
+#define TC_ACT_OK 0
+#define TC_ACT_SHOT 2
+/* Headers velo reads: Ethernet + the larger of the IPv4 (without options) and IPv6 headers. */
+#define VELO_TC_PULL (ETH_HLEN + 40)
+
+char LICENSE[] SEC("license") = "GPL";
+
+static __always_inline int velo_tc_pass(void)
+{
+	velo_count(VELO_STAT_TC_PASS);
+	return TC_ACT_OK;
+}
+
+/* Headers in paged data: make them linear, once, bounded. */
+static __always_inline void velo_tc_linearize(struct __sk_buff *skb)
+{
+	__u32 linear = skb->data_end - skb->data;
+	__u32 len = skb->len;
+
+	if (linear < VELO_TC_PULL && len > linear)
+		bpf_skb_pull_data(skb, len < VELO_TC_PULL ? len : VELO_TC_PULL);
+	/* Keeps clang from folding the reloads below into ctx pointer arithmetic. */
+	asm volatile("" ::: "memory");
+}
+
+SEC("tc")
+int velo_tc_ingress(struct __sk_buff *skb)
+{
+	const struct velo_endpoint *dst = NULL;
+	struct velo_pkt pkt = {};
+	__u32 mtu_len = 0;
+	void *data, *data_end;
+	int ret;
+
+	velo_tc_linearize(skb);
+	data = (void *)(long)skb->data;
+	data_end = (void *)(long)skb->data_end;
+
+	if (velo_parse(data, data_end, &pkt) != VELO_PARSED)
+		return velo_tc_pass();
+	ret = velo_l3_decide(data, &pkt, skb->ifindex, VELO_EP_F_FASTPATH, &dst);
+	if (ret == VELO_L3_SPOOF) {
+		velo_count(VELO_STAT_TC_SPOOF);
+		return TC_ACT_SHOT;
+	}
+	if (ret == VELO_L3_TTL) {
+		velo_count(VELO_STAT_TTL);
+		return velo_tc_pass();
+	}
+	if (ret != VELO_L3_FORWARD || !dst)
+		return velo_tc_pass();
+	/* GSO packets pass when their segments fit. Oversize: the stack sends the ICMP error. */
+	if (bpf_check_mtu(skb, dst->ifindex, &mtu_len, 0, 0)) {
+		velo_count(VELO_STAT_MTU);
+		return velo_tc_pass();
+	}
+	data = (void *)(long)skb->data;
+	data_end = (void *)(long)skb->data_end;
+	if (velo_l3_rewrite(data, data_end, &pkt, dst))
+		return velo_tc_pass();
+	velo_count(VELO_STAT_TC_REDIRECT);
+	return bpf_redirect_peer(dst->ifindex, 0);
+}

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR Apache-2.0)
+/*
+ * XDP on a pod's host-side veth: anti-spoofing, and for a local destination
+ * pod that can take XDP redirects, the router's rewrite and
+ * bpf_redirect_map() into velo_xdp_tx_v1. Each devmap entry carries
+ * velo_xdp_dst, which the kernel runs per destination when it flushes the
+ * bulk queue. Fragments, non-IP, TTL expiry, oversize and misses: XDP_PASS.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+#include "lib/l3.h"
+#include "lib/maps.h"
+#include "lib/parse.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+static __always_inline int velo_xdp_pass(void)
+{
+	velo_count(VELO_STAT_XDP_PASS);
+	return XDP_PASS;
+}
+
+SEC("xdp")
+int velo_xdp_host(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	const struct velo_endpoint *dst = NULL;
+	struct velo_pkt pkt = {};
+	__u32 mtu_len = 0, ifindex;
+	int ret;
+
+	if (velo_parse(data, data_end, &pkt) != VELO_PARSED)
+		return velo_xdp_pass();
+	ret = velo_l3_decide(data, &pkt, ctx->ingress_ifindex,
+			     VELO_EP_F_FASTPATH | VELO_EP_F_XDP_RX, &dst);
+	if (ret == VELO_L3_SPOOF) {
+		velo_count(VELO_STAT_XDP_SPOOF);
+		return XDP_DROP;
+	}
+	if (ret == VELO_L3_TTL) {
+		velo_count(VELO_STAT_TTL);
+		return velo_xdp_pass();
+	}
+	if (ret != VELO_L3_FORWARD || !dst)
+		return velo_xdp_pass();
+	ifindex = dst->ifindex;
+	/* Rewrite only what will surely be redirected: a frame passed after it would be lost. */
+	if (!bpf_map_lookup_elem(&velo_xdp_tx_v1, &ifindex))
+		return velo_xdp_pass();
+	if (bpf_check_mtu(ctx, ifindex, &mtu_len, 0, 0)) {
+		velo_count(VELO_STAT_MTU);
+		return velo_xdp_pass();
+	}
+	if (velo_l3_rewrite(data, data_end, &pkt, dst))
+		return velo_xdp_pass();
+	velo_count(VELO_STAT_XDP_REDIRECT);
+	return bpf_redirect_map(&velo_xdp_tx_v1, ifindex, XDP_DROP);
+}
+
+/* Runs at bulk-queue flush, once per frame, for the destination it was queued to. */
+SEC("xdp/devmap")
+int velo_xdp_dst(struct xdp_md *ctx)
+{
+	struct velo_dst_counters *counters, zero = {};
+	__u32 ifindex = ctx->egress_ifindex;
+
+	counters = bpf_map_lookup_elem(&velo_dst_v1, &ifindex);
+	if (!counters) {
+		bpf_map_update_elem(&velo_dst_v1, &ifindex, &zero, BPF_NOEXIST);
+		counters = bpf_map_lookup_elem(&velo_dst_v1, &ifindex);
+		if (!counters)
+			return XDP_PASS;
+	}
+	counters->packets++;
+	counters->bytes += ctx->data_end - ctx->data;
+	return XDP_PASS;
+}

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Loads velo's BPF objects once per node, pins them, and opens the pins for everyone else. */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf_loader.h"
+#include "../bpf/lib/velo_shared.h"
+#include "lock.h"
+#include "log.h"
+#include "veth_tc.skel.h"
+#include "veth_xdp.skel.h"
+
+#define BPF_LOCK_NAME "bpf.lock"
+#define STR2(x) #x
+#define STR(x) STR2(x)
+#define PROGS_DIR "progs_v" STR(VELO_ABI)
+
+struct pin {
+	const char *name;
+	bool map;
+	size_t fd_offset; /* into struct velo_bpf */
+};
+
+static const struct pin pins[] = {
+	{ VELO_MAP_ENDPOINTS, true, offsetof(struct velo_bpf, endpoints_fd) },
+	{ VELO_MAP_STATS, true, offsetof(struct velo_bpf, stats_fd) },
+	{ VELO_MAP_XDP_TX, true, offsetof(struct velo_bpf, xdp_tx_fd) },
+	{ VELO_MAP_DST_STATS, true, offsetof(struct velo_bpf, dst_stats_fd) },
+	{ VELO_PROG_TC_INGRESS, false, offsetof(struct velo_bpf, tc_prog_fd) },
+	{ VELO_PROG_XDP_HOST, false, offsetof(struct velo_bpf, xdp_prog_fd) },
+	{ VELO_PROG_XDP_DST, false, offsetof(struct velo_bpf, devmap_prog_fd) },
+};
+
+static int *pin_fd(struct velo_bpf *bpf, const struct pin *pin)
+{
+	return (int *)((char *)bpf + pin->fd_offset);
+}
+
+static int pin_path(const struct velo_paths *paths, const struct pin *pin, char *buf, size_t len)
+{
+	int n = pin->map ? snprintf(buf, len, "%s/%s", paths->bpffs_dir, pin->name)
+			 : snprintf(buf, len, "%s/%s/%s", paths->bpffs_dir, PROGS_DIR, pin->name);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static __attribute__((format(printf, 2, 0))) int libbpf_print(enum libbpf_print_level level,
+							      const char *fmt, va_list args)
+{
+	char line[1024];
+	size_t len;
+
+	vsnprintf(line, sizeof(line), fmt, args);
+	len = strlen(line);
+	while (len && line[len - 1] == '\n')
+		line[--len] = '\0';
+	log_msg(level == LIBBPF_WARN ? VELO_LOG_WARN : VELO_LOG_DEBUG, "%s", line);
+	return 0;
+}
+
+void velo_bpf_set_print(void)
+{
+	libbpf_set_print(libbpf_print);
+}
+
+void velo_bpf_close(struct velo_bpf *bpf)
+{
+	for (size_t i = 0; i < sizeof(pins) / sizeof(pins[0]); i++) {
+		int *fd = pin_fd(bpf, &pins[i]);
+
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+	}
+}
+
+int velo_bpf_open_pinned(const struct velo_paths *paths, struct velo_bpf *bpf)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	for (size_t i = 0; i < sizeof(pins) / sizeof(pins[0]); i++)
+		*pin_fd(bpf, &pins[i]) = -1;
+	for (size_t i = 0; i < sizeof(pins) / sizeof(pins[0]); i++) {
+		ret = pin_path(paths, &pins[i], path, sizeof(path));
+		if (ret)
+			goto err_close;
+		ret = bpf_obj_get(path);
+		if (ret < 0) {
+			ret = -errno;
+			goto err_close;
+		}
+		*pin_fd(bpf, &pins[i]) = ret;
+	}
+	return 0;
+
+err_close:
+	velo_bpf_close(bpf);
+	return ret;
+}
+
+/* 1 when the mount that holds dir (longest matching mount point) is a bpffs, else 0. */
+static int bpffs_covers(const char *dir)
+{
+	char line[4096], mount_point[PATH_MAX], fstype[64];
+	size_t best = 0;
+	int covered = 0;
+	FILE *file;
+
+	file = fopen("/proc/self/mountinfo", "re");
+	if (!file)
+		return -errno;
+	while (fgets(line, sizeof(line), file)) {
+		const char *sep = strstr(line, " - ");
+		size_t len;
+
+		/* id parent major:minor root mount-point options... - fstype source superoptions */
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mount_point) != 1 ||
+		    sscanf(sep + 3, "%63s", fstype) != 1)
+			continue;
+		len = strlen(mount_point);
+		if (strcmp(mount_point, "/") &&
+		    (strncmp(dir, mount_point, len) || (dir[len] != '/' && dir[len] != '\0')))
+			continue;
+		/* Later lines are mounted on top of earlier ones at the same point. */
+		if (len >= best) {
+			best = len;
+			covered = !strcmp(fstype, "bpf");
+		}
+	}
+	fclose(file);
+	return covered;
+}
+
+int velo_bpffs_prepare(const char *bpffs_dir)
+{
+	char parent[PATH_MAX];
+	char *slash;
+	int ret;
+
+	if (strlen(bpffs_dir) >= sizeof(parent) || bpffs_dir[0] != '/')
+		return -EINVAL;
+	ret = bpffs_covers(bpffs_dir);
+	if (ret < 0)
+		return ret;
+	if (!ret) {
+		strcpy(parent, bpffs_dir);
+		slash = strrchr(parent, '/');
+		if (slash == parent)
+			return -EINVAL; /* a bpffs on / is not what anyone wants */
+		*slash = '\0';
+		ret = lock_mkdirs(parent);
+		if (ret)
+			return ret;
+		if (mount("bpf", parent, "bpf", 0, "mode=0700"))
+			return -errno;
+		pr_info("mounted bpffs on %s", parent);
+	}
+	return lock_mkdirs(bpffs_dir);
+}
+
+static int pin_program(const struct velo_paths *paths, struct bpf_program *prog)
+{
+	const struct pin *pin = NULL;
+	char path[PATH_MAX];
+	int ret;
+
+	for (size_t i = 0; i < sizeof(pins) / sizeof(pins[0]); i++)
+		if (!pins[i].map && !strcmp(pins[i].name, bpf_program__name(prog)))
+			pin = &pins[i];
+	if (!pin)
+		return 0; /* not one velo hands out */
+	ret = pin_path(paths, pin, path, sizeof(path));
+	if (ret)
+		return ret;
+	/* A half-finished earlier load may have left it; links keep their own reference. */
+	if (unlink(path) && errno != ENOENT)
+		return -errno;
+	if (bpf_obj_pin(bpf_program__fd(prog), path))
+		return -errno;
+	return 0;
+}
+
+/*
+ * Maps already pinned are reused by fd after a layout check of our own:
+ * libbpf 1.1's check fails for devmaps, whose flags the kernel extends with
+ * BPF_F_RDONLY_PROG. A different layout under the same name is -EEXIST.
+ */
+static int reuse_pinned_maps(const struct velo_paths *paths, struct bpf_object *obj)
+{
+	struct bpf_map *map;
+
+	bpf_object__for_each_map (map, obj) {
+		struct bpf_map_info info;
+		__u32 len = sizeof(info);
+		char path[PATH_MAX];
+		int fd, ret = 0;
+
+		if (!bpf_map__pin_path(map))
+			continue; /* .rodata and friends */
+		if (snprintf(path, sizeof(path), "%s/%s", paths->bpffs_dir, bpf_map__name(map)) >=
+		    (int)sizeof(path))
+			return -ENAMETOOLONG;
+		fd = bpf_obj_get(path);
+		if (fd < 0) {
+			if (errno == ENOENT)
+				continue; /* libbpf creates and pins it */
+			return -errno;
+		}
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(fd, &info, &len))
+			ret = -errno;
+		else if (info.type != bpf_map__type(map) ||
+			 info.key_size != bpf_map__key_size(map) ||
+			 info.value_size != bpf_map__value_size(map) ||
+			 info.max_entries != bpf_map__max_entries(map))
+			ret = -EEXIST;
+		if (!ret)
+			ret = bpf_map__reuse_fd(map, fd);
+		if (!ret)
+			ret = bpf_map__set_pin_path(map, NULL); /* pinned already */
+		close(fd);
+		if (ret == -EEXIST)
+			pr_warn("pinned map %s has another layout than this velo's", path);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Under the loader lock: load both objects (the second reuses the first's pinned maps). */
+static int load_and_pin(const struct velo_paths *paths)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = paths->bpffs_dir);
+	struct veth_xdp *xdp = NULL;
+	struct veth_tc *tc = NULL;
+	struct bpf_program *prog;
+	char dir[PATH_MAX];
+	int ret;
+
+	if (snprintf(dir, sizeof(dir), "%s/%s", paths->bpffs_dir, PROGS_DIR) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	ret = lock_mkdirs(dir);
+	if (ret)
+		return ret;
+	tc = veth_tc__open_opts(&opts);
+	if (!tc)
+		return -errno;
+	ret = reuse_pinned_maps(paths, tc->obj);
+	if (!ret)
+		ret = veth_tc__load(tc);
+	if (ret)
+		goto out;
+	xdp = veth_xdp__open_opts(&opts);
+	if (!xdp) {
+		ret = -errno;
+		goto out;
+	}
+	ret = reuse_pinned_maps(paths, xdp->obj);
+	if (!ret)
+		ret = veth_xdp__load(xdp);
+	if (ret)
+		goto out;
+	bpf_object__for_each_program (prog, tc->obj) {
+		ret = pin_program(paths, prog);
+		if (ret)
+			goto out;
+	}
+	bpf_object__for_each_program (prog, xdp->obj) {
+		ret = pin_program(paths, prog);
+		if (ret)
+			goto out;
+	}
+	pr_info("loaded and pinned velo's BPF objects under %s", paths->bpffs_dir);
+out:
+	veth_xdp__destroy(xdp);
+	veth_tc__destroy(tc);
+	return ret;
+}
+
+int velo_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_ms, struct velo_bpf *bpf)
+{
+	char lock_path[PATH_MAX];
+	int lock_fd, ret;
+
+	/* The common case: someone loaded already. */
+	if (!velo_bpf_open_pinned(paths, bpf))
+		return 0;
+	velo_bpf_set_print();
+	if (snprintf(lock_path, sizeof(lock_path), "%s/%s", paths->run_dir, BPF_LOCK_NAME) >=
+	    (int)sizeof(lock_path))
+		return -ENAMETOOLONG;
+	lock_fd = lock_acquire(lock_path, lock_timeout_ms);
+	if (lock_fd < 0)
+		return lock_fd;
+	/* Mount and load happen only under the lock: never two bpffs mounts, never two loads. */
+	ret = velo_bpf_open_pinned(paths, bpf);
+	if (ret) {
+		ret = velo_bpffs_prepare(paths->bpffs_dir);
+		if (!ret)
+			ret = load_and_pin(paths);
+		if (!ret)
+			ret = velo_bpf_open_pinned(paths, bpf);
+	}
+	lock_release(lock_fd);
+	return ret;
+}
+
+int velo_bpf_link_path(const struct velo_paths *paths, const char *host_ifname, const char *kind,
+		       char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s/links/%s_%s", paths->bpffs_dir, host_ifname, kind);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * velo's BPF objects, loaded once per node and pinned; every later user only
+ * opens the pins. The first user (velod or the first ADD) mounts bpffs if
+ * needed and loads under <run_dir>/bpf.lock, paying CO-RE relocation against
+ * the kernel's BTF once. Pins under the bpffs dir (default /sys/fs/bpf/velo):
+ *   <dir>/velo_*_v1                       maps, pinned by name by libbpf
+ *   <dir>/progs_v1/<program name>         programs
+ *   <dir>/links/<host_ifname>_<tc|xdp>    one link per endpoint and hook
+ */
+#ifndef VELO_BPF_LOADER_H
+#define VELO_BPF_LOADER_H
+
+#include <stddef.h>
+
+#include "config.h"
+
+struct velo_bpf {
+	int endpoints_fd; /* velo_ep_v1 */
+	int stats_fd; /* velo_stats_v1 */
+	int xdp_tx_fd; /* velo_xdp_tx_v1 */
+	int dst_stats_fd; /* velo_dst_v1 */
+	int tc_prog_fd; /* velo_tc_ingress */
+	int xdp_prog_fd; /* velo_xdp_host */
+	int devmap_prog_fd; /* velo_xdp_dst */
+};
+
+/*
+ * Opens the pins, loading and pinning first when they are missing (takes
+ * the BPF loader lock, waiting at most lock_timeout_ms). Records nothing in
+ * the CNI error: callers decide whether a failure is fatal.
+ */
+int velo_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_ms, struct velo_bpf *bpf);
+/* Opens existing pins only, never loads: -ENOENT when any is missing (DEL, CHECK). */
+int velo_bpf_open_pinned(const struct velo_paths *paths, struct velo_bpf *bpf);
+void velo_bpf_close(struct velo_bpf *bpf);
+
+/* Mounts bpffs on the parent of bpffs_dir unless a bpffs already covers it; creates the dir. */
+int velo_bpffs_prepare(const char *bpffs_dir);
+/* <bpffs_dir>/links/<host_ifname>_<kind>; kind is "tc" or "xdp". */
+int velo_bpf_link_path(const struct velo_paths *paths, const char *host_ifname, const char *kind,
+		       char *buf, size_t len);
+/* Routes libbpf's messages to velo's log (warnings as warnings, the rest as debug). */
+void velo_bpf_set_print(void);
+
+#endif
