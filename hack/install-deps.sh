@@ -11,6 +11,8 @@ packages=(
 	# tests
 	libcmocka-dev bats iproute2 ethtool jq socat netcat-openbsd procps util-linux
 	containernetworking-plugins kmod
+	# real CNI clients (runc named so podman doesn't pick crun)
+	podman runc conmon containerd busybox-static
 	# lint
 	clang-tidy clang-format cppcheck shellcheck
 	# benchmarks
