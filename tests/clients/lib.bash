@@ -8,7 +8,7 @@
 #
 # VELOTEST_PLUGIN selects the plugin: "velo" (default; the binary is $VELO_BIN
 # or <repo>/build/velo) or "ptp" (the reference plugin, to validate the harness).
-# Run as root:  VELOTEST_PLUGIN=ptp bats tests/clients/   (tests/clients/setup.sh
+# Run as root:  VELOTEST_PLUGIN=ptp bats tests/clients/   (hack/install-deps.sh
 # installs the clients). Subnets: VELOTEST_{PODMAN,CTD}_SUBNET{4,6}.
 
 VELOTEST_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -28,7 +28,7 @@ velotest_require() {
 	fi
 	for cmd in "$@"; do
 		command -v "$cmd" >/dev/null 2>&1 ||
-			skip "$cmd not installed (tests/clients/setup.sh installs the clients)"
+			skip "$cmd not installed (hack/install-deps.sh installs the clients)"
 	done
 }
 
