@@ -17,6 +17,8 @@
 #include "../bpf/lib/velo_shared.h"
 #include "lock.h"
 #include "log.h"
+#include "cgroup_skb.skel.h"
+#include "cgroup_sock.skel.h"
 #include "veth_tc.skel.h"
 #include "veth_xdp.skel.h"
 
@@ -41,9 +43,26 @@ static const struct pin pins[] = {
 	{ VELO_PROG_XDP_DST, false, offsetof(struct velo_bpf, devmap_prog_fd) },
 };
 
-static int *pin_fd(struct velo_bpf *bpf, const struct pin *pin)
+static const struct pin cgroup_pins[] = {
+	{ VELO_MAP_CG_COUNTERS, true, offsetof(struct velo_bpf_cgroup, counters_fd) },
+	{ VELO_MAP_CG_CONFIG, true, offsetof(struct velo_bpf_cgroup, config_fd) },
+	{ VELO_MAP_DENY, true, offsetof(struct velo_bpf_cgroup, deny_fd) },
+	{ VELO_PROG_CG_ACCT_IN, false, offsetof(struct velo_bpf_cgroup, acct_in_fd) },
+	{ VELO_PROG_CG_ACCT_EG, false, offsetof(struct velo_bpf_cgroup, acct_eg_fd) },
+	{ VELO_PROG_CG_DENY_EG, false, offsetof(struct velo_bpf_cgroup, deny_eg_fd) },
+	{ VELO_PROG_CG_SOCKOPT, false, offsetof(struct velo_bpf_cgroup, sockopt_fd) },
+};
+
+/* A group of objects loaded together: its pins and the struct of fds they open into. */
+struct pin_group {
+	const struct pin *pins;
+	size_t n_pins;
+	int (*load)(const struct velo_paths *paths);
+};
+
+static int *pin_fd(void *fds, const struct pin *pin)
 {
-	return (int *)((char *)bpf + pin->fd_offset);
+	return (int *)((char *)fds + pin->fd_offset);
 }
 
 static int pin_path(const struct velo_paths *paths, const struct pin *pin, char *buf, size_t len)
@@ -73,10 +92,10 @@ void velo_bpf_set_print(void)
 	libbpf_set_print(libbpf_print);
 }
 
-void velo_bpf_close(struct velo_bpf *bpf)
+static void group_close(const struct pin_group *group, void *fds)
 {
-	for (size_t i = 0; i < sizeof(pins) / sizeof(pins[0]); i++) {
-		int *fd = pin_fd(bpf, &pins[i]);
+	for (size_t i = 0; i < group->n_pins; i++) {
+		int *fd = pin_fd(fds, &group->pins[i]);
 
 		if (*fd >= 0)
 			close(*fd);
@@ -84,15 +103,16 @@ void velo_bpf_close(struct velo_bpf *bpf)
 	}
 }
 
-int velo_bpf_open_pinned(const struct velo_paths *paths, struct velo_bpf *bpf)
+static int group_open_pinned(const struct velo_paths *paths, const struct pin_group *group,
+			     void *fds)
 {
 	char path[PATH_MAX];
 	int ret;
 
-	for (size_t i = 0; i < sizeof(pins) / sizeof(pins[0]); i++)
-		*pin_fd(bpf, &pins[i]) = -1;
-	for (size_t i = 0; i < sizeof(pins) / sizeof(pins[0]); i++) {
-		ret = pin_path(paths, &pins[i], path, sizeof(path));
+	for (size_t i = 0; i < group->n_pins; i++)
+		*pin_fd(fds, &group->pins[i]) = -1;
+	for (size_t i = 0; i < group->n_pins; i++) {
+		ret = pin_path(paths, &group->pins[i], path, sizeof(path));
 		if (ret)
 			goto err_close;
 		ret = bpf_obj_get(path);
@@ -100,12 +120,12 @@ int velo_bpf_open_pinned(const struct velo_paths *paths, struct velo_bpf *bpf)
 			ret = -errno;
 			goto err_close;
 		}
-		*pin_fd(bpf, &pins[i]) = ret;
+		*pin_fd(fds, &group->pins[i]) = ret;
 	}
 	return 0;
 
 err_close:
-	velo_bpf_close(bpf);
+	group_close(group, fds);
 	return ret;
 }
 
@@ -178,6 +198,9 @@ static int pin_program(const struct velo_paths *paths, struct bpf_program *prog)
 	for (size_t i = 0; i < sizeof(pins) / sizeof(pins[0]); i++)
 		if (!pins[i].map && !strcmp(pins[i].name, bpf_program__name(prog)))
 			pin = &pins[i];
+	for (size_t i = 0; i < sizeof(cgroup_pins) / sizeof(cgroup_pins[0]); i++)
+		if (!cgroup_pins[i].map && !strcmp(cgroup_pins[i].name, bpf_program__name(prog)))
+			pin = &cgroup_pins[i];
 	if (!pin)
 		return 0; /* not one velo hands out */
 	ret = pin_path(paths, pin, path, sizeof(path));
@@ -288,13 +311,76 @@ out:
 	return ret;
 }
 
-int velo_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_ms, struct velo_bpf *bpf)
+/* Under the loader lock: the per-pod cgroup objects (the second reuses the first's maps). */
+static int load_and_pin_cgroup(const struct velo_paths *paths)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = paths->bpffs_dir);
+	struct cgroup_sock *sock = NULL;
+	struct cgroup_skb *skb = NULL;
+	struct bpf_program *prog;
+	char dir[PATH_MAX];
+	int ret;
+
+	if (snprintf(dir, sizeof(dir), "%s/%s", paths->bpffs_dir, PROGS_DIR) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	ret = lock_mkdirs(dir);
+	if (ret)
+		return ret;
+	skb = cgroup_skb__open_opts(&opts);
+	if (!skb)
+		return -errno;
+	ret = reuse_pinned_maps(paths, skb->obj);
+	if (!ret)
+		ret = cgroup_skb__load(skb);
+	if (ret)
+		goto out;
+	sock = cgroup_sock__open_opts(&opts);
+	if (!sock) {
+		ret = -errno;
+		goto out;
+	}
+	ret = reuse_pinned_maps(paths, sock->obj);
+	if (!ret)
+		ret = cgroup_sock__load(sock);
+	if (ret)
+		goto out;
+	bpf_object__for_each_program (prog, skb->obj) {
+		ret = pin_program(paths, prog);
+		if (ret)
+			goto out;
+	}
+	bpf_object__for_each_program (prog, sock->obj) {
+		ret = pin_program(paths, prog);
+		if (ret)
+			goto out;
+	}
+	pr_info("loaded and pinned velo's cgroup BPF objects under %s", paths->bpffs_dir);
+out:
+	cgroup_sock__destroy(sock);
+	cgroup_skb__destroy(skb);
+	return ret;
+}
+
+static const struct pin_group veth_group = {
+	.pins = pins,
+	.n_pins = sizeof(pins) / sizeof(pins[0]),
+	.load = load_and_pin,
+};
+
+static const struct pin_group cgroup_group = {
+	.pins = cgroup_pins,
+	.n_pins = sizeof(cgroup_pins) / sizeof(cgroup_pins[0]),
+	.load = load_and_pin_cgroup,
+};
+
+static int group_open(const struct velo_paths *paths, unsigned lock_timeout_ms,
+		      const struct pin_group *group, void *fds)
 {
 	char lock_path[PATH_MAX];
 	int lock_fd, ret;
 
 	/* The common case: someone loaded already. */
-	if (!velo_bpf_open_pinned(paths, bpf))
+	if (!group_open_pinned(paths, group, fds))
 		return 0;
 	velo_bpf_set_print();
 	if (snprintf(lock_path, sizeof(lock_path), "%s/%s", paths->run_dir, BPF_LOCK_NAME) >=
@@ -304,16 +390,47 @@ int velo_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_ms, stru
 	if (lock_fd < 0)
 		return lock_fd;
 	/* Mount and load happen only under the lock: never two bpffs mounts, never two loads. */
-	ret = velo_bpf_open_pinned(paths, bpf);
+	ret = group_open_pinned(paths, group, fds);
 	if (ret) {
 		ret = velo_bpffs_prepare(paths->bpffs_dir);
 		if (!ret)
-			ret = load_and_pin(paths);
+			ret = group->load(paths);
 		if (!ret)
-			ret = velo_bpf_open_pinned(paths, bpf);
+			ret = group_open_pinned(paths, group, fds);
 	}
 	lock_release(lock_fd);
 	return ret;
+}
+
+int velo_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_ms, struct velo_bpf *bpf)
+{
+	return group_open(paths, lock_timeout_ms, &veth_group, bpf);
+}
+
+int velo_bpf_open_pinned(const struct velo_paths *paths, struct velo_bpf *bpf)
+{
+	return group_open_pinned(paths, &veth_group, bpf);
+}
+
+void velo_bpf_close(struct velo_bpf *bpf)
+{
+	group_close(&veth_group, bpf);
+}
+
+int velo_bpf_cgroup_open(const struct velo_paths *paths, unsigned lock_timeout_ms,
+			 struct velo_bpf_cgroup *bpf)
+{
+	return group_open(paths, lock_timeout_ms, &cgroup_group, bpf);
+}
+
+int velo_bpf_cgroup_open_pinned(const struct velo_paths *paths, struct velo_bpf_cgroup *bpf)
+{
+	return group_open_pinned(paths, &cgroup_group, bpf);
+}
+
+void velo_bpf_cgroup_close(struct velo_bpf_cgroup *bpf)
+{
+	group_close(&cgroup_group, bpf);
 }
 
 int velo_bpf_link_path(const struct velo_paths *paths, const char *host_ifname, const char *kind,

@@ -6,7 +6,10 @@
  * the kernel's BTF once. Pins under the bpffs dir (default /sys/fs/bpf/velo):
  *   <dir>/velo_*_v1                       maps, pinned by name by libbpf
  *   <dir>/progs_v1/<program name>         programs
- *   <dir>/links/<host_ifname>_<tc|xdp>    one link per endpoint and hook
+ *   <dir>/links/<host_ifname>_<kind>      one link per endpoint and hook
+ * The per-pod cgroup objects (cgroup_skb, cgroup_sock) form a second group
+ * with its own open calls, loaded on first use the same way, so a kernel that
+ * can't load one group never costs the other.
  */
 #ifndef VELO_BPF_LOADER_H
 #define VELO_BPF_LOADER_H
@@ -35,9 +38,26 @@ int velo_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_ms, stru
 int velo_bpf_open_pinned(const struct velo_paths *paths, struct velo_bpf *bpf);
 void velo_bpf_close(struct velo_bpf *bpf);
 
+/* The per-pod cgroup programs and their maps (bpf/lib/cgroup.h). */
+struct velo_bpf_cgroup {
+	int counters_fd; /* velo_cg_cnt_v1 */
+	int config_fd; /* velo_cg_cfg_v1 */
+	int deny_fd; /* velo_deny_v1 */
+	int acct_in_fd; /* velo_cg_acct_in */
+	int acct_eg_fd; /* velo_cg_acct_eg */
+	int deny_eg_fd; /* velo_cg_deny_eg */
+	int sockopt_fd; /* velo_cg_sockopt */
+};
+
+/* As velo_bpf_open and friends, for the cgroup group. */
+int velo_bpf_cgroup_open(const struct velo_paths *paths, unsigned lock_timeout_ms,
+			 struct velo_bpf_cgroup *bpf);
+int velo_bpf_cgroup_open_pinned(const struct velo_paths *paths, struct velo_bpf_cgroup *bpf);
+void velo_bpf_cgroup_close(struct velo_bpf_cgroup *bpf);
+
 /* Mounts bpffs on the parent of bpffs_dir unless a bpffs already covers it; creates the dir. */
 int velo_bpffs_prepare(const char *bpffs_dir);
-/* <bpffs_dir>/links/<host_ifname>_<kind>; kind is "tc" or "xdp". */
+/* <bpffs_dir>/links/<host_ifname>_<kind>; kind is "tc", "xdp", "cg_acct_in", ... */
 int velo_bpf_link_path(const struct velo_paths *paths, const char *host_ifname, const char *kind,
 		       char *buf, size_t len);
 /* Routes libbpf's messages to velo's log (warnings as warnings, the rest as debug). */

@@ -6,8 +6,9 @@
  *
  * Lock order (take in this order, never the reverse):
  *   1. the attachment lock   <run_dir>/locks/<network>/<container>_<ifname>.lock
- *   2. the BPF loader lock   <run_dir>/bpf.lock
- *   3. the log rotation lock <log_file>.lock
+ *   2. the pod cgroup lock   <run_dir>/cgroup.lock
+ *   3. the BPF loader lock   <run_dir>/bpf.lock
+ *   4. the log rotation lock <log_file>.lock
  */
 #ifndef VELO_LOCK_H
 #define VELO_LOCK_H

@@ -73,4 +73,71 @@ _Static_assert(sizeof(struct velo_ep_key) == 16, "velo_ep_key layout");
 _Static_assert(sizeof(struct velo_endpoint) == 32, "velo_endpoint layout");
 _Static_assert(sizeof(struct velo_dst_counters) == 16, "velo_dst_counters layout");
 
+/*
+ * Per-pod cgroup programs (bpf/cgroup_skb.bpf.c, bpf/cgroup_sock.bpf.c),
+ * attached to a pod's own cgroup only. Their state lives in cgroup storage,
+ * which the kernel creates when the first program that uses it is attached
+ * to a cgroup and frees when the last one is detached: keyed from userspace
+ * by the cgroup id (the cgroup directory's inode number).
+ */
+#define VELO_MAP_CG_COUNTERS "velo_cg_cnt_v1"
+#define VELO_MAP_CG_CONFIG "velo_cg_cfg_v1"
+#define VELO_MAP_DENY "velo_deny_v1"
+
+#define VELO_PROG_CG_ACCT_IN "velo_cg_acct_in"
+#define VELO_PROG_CG_ACCT_EG "velo_cg_acct_eg"
+#define VELO_PROG_CG_DENY_EG "velo_cg_deny_eg"
+#define VELO_PROG_CG_SOCKOPT "velo_cg_sockopt"
+
+#ifndef VELO_MAX_DENY_ENTRIES
+#define VELO_MAX_DENY_ENTRIES 16384
+#endif
+#define VELO_CG_TCP_CC_MAX 16 /* TCP_CA_NAME_MAX */
+
+/*
+ * A pod's traffic counters (per-CPU cgroup storage; sum the CPUs). Packets
+ * count GSO/GRO super-packets by their segments (gso_segs); bytes are L3
+ * (IP header included), each segment with its own headers. tx counts what
+ * the pod's sockets sent, including what the deny list then dropped.
+ */
+struct velo_cg_counters {
+	__u64 rx_packets;
+	__u64 rx_bytes;
+	__u64 tx_packets;
+	__u64 tx_bytes;
+	__u64 deny_packets; /* egress dropped by the deny list */
+	__u64 deny_bytes;
+	__u64 cc_rewrites; /* TCP_CONGESTION setsockopt calls rewritten */
+};
+
+/* velo_cg_config.flags */
+enum {
+	VELO_CG_F_READY = 1u << 0, /* userspace wrote cgroup_id: the deny list is keyed */
+};
+
+/* A pod cgroup's settings (shared cgroup storage), written by velo at ADD. */
+struct velo_cg_config {
+	__u64 cgroup_id; /* the pod cgroup's id: the deny list's key */
+	__u32 flags; /* VELO_CG_F_* */
+	__u32 pad;
+	char tcp_cc[VELO_CG_TCP_CC_MAX]; /* "" leaves TCP_CONGESTION alone */
+};
+
+/*
+ * Egress deny list key (LPM trie). The trie matches the bytes after
+ * prefixlen: pad and cgroup_id always in full (VELO_DENY_PREFIX_BASE bits),
+ * then the destination, IPv4 as ::ffff:a.b.c.d.
+ */
+struct velo_deny_key {
+	__u32 prefixlen;
+	__u32 pad; /* 0 */
+	__u64 cgroup_id;
+	__u8 addr[16];
+};
+#define VELO_DENY_PREFIX_BASE 96
+
+_Static_assert(sizeof(struct velo_cg_counters) == 56, "velo_cg_counters layout");
+_Static_assert(sizeof(struct velo_cg_config) == 32, "velo_cg_config layout");
+_Static_assert(sizeof(struct velo_deny_key) == 32, "velo_deny_key layout");
+
 #endif

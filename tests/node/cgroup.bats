@@ -1,0 +1,210 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: Apache-2.0
+# Per-pod cgroup programs: accounting, egress deny list, TCP congestion
+# control; attached to the pod's own cgroup only, gone after DEL.
+
+load lib
+load cgroup_lib
+
+setup_file() { vt_setup_file; }
+teardown_file() { vt_teardown_file; }
+setup() {
+	vt_setup
+	vt_velo_only
+	vtc_setup
+}
+teardown() {
+	vtc_teardown
+	vt_teardown
+}
+
+# A plain pod (no annotations, own cgroup): prints "netns cgroup ip4 ip6".
+plain_pod() {
+	local pod cg conf
+	pod="$(vt_pod_new)"
+	cg="$(vtc_cgroup_new)"
+	conf="$(vtc_config "$(vt_config -f dual)" "$cg" '{}')"
+	vt_add "$pod" "ctr-$1" "$conf" >&2 || return 1
+	echo "$pod $cg $(vt_ip "$VT_RESULT" 4) $(vt_ip "$VT_RESULT" 6)"
+}
+
+@test "a pod without annotations gets no program on its cgroup" {
+	local pod cg
+	read -r pod cg _ _ < <(plain_pod plain)
+	[ -n "$cg" ]
+	[ -z "$(vtc_attached "$cg")" ] || { vtc_attached "$cg"; false; }
+}
+
+@test "accounting counts packets and L3 bytes per direction, TCP GSO by segment" {
+	local sink sink_cg sink4 pod cg conf segs0 segs1 in0 in1 tx rx txb size=8388608
+	read -r sink sink_cg sink4 _ < <(plain_pod sink)
+	pod="$(vt_pod_new)"
+	cg="$(vtc_cgroup_new)"
+	conf="$(vtc_config "$(vt_config -f dual)" "$cg" '{"velo.dev/accounting": "true"}')"
+	vt_add "$pod" ctr-acct "$conf"
+	vtc_attached "$cg" | grep -qx velo_cg_acct_in
+	vtc_attached "$cg" | grep -qx velo_cg_acct_eg
+
+	# The pod's eth0 does TSO: the egress hook sees super-packets.
+	vt_pod "$pod" ethtool -k eth0 | grep -q 'tcp-segmentation-offload: on'
+	vt_pod "$sink" timeout 30 socat -u TCP4-LISTEN:5001,reuseaddr /dev/null &
+	VT_PIDS+=($!)
+	sleep 0.3
+	segs0="$(vtc_nstat "$pod" TcpOutSegs)"
+	in0="$(vtc_nstat "$pod" TcpInSegs)"
+	vtc_run "$pod" "$cg" sh -c "head -c $size /dev/zero | socat -u - TCP4:$sink4:5001"
+	sleep 0.3
+	segs1="$(vtc_nstat "$pod" TcpOutSegs)"
+	in1="$(vtc_nstat "$pod" TcpInSegs)"
+	tx="$(vtc_counter "$cg" tx_packets)"
+	rx="$(vtc_counter "$cg" rx_packets)"
+	txb="$(vtc_counter "$cg" tx_bytes)"
+	echo "segments out $((segs1 - segs0)) in $((in1 - in0)); counted tx $tx rx $rx, tx bytes $txb"
+	# Packets: the kernel's own segment counts, within 2%.
+	[ $((tx * 100)) -ge $(((segs1 - segs0) * 98)) ] && [ $((tx * 100)) -le $(((segs1 - segs0) * 102)) ]
+	[ $((rx * 100)) -ge $(((in1 - in0) * 98)) ] && [ $((rx * 100)) -le $(((in1 - in0) * 102)) ]
+	# Bytes: payload plus IPv4 + TCP headers (20 + 32) per segment, within 3%.
+	local expect=$((size + (segs1 - segs0) * 52))
+	[ $((txb * 100)) -ge $((expect * 97)) ] && [ $((txb * 100)) -le $((expect * 103)) ]
+}
+
+@test "accounting counts UDP datagrams exactly (L3 bytes with headers)" {
+	local sink sink_cg sink4 pod cg conf
+	read -r sink sink_cg sink4 _ < <(plain_pod sinku)
+	pod="$(vt_pod_new)"
+	cg="$(vtc_cgroup_new)"
+	conf="$(vtc_config "$(vt_config -f dual)" "$cg" '{"velo.dev/accounting": "true"}')"
+	vt_add "$pod" ctr-udp "$conf"
+	vtc_run "$pod" "$cg" python3 -c "
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range(1000):
+    s.sendto(b'x' * 100, ('$sink4', 9))
+"
+	[ "$(vtc_counter "$cg" tx_packets)" -eq 1000 ]
+	[ "$(vtc_counter "$cg" tx_bytes)" -eq $((1000 * 128)) ]
+}
+
+@test "egress-deny: denied CIDRs unreachable (IPv4, IPv6, raw socket), others reachable" {
+	local deny deny_cg d4 d6 ok ok_cg o4 o6 pod cg conf out
+	read -r deny deny_cg d4 d6 < <(plain_pod denied)
+	read -r ok ok_cg o4 o6 < <(plain_pod allowed)
+	pod="$(vt_pod_new)"
+	cg="$(vtc_cgroup_new)"
+	conf="$(vtc_config "$(vt_config -f dual)" "$cg" \
+		"{\"velo.dev/egress-deny\": \"$d4/32,$d6/128\", \"velo.dev/accounting\": \"true\"}")"
+	vt_add "$pod" ctr-deny "$conf"
+	for p in "$deny" "$ok"; do
+		vt_pod "$p" timeout 30 socat TCP6-LISTEN:5001,reuseaddr,fork,ipv6only=0 /dev/null &
+		VT_PIDS+=($!)
+	done
+	sleep 0.3
+	out="$(vtc_run "$pod" "$cg" python3 - "$d4" "$d6" "$o4" "$o6" <<'PY'
+import socket, sys
+def tcp(addr):
+    fam = socket.AF_INET6 if ':' in addr else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    s.settimeout(1.5)
+    try:
+        s.connect((addr, 5001))
+        return 'open'
+    except OSError:
+        return 'blocked'
+def raw(addr):
+    s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+    try:
+        s.sendto(b'\x08\x00\xf7\xff\x00\x00\x00\x00', (addr, 0))
+        return 'sent'
+    except OSError:
+        return 'blocked'
+d4, d6, o4, o6 = sys.argv[1:]
+print(tcp(d4), tcp(d6), tcp(o4), tcp(o6), raw(d4), raw(o4))
+PY
+)"
+	echo "denied v4 v6, allowed v4 v6, raw denied, raw allowed: $out"
+	[ "$out" = "blocked blocked open open blocked sent" ]
+	[ "$(vtc_counter "$cg" deny_packets)" -gt 0 ]
+}
+
+@test "egress-deny fails closed: no pod cgroup, ADD fails with 107 and leaves nothing" {
+	local pod conf
+	pod="$(vt_pod_new)"
+	conf="$(vtc_config "$(vt_config -f dual)" "/velotest-$VT_TAG-none" \
+		'{"velo.dev/egress-deny": "10.99.0.0/24"}')"
+	vt_cni ADD ctr-nocg "$pod" eth0 "$conf"
+	vt_assert_error 107 'cgroup'
+	vt_assert_nothing_left
+}
+
+@test "tcp-congestion: accepted and connected sockets use it, setsockopt can't switch away" {
+	local node_cc algo sink sink_cg sink4 pod cg conf out
+	node_cc="$(cat /proc/sys/net/ipv4/tcp_congestion_control)"
+	algo=reno
+	[ "$node_cc" != reno ] || algo=cubic
+	read -r sink sink_cg sink4 _ < <(plain_pod ccsink)
+	pod="$(vt_pod_new)"
+	cg="$(vtc_cgroup_new)"
+	conf="$(vtc_config "$(vt_config -f dual)" "$cg" "{\"velo.dev/tcp-congestion\": \"$algo\"}")"
+	vt_add "$pod" ctr-cc "$conf"
+	[ "$(vt_pod "$pod" cat /proc/sys/net/ipv4/tcp_congestion_control)" = "$algo" ]
+	# Connected: the application asks for the node's default; ss shows the pod's.
+	vt_pod "$sink" timeout 30 socat TCP4-LISTEN:5001,reuseaddr,fork /dev/null &
+	VT_PIDS+=($!)
+	sleep 0.3
+	vtc_run "$pod" "$cg" python3 -c "
+import socket, time
+s = socket.socket()
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b'$node_cc')
+s.connect(('$sink4', 5001))
+time.sleep(3)
+" &
+	VT_PIDS+=($!)
+	sleep 1
+	out="$(vt_pod "$pod" ss -tinH state established)"
+	echo "$out"
+	grep -qw "$algo" <<<"$out"
+	! grep -qw "$node_cc" <<<"$out"
+	# Accepted: a listener in the pod.
+	vtc_run "$pod" "$cg" timeout 10 socat TCP4-LISTEN:5002,reuseaddr SYSTEM:'sleep 3' &
+	VT_PIDS+=($!)
+	sleep 0.3
+	vt_pod "$sink" timeout 5 socat -u /dev/null "TCP4:$(vt_ip "$VT_RESULT" 4):5002" &
+	sleep 0.5
+	out="$(vt_pod "$pod" ss -tinH state established '( sport = :5002 )')"
+	echo "$out"
+	grep -qw "$algo" <<<"$out"
+}
+
+@test "tcp-congestion with an algorithm the kernel lacks fails with a clear error" {
+	local pod cg conf
+	pod="$(vt_pod_new)"
+	cg="$(vtc_cgroup_new)"
+	conf="$(vtc_config "$(vt_config -f dual)" "$cg" '{"velo.dev/tcp-congestion": "nosuchcc"}')"
+	vt_cni ADD ctr-nocc "$pod" eth0 "$conf"
+	vt_assert_error 107 'nosuchcc'
+	vt_assert_nothing_left
+}
+
+@test "DEL leaves no attachment and no pins; a late DEL of an old sandbox keeps the new one's" {
+	local pod cg conf all='{"velo.dev/accounting": "true", "velo.dev/egress-deny": "192.0.2.0/24", "velo.dev/tcp-congestion": "reno"}'
+	pod="$(vt_pod_new)"
+	cg="$(vtc_cgroup_new)"
+	conf="$(vtc_config "$(vt_config -f dual)" "$cg" "$all")"
+	vt_add "$pod" ctr-old "$conf"
+	[ "$(vtc_attached "$cg" | wc -l)" -eq 4 ]
+	# The sandbox restarts: a new container id on the same pod cgroup, ADD before the old DEL.
+	local pod2
+	pod2="$(vt_pod_new)"
+	vt_add "$pod2" ctr-new "$conf"
+	[ "$(vtc_attached "$cg" | wc -l)" -eq 4 ] || { vtc_attached "$cg"; false; }
+	vt_cni DEL ctr-old "$pod" eth0 "$conf"
+	vt_assert_ok
+	[ "$(vtc_attached "$cg" | wc -l)" -eq 4 ] || { vtc_attached "$cg"; false; }
+	[ "$(bpftool -j map dump pinned "$VTC_BPFFS/velo_deny_v1" | jq length)" -eq 1 ]
+	vt_cni DEL ctr-new "$pod2" eth0 "$conf"
+	vt_assert_ok
+	[ -z "$(vtc_attached "$cg")" ] || { vtc_attached "$cg"; false; }
+	[ -z "$(ls -A "$VTC_BPFFS/links")" ] || { ls "$VTC_BPFFS/links"; false; }
+	[ "$(bpftool -j map dump pinned "$VTC_BPFFS/velo_deny_v1" | jq length)" -eq 0 ]
+	vt_assert_nothing_left
+}

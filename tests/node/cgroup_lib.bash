@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: Apache-2.0
+# shellcheck shell=bash
+#
+# Helpers for cgroup.bats (per-pod cgroup programs), on top of lib.bash: a
+# cgroup per pod (velotest-<tag>-* under the cgroup2 mount, passed to velo as
+# runtimeConfig cgroupPath), processes run inside it, a bpffs dir of the test's
+# own, and velo's per-pod counters read with bpftool.
+
+# The cgroup2 mount, from mountinfo (never hard-coded).
+vtc_mount() { awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo; }
+
+# Called from setup after vt_setup: the test's bpffs dir and cgroups.
+vtc_setup() {
+	VTC_MOUNT="$(vtc_mount)"
+	[ -n "$VTC_MOUNT" ] || skip "no cgroup2 mount"
+	command -v bpftool >/dev/null || skip "bpftool not installed"
+	command -v python3 >/dev/null || skip "python3 not installed"
+	VTC_BPFFS="/sys/fs/bpf/velotest-$VT_TAG-$BATS_TEST_NUMBER"
+	VTC_CGROUPS=()
+}
+
+vtc_teardown() {
+	local cg
+	[ -n "${VTC_MOUNT:-}" ] || return 0
+	# Processes in the test cgroups go first (they were started by this test).
+	for cg in "${VTC_CGROUPS[@]}"; do
+		[ -f "$cg/cgroup.kill" ] && echo 1 >"$cg/cgroup.kill" 2>/dev/null
+	done
+	sleep 0.2
+	rm -rf "$VTC_BPFFS"
+	for cg in "${VTC_CGROUPS[@]}"; do
+		rmdir "$cg" 2>/dev/null || true
+	done
+}
+
+# vtc_cgroup_new: creates a pod cgroup, prints its path relative to the mount ("/velotest-...").
+vtc_cgroup_new() {
+	local rel="/velotest-$VT_TAG-$BATS_TEST_NUMBER-${#VTC_CGROUPS[@]}-$RANDOM"
+	mkdir "$VTC_MOUNT$rel" || return 1
+	VTC_CGROUPS+=("$VTC_MOUNT$rel")
+	echo "$rel"
+}
+
+# vtc_config BASE_CONFIG CGROUP_REL ANNOTATIONS_JSON: velo's config for one pod.
+vtc_config() {
+	jq -c --arg b "$VTC_BPFFS" --arg cg "$2" --argjson a "$3" '
+		.bpffsDir = $b |
+		.runtimeConfig = {cgroupPath: $cg, "io.kubernetes.cri.pod-annotations": $a}' <<<"$1"
+}
+
+# vtc_run POD CGROUP_REL CMD...: runs CMD in the pod's netns, inside its cgroup.
+vtc_run() {
+	local pod="$1" cg="$VTC_MOUNT$2"
+	shift 2
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	nsenter --net="/run/netns/$pod" sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" "$@"
+}
+
+# vtc_counter CGROUP_REL FIELD: a velo_cg_counters field summed over CPUs (0 when absent).
+vtc_counter() {
+	local id key
+	id="$(stat -c %i "$VTC_MOUNT$1")"
+	key="$(printf '%016x' "$id" | sed -E 's/(..)(..)(..)(..)(..)(..)(..)(..)/\8 \7 \6 \5 \4 \3 \2 \1/')"
+	# shellcheck disable=SC2086
+	bpftool -j map lookup pinned "$VTC_BPFFS/velo_cg_cnt_v1" key hex $key 2>/dev/null |
+		jq --arg f "$2" '[.values[].value[$f]] | add // 0' || echo 0
+}
+
+# vtc_attached CGROUP_REL: velo programs attached to the cgroup itself (one per line).
+vtc_attached() {
+	bpftool cgroup show "$VTC_MOUNT$1" 2>/dev/null | awk 'NR > 1 { print $NF }' | grep '^velo_' || true
+}
+
+# vtc_nstat POD COUNTER: a kernel SNMP counter of the pod's netns (absolute).
+vtc_nstat() {
+	vt_pod "$1" nstat -az "$2" | awk -v c="$2" '$1 == c { print $2 }'
+}
