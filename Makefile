@@ -24,7 +24,8 @@ endif
 
 # The plugin's own files except its main() form libvelo.a, shared by velo, veloctl, velod and tests.
 LIB_SRCS   := $(filter-out plugin/main.c,$(wildcard plugin/*.c))
-LIB_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+OBJ        := $(BUILD)/obj
+LIB_OBJS   := $(LIB_SRCS:%.c=$(OBJ)/%.o)
 LIB        := $(BUILD)/libvelo.a
 CTL_SRCS   := $(wildcard veloctl/*.c)
 AGENT_SRCS := $(wildcard velod/*.c)
@@ -59,31 +60,27 @@ $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h bpf/lib/*.h bpf/include/*.h
 $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*) > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/plugin/%.o: plugin/%.c $(wildcard plugin/*.h) $(BPF_SKELS) | $(BUILD)/plugin
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
-
-$(BUILD)/veloctl/%.o: veloctl/%.c $(wildcard plugin/*.h veloctl/*.h) $(BPF_SKELS) | $(BUILD)/veloctl
-	$(CC) $(CPPFLAGS) -Iveloctl $(CFLAGS) -c $< -o $@
-
-$(BUILD)/velod/%.o: velod/%.c $(wildcard plugin/*.h velod/*.h) $(BPF_SKELS) | $(BUILD)/velod
-	$(CC) $(CPPFLAGS) -Ivelod $(CFLAGS) -c $< -o $@
+# Objects live under $(OBJ)/<source dir>/, apart from the binaries of the same names.
+$(OBJ)/%.o: %.c $(wildcard plugin/*.h veloctl/*.h velod/*.h) $(BPF_SKELS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -I$(<D) $(CFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/velo: $(BUILD)/plugin/main.o $(LIB)
+$(BUILD)/velo: $(OBJ)/plugin/main.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/veloctl: $(CTL_SRCS:%.c=$(BUILD)/%.o) $(LIB)
+$(BUILD)/veloctl: $(CTL_SRCS:%.c=$(OBJ)/%.o) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/velod: $(AGENT_SRCS:%.c=$(BUILD)/%.o) $(LIB)
+$(BUILD)/velod: $(AGENT_SRCS:%.c=$(OBJ)/%.o) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(AGENT_LDLIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB) | $(BUILD)/tests
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka
 
-$(BUILD) $(BUILD)/plugin $(BUILD)/bpf $(BUILD)/tests $(BUILD)/veloctl $(BUILD)/velod:
+$(BUILD) $(BUILD)/bpf $(BUILD)/tests:
 	mkdir -p $@
 
 test: all $(TEST_BINS) ## run the whole suite (unit, BPF, node, real clients); needs root for most

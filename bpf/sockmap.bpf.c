@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR Apache-2.0)
+/*
+ * The socket short-circuit between two local pods that both opted in.
+ *
+ * velo_sockops (sock_ops, on each opted-in pod's own cgroup) puts an
+ * established TCP socket into the sockhash when its local address is an
+ * opted-in pod's and the socket lives in that pod's netns (netns cookie), and
+ * its remote address is another opted-in local pod's. The key is the tuple
+ * as the socket sees it plus its netns cookie; the peer's key (the mirrored
+ * tuple plus the peer pod's netns cookie) goes into the socket's sk_storage.
+ *
+ * velo_sk_msg (sk_msg, on the sockhash) decides the path of each socket's
+ * send direction once, at its first send: into the peer's receive queue
+ * (BPF_F_INGRESS) when the peer socket is in the sockhash, else the routed
+ * path, and keeps it: the receiver reads its sockmap queue before the TCP
+ * receive queue, so mixing paths in one direction would reorder the stream.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+
+#include "lib/velo_sockmap.h"
+
+#define AF_INET 2
+#define AF_INET6 10
+#define BPF_F_INGRESS_FLAG 1 /* BPF_F_INGRESS: an anonymous enum, not in vmlinux.h */
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Load-time configuration (skeleton rodata). */
+const volatile __u32 sm_mode = VELO_SM_APPLY_BYTES;
+/* Bytes one verdict covers in VELO_SM_APPLY_BYTES mode; also the accounting step. */
+const volatile __u32 sm_apply_bytes = 1u << 20;
+/* BPF_F_PERMANENT's value in this kernel's BTF, 0 when it has none. */
+const volatile __u64 sm_permanent_flag = 0;
+
+/* Established pod sockets, keyed as each end sees its own tuple (struct velo_sm_key). */
+struct {
+	__uint(type, BPF_MAP_TYPE_SOCKHASH);
+	__uint(max_entries, VELO_MAX_SOCKETS);
+	__type(key, struct velo_sm_key);
+	__type(value, __u64);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} velo_sock_v1 SEC(".maps");
+
+/* Opted-in local pod addresses -> the pod's netns cookie; written by the CNI ADD. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, VELO_MAX_SM_PODS);
+	__type(key, struct velo_sm_addr);
+	__type(value, struct velo_sm_pod);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} velo_smpod_v1 SEC(".maps");
+
+/* Per-pod redirected bytes (key: the pod's netns cookie); entries made by the CNI ADD. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, VELO_MAX_SM_PODS);
+	__type(key, __u64);
+	__type(value, struct velo_sm_counters);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} velo_smacct_v1 SEC(".maps");
+
+/* Per-socket peer key and path; freed with the socket. */
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct velo_sm_sock);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} velo_smsk_v1 SEC(".maps");
+
+/* Per-CPU outcome counters (enum velo_sm_stat). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, VELO_SM_STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} velo_smstat_v1 SEC(".maps");
+
+static __always_inline void sm_count(__u32 stat)
+{
+	__u64 *counter = bpf_map_lookup_elem(&velo_smstat_v1, &stat);
+
+	if (counter)
+		*counter += 1;
+}
+
+/* ::ffff:a.b.c.d for IPv4; IPv6 (v4-mapped included) as it is. */
+static __always_inline void sm_addr(__u8 out[16], __u32 family, __u32 ip4, const __u32 ip6[4])
+{
+	__u32 *words = (__u32 *)out;
+
+	if (family == AF_INET) {
+		words[0] = 0;
+		words[1] = 0;
+		words[2] = bpf_htonl(0xffff);
+		words[3] = ip4;
+	} else {
+		words[0] = ip6[0];
+		words[1] = ip6[1];
+		words[2] = ip6[2];
+		words[3] = ip6[3];
+	}
+}
+
+SEC("sockops")
+int velo_sockops(struct bpf_sock_ops *skops)
+{
+	struct velo_sm_sock state = {};
+	struct velo_sm_pod *local, *remote;
+	struct velo_sm_key key = {};
+	struct velo_sm_sock *stored;
+	struct bpf_sock *sk;
+	__u32 family, ip4, ip6[4];
+	__u64 cookie;
+
+	if (skops->op != BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB &&
+	    skops->op != BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB)
+		return 1;
+	family = skops->family;
+	if (family != AF_INET && family != AF_INET6)
+		return 1;
+	/* Every field read once, unconditionally: the verifier rejects computed ctx offsets. */
+	family = skops->family;
+	ip4 = skops->local_ip4;
+	ip6[0] = skops->local_ip6[0];
+	ip6[1] = skops->local_ip6[1];
+	ip6[2] = skops->local_ip6[2];
+	ip6[3] = skops->local_ip6[3];
+	barrier_var(ip4);
+	sm_addr(key.local, family, ip4, ip6);
+	ip4 = skops->remote_ip4;
+	ip6[0] = skops->remote_ip6[0];
+	ip6[1] = skops->remote_ip6[1];
+	ip6[2] = skops->remote_ip6[2];
+	ip6[3] = skops->remote_ip6[3];
+	barrier_var(ip4);
+	sm_addr(key.remote, family, ip4, ip6);
+	key.local_port = skops->local_port;
+	key.remote_port = bpf_ntohl(skops->remote_port);
+
+	/* The local address must be an opted-in pod's, and this socket in that pod's netns. */
+	cookie = bpf_get_netns_cookie(skops);
+	local = bpf_map_lookup_elem(&velo_smpod_v1, key.local);
+	if (!local || local->netns_cookie != cookie) {
+		sm_count(VELO_SM_STAT_NOT_POD);
+		return 1;
+	}
+	remote = bpf_map_lookup_elem(&velo_smpod_v1, key.remote);
+	if (!remote || remote->netns_cookie == cookie) {
+		/* Not a local opted-in pod, or the pod talking to itself (loopback is fast). */
+		sm_count(VELO_SM_STAT_PEER_NOT_POD);
+		return 1;
+	}
+	key.netns_cookie = cookie;
+
+	__builtin_memcpy(state.peer.local, key.remote, 16);
+	__builtin_memcpy(state.peer.remote, key.local, 16);
+	state.peer.local_port = key.remote_port;
+	state.peer.remote_port = key.local_port;
+	state.peer.netns_cookie = remote->netns_cookie;
+	state.peer_cookie = remote->netns_cookie;
+	state.path = VELO_SM_UNDECIDED;
+
+	sk = skops->sk;
+	if (!sk) {
+		sm_count(VELO_SM_STAT_INSERT_FAIL);
+		return 1;
+	}
+	/* State first: a socket in the sockhash always has its peer key. */
+	stored = bpf_sk_storage_get(&velo_smsk_v1, sk, &state,
+				    BPF_SK_STORAGE_GET_F_CREATE);
+	if (!stored) {
+		sm_count(VELO_SM_STAT_INSERT_FAIL);
+		return 1;
+	}
+	*stored = state;
+	if (bpf_sock_hash_update(skops, &velo_sock_v1, &key, BPF_ANY)) {
+		sm_count(VELO_SM_STAT_INSERT_FAIL);
+		return 1;
+	}
+	sm_count(VELO_SM_STAT_INSERT);
+	return 1;
+}
+
+static __always_inline void sm_account(__u64 sender, __u64 receiver, __u32 bytes, __u32 verdicts)
+{
+	struct velo_sm_counters *counters;
+
+	counters = bpf_map_lookup_elem(&velo_smacct_v1, &sender);
+	if (counters) {
+		counters->tx_bytes += bytes;
+		counters->tx_verdicts += verdicts;
+	}
+	counters = bpf_map_lookup_elem(&velo_smacct_v1, &receiver);
+	if (counters) {
+		counters->rx_bytes += bytes;
+		counters->rx_verdicts += verdicts;
+	}
+}
+
+/*
+ * Accounting in apply_bytes mode: the program runs again exactly when the
+ * previous verdict's step is used up, so the rest of that step is counted
+ * then; of the current step only this message is known.
+ */
+static __always_inline void sm_account_step(struct velo_sm_sock *state, __u64 sender, __u32 size)
+{
+	__u32 step = sm_apply_bytes;
+	__u32 bytes = size < step ? size : step;
+
+	if (state->path == VELO_SM_REDIRECT && state->counted < step)
+		bytes += step - state->counted;
+	state->counted = size < step ? size : step;
+	sm_account(sender, state->peer_cookie, bytes, 1);
+}
+
+SEC("sk_msg")
+int velo_sk_msg(struct sk_msg_md *msg)
+{
+	__u64 flags = BPF_F_INGRESS_FLAG;
+	struct velo_sm_sock *state;
+	struct bpf_sock *sk = msg->sk;
+	__u64 sender;
+
+	if (!sk)
+		return SK_PASS;
+	state = bpf_sk_storage_get(&velo_smsk_v1, sk, 0, 0);
+	if (!state)
+		return SK_PASS; /* not put there by velo_sockops: leave it alone */
+	if (state->path == VELO_SM_PASS) {
+		sm_count(VELO_SM_STAT_PASS);
+		goto pass;
+	}
+	if (sm_mode == VELO_SM_PERMANENT)
+		flags |= sm_permanent_flag;
+	if (bpf_msg_redirect_hash(msg, &velo_sock_v1, &state->peer, flags) != SK_PASS) {
+		if (state->path == VELO_SM_UNDECIDED) {
+			/* The peer isn't in the sockhash yet: this direction stays routed, for good. */
+			state->path = VELO_SM_PASS;
+			sm_count(VELO_SM_STAT_PASS_FIRST);
+			goto pass;
+		}
+		/* The peer left (closed): passing now would put data behind its sockmap queue. */
+		sm_count(VELO_SM_STAT_REDIRECT_LOST);
+		return SK_DROP;
+	}
+	sender = bpf_get_netns_cookie(msg);
+	if (sm_mode == VELO_SM_APPLY_BYTES) {
+		sm_account_step(state, sender, msg->size);
+		bpf_msg_apply_bytes(msg, sm_apply_bytes);
+	} else {
+		sm_account(sender, state->peer_cookie, msg->size, 1);
+	}
+	state->path = VELO_SM_REDIRECT;
+	sm_count(VELO_SM_STAT_REDIRECT);
+	return SK_PASS;
+pass:
+	/* The routed path is kept: no need to see this direction again for a while. */
+	if (sm_mode != VELO_SM_PER_MESSAGE)
+		bpf_msg_apply_bytes(msg, 0xffffffffu);
+	return SK_PASS;
+}

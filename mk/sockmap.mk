@@ -1,0 +1,8 @@
+# SPDX-License-Identifier: Apache-2.0
+# The socket short-circuit: the stream checker its node tests and benchmark drive.
+
+SOCKMAP_STREAM := $(BUILD)/tests/sockmap_stream
+TEST_BINS      += $(SOCKMAP_STREAM)
+
+$(SOCKMAP_STREAM): tests/node/sockmap_stream.c | $(BUILD)/tests
+	$(CC) $(CFLAGS) -D_GNU_SOURCE -o $@ $<

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The socket short-circuit's BPF objects (bpf/sockmap.bpf.c), loaded once per
+ * node under the BPF loader lock and pinned; later users open the pins.
+ *   <bpffs>/velo_sock_v1, velo_smpod_v1, ...  maps (bpf/lib/velo_sockmap.h)
+ *   <bpffs>/progs_v1/velo_sockops|velo_sk_msg  programs
+ *   <bpffs>/links/velo_sk_msg                  sk_msg on the sockhash (one per node)
+ *   <bpffs>/links/<host_ifname>_sockops         sock_ops on one pod's cgroup
+ * The verdict mode is fixed at load (rodata); VELO_SOCKMAP_MODE (apply-bytes,
+ * per-message, permanent) and VELO_SOCKMAP_APPLY_BYTES override the default
+ * for benchmarks: they only matter to the process that loads.
+ */
+#ifndef VELO_SOCKMAP_BPF_H
+#define VELO_SOCKMAP_BPF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "sockmap_probe.h"
+
+#define VELO_ENV_SOCKMAP_MODE "VELO_SOCKMAP_MODE"
+#define VELO_ENV_SOCKMAP_APPLY_BYTES "VELO_SOCKMAP_APPLY_BYTES"
+
+struct velo_sockmap_bpf {
+	int sockhash_fd; /* velo_sock_v1 */
+	int pods_fd; /* velo_smpod_v1 */
+	int acct_fd; /* velo_smacct_v1 */
+	int stats_fd; /* velo_smstat_v1 */
+	int sockops_prog_fd; /* velo_sockops */
+	int msg_prog_fd; /* velo_sk_msg */
+};
+
+/* Opens the pins, loading first when any is missing (BPF loader lock, bounded wait). */
+int velo_sockmap_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_ms,
+			  const struct velo_sockmap_features *features,
+			  struct velo_sockmap_bpf *bpf);
+/* Existing pins only: -ENOENT when any is missing. */
+int velo_sockmap_bpf_open_pinned(const struct velo_paths *paths, struct velo_sockmap_bpf *bpf);
+void velo_sockmap_bpf_close(struct velo_sockmap_bpf *bpf);
+/* <bpffs>/links/<host_ifname>_sockops */
+int velo_sockmap_link_path(const struct velo_paths *paths, const char *host_ifname, char *buf,
+			   size_t len);
+/* "apply-bytes", "per-message", "permanent" (enum velo_sm_mode); NULL if out of range. */
+const char *velo_sockmap_mode_str(unsigned mode);
+
+#endif

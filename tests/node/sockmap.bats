@@ -1,0 +1,136 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: Apache-2.0
+# The socket short-circuit (velo.dev/sockmap): opted-in local pods' TCP streams
+# go socket to socket, intact; everything else stays on the routed path.
+
+load lib
+load sockmap_lib
+
+setup_file() { vt_setup_file; }
+teardown_file() { vt_teardown_file; }
+setup() {
+	sm_setup
+	vt_velo_only
+}
+teardown() { sm_teardown; }
+
+# Two opted-in pods: A (client) and B (server).
+two_pods() {
+	sm_pod true
+	A="$SM_POD" A_CG="$SM_CG" A4="$SM_IP4" A6="$SM_IP6" A_CID="$SM_CID"
+	sm_pod true
+	B="$SM_POD" B_CG="$SM_CG" B4="$SM_IP4" B6="$SM_IP6" B_CID="$SM_CID"
+}
+
+@test "streams of 1 byte to 4 MiB between opted-in pods arrive intact, redirected" {
+	two_pods
+	local size
+	for size in 1 7 4096 65537 1048576 4194304; do
+		sm_stream "$B" "$B_CG" "$B4" "$A" "$A_CG" 2 "$size" 65536
+	done
+	# Small writes, and a write size that doesn't divide the stream.
+	sm_stream "$B" "$B_CG" "$B4" "$A" "$A_CG" 2 1000000 1
+	sm_stream "$B" "$B_CG" "$B4" "$A" "$A_CG" 2 4194304 100000
+	[ "$(sm_stat insert)" -ge 32 ]
+	[ "$(sm_stat redirect)" -ge 16 ]
+	[ "$(sm_stat pass_first)" -eq 0 ]
+	[ "$(sm_stat redirect_lost)" -eq 0 ]
+}
+
+@test "both directions at once, over IPv4, IPv6 and IPv4-mapped IPv6" {
+	two_pods
+	[ -n "$B6" ]
+	sm_stream "$B" "$B_CG" "$B4" "$A" "$A_CG" 3 4194304 65536 duplex
+	sm_stream "$B" "$B_CG" "$B6" "$A" "$A_CG" 3 4194304 16384 duplex
+	# A dual-stack server and a client that speaks IPv4 through an AF_INET6 socket.
+	sm_stream "$B" "$B_CG" "::" "$A" "$A_CG" 3 1048576 4096 duplex "::ffff:$B4"
+	[ "$(sm_stat insert)" -eq 18 ]
+	[ "$(sm_stat redirect)" -ge 18 ]
+	[ "$(sm_stat insert_fail)" -eq 0 ]
+}
+
+@test "writes right after connect, 10000 times: every stream intact, no socket left" {
+	two_pods
+	sm_stream "$B" "$B_CG" "$B4" "$A" "$A_CG" 10000 3000 1000
+	# Each direction took one path for good: redirected, or routed when it won the race.
+	[ "$(sm_stat insert)" -eq 20000 ]
+	[ $(($(sm_stat redirect) + $(sm_stat pass_first))) -ge 10000 ]
+	[ "$(sm_stat redirect_lost)" -eq 0 ]
+	# Sockets leave the sockhash when they close.
+	[ "$(sm_sockets)" -eq 0 ]
+}
+
+@test "pods that did not opt in are never accelerated" {
+	sm_pod true
+	local a="$SM_POD" a_cg="$SM_CG" a4="$SM_IP4"
+	sm_pod false
+	local c="$SM_POD" c_cg="$SM_CG" c4="$SM_IP4"
+	sm_pod none
+	local d="$SM_POD" d_cg="$SM_CG" d4="$SM_IP4"
+
+	sm_stream "$a" "$a_cg" "$a4" "$c" "$c_cg" 3 1048576 65536 duplex
+	sm_stream "$c" "$c_cg" "$c4" "$a" "$a_cg" 3 1048576 65536 duplex
+	sm_stream "$d" "$d_cg" "$d4" "$c" "$c_cg" 3 1048576 65536 duplex
+	sm_stream "$a" "$a_cg" "$a4" "$d" "$d_cg" 3 1048576 65536 duplex
+	[ "$(sm_stat insert)" -eq 0 ]
+	[ "$(sm_stat redirect)" -eq 0 ]
+	# The opted-in pod's own sockets were looked at, and refused for their peer.
+	[ "$(sm_stat peer_not_pod)" -eq 12 ]
+	[ "$(sm_sockets)" -eq 0 ]
+}
+
+@test "a process outside the pod's cgroup is not paired; its peer stays routed, intact" {
+	two_pods
+	local port=$((20000 + RANDOM % 20000)) out="$VT/work/outside"
+	# The server runs in B's netns but not in B's cgroup: its sockets never enter the map.
+	nsenter --net="/run/netns/$B" timeout 60 "$SM_STREAM" server "$B4" "$port" 3 1048576 duplex \
+		>"$out" 2>&1 &
+	VT_PIDS+=("$!")
+	sleep 0.3
+	sm_in "$A" "$A_CG" timeout 60 "$SM_STREAM" client "$B4" "$port" 3 1048576 1000 duplex
+	wait "${VT_PIDS[-1]}"
+	[ "$(sm_stat insert)" -eq 3 ]
+	[ "$(sm_stat pass_first)" -eq 3 ]
+	[ "$(sm_stat redirect)" -eq 0 ]
+}
+
+@test "accounting: redirected bytes per pod and direction, in apply_bytes steps" {
+	two_pods
+	local ca cb size=4194304 step=1048576
+	ca="$(sm_cookie "$A")"
+	cb="$(sm_cookie "$B")"
+	sm_stream "$B" "$B_CG" "$B4" "$A" "$A_CG" 1 "$size" 65536
+	# Exact at each step boundary; of the last step, only its first message (see docs/sockmap.md).
+	local a_tx b_rx a_rx
+	a_tx="$(sm_acct tx_bytes | awk -v c="$ca" '$1 == c {print $2}')"
+	b_rx="$(sm_acct rx_bytes | awk -v c="$cb" '$1 == c {print $2}')"
+	a_rx="$(sm_acct rx_bytes | awk -v c="$ca" '$1 == c {print $2}')"
+	echo "a_tx=$a_tx b_rx=$b_rx a_rx=$a_rx"
+	[ "$a_tx" -le "$size" ] && [ "$a_tx" -gt $((size - step)) ]
+	[ "$b_rx" -eq "$a_tx" ]
+	[ "$a_rx" -eq 0 ]
+}
+
+@test "the sk_msg program's run count rises with redirected traffic" {
+	two_pods
+	sysctl -qw kernel.bpf_stats_enabled=1
+	local before after
+	before="$(sm_run_cnt velo_sk_msg)"
+	sm_stream "$B" "$B_CG" "$B4" "$A" "$A_CG" 5 65536 1024 duplex
+	after="$(sm_run_cnt velo_sk_msg)"
+	echo "run_cnt $before -> $after"
+	[ "$after" -ge $((before + 10)) ]
+}
+
+@test "DEL detaches: no link pin, no pod entry, no accounting entry" {
+	two_pods
+	sm_stream "$B" "$B_CG" "$B4" "$A" "$A_CG" 1 65536 1024
+	[ "$(find "$SM_BPFFS/links" -name '*_sockops' | wc -l)" -eq 2 ]
+	vt_cni DEL "$A_CID" "$A" eth0 "$(sm_config true /unused)"
+	vt_assert_ok
+	vt_cni DEL "$B_CID" "" eth0 "$(sm_config true /unused)"
+	vt_assert_ok
+	[ "$(find "$SM_BPFFS/links" -name '*_sockops' | wc -l)" -eq 0 ]
+	[ "$(bpftool map dump pinned "$SM_BPFFS/velo_smpod_v1" -j | jq length)" -eq 0 ]
+	[ "$(bpftool map dump pinned "$SM_BPFFS/velo_smacct_v1" -j | jq length)" -eq 0 ]
+}

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Stream checker and throughput meter for the socket short-circuit's node
+ * tests and benchmark. Every byte of a stream is a function of its offset
+ * (a seeded xorshift per 8-byte word), so the receiver checks content,
+ * order and length exactly and names the first bad offset.
+ *
+ *   server ADDR PORT CONNS SIZE [duplex]      check CONNS streams of SIZE bytes
+ *   client ADDR PORT CONNS SIZE WSIZE [duplex] write SIZE in WSIZE writes right after connect
+ *   sink ADDR PORT                             bench: count bytes until EOF, answer the count
+ *   blast ADDR PORT WSIZE SECONDS [nodelay]    bench: write WSIZE messages; prints Gbit/s
+ *   unix WSIZE SECONDS                         bench: the same over an AF_UNIX socketpair
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SEED_UP 0x9e3779b97f4a7c15ull /* client -> server */
+#define SEED_DOWN 0xc2b2ae3d27d4eb4full /* server -> client */
+#define READ_BUF (1u << 20)
+
+static uint64_t word_at(uint64_t seed, uint64_t index)
+{
+	uint64_t x = seed ^ (index * 0xff51afd7ed558ccdull);
+
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 29;
+	return x;
+}
+
+static uint8_t byte_at(uint64_t seed, uint64_t offset)
+{
+	return (uint8_t)(word_at(seed, offset / 8) >> (8 * (offset % 8)));
+}
+
+static void fill(uint64_t seed, uint64_t offset, uint8_t *buf, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		buf[i] = byte_at(seed, offset + i);
+}
+
+static int die(const char *what)
+{
+	fprintf(stderr, "sockmap_stream: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+static int resolve(const char *addr, const char *port, struct sockaddr_storage *out,
+		   socklen_t *len)
+{
+	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
+				  .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res;
+
+	if (getaddrinfo(addr, port, &hints, &res))
+		return -EINVAL;
+	memcpy(out, res->ai_addr, res->ai_addrlen);
+	*len = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
+}
+
+/* One connection, both halves: write `size` of seed_out, check `expect` bytes of seed_in. */
+struct half {
+	uint64_t seed;
+	uint64_t done;
+	uint64_t total;
+};
+
+static int pump(int fd, struct half *out, struct half *in, size_t wsize, const char *who)
+{
+	static uint8_t rbuf[READ_BUF];
+	uint8_t *wbuf = malloc(wsize ? wsize : 1);
+	bool eof = false, shut = false;
+
+	if (!wbuf)
+		die("malloc");
+	while (!eof || !shut) {
+		struct pollfd pfd = { .fd = fd, .events = (eof ? 0 : POLLIN) |
+							  (shut ? 0 : POLLOUT) };
+
+		if (!shut && out->done == out->total) {
+			shutdown(fd, SHUT_WR);
+			shut = true;
+			continue;
+		}
+		if (poll(&pfd, 1, 20000) <= 0) {
+			fprintf(stderr, "%s: stalled at sent %llu/%llu, received %llu/%llu\n", who,
+				(unsigned long long)out->done, (unsigned long long)out->total,
+				(unsigned long long)in->done, (unsigned long long)in->total);
+			return 1;
+		}
+		if (!shut && (pfd.revents & POLLOUT)) {
+			size_t n = wsize;
+			ssize_t sent;
+
+			if (n > out->total - out->done)
+				n = (size_t)(out->total - out->done);
+			fill(out->seed, out->done, wbuf, n);
+			sent = send(fd, wbuf, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+			if (sent < 0 && errno != EAGAIN) {
+				fprintf(stderr, "%s: send at %llu: %s\n", who,
+					(unsigned long long)out->done, strerror(errno));
+				return 1;
+			}
+			/* A short write is resumed from where it stopped: the stream stays exact. */
+			if (sent > 0)
+				out->done += (uint64_t)sent;
+		}
+		if (!eof && (pfd.revents & (POLLIN | POLLHUP | POLLERR))) {
+			ssize_t got = recv(fd, rbuf, sizeof(rbuf), MSG_DONTWAIT);
+
+			if (got < 0 && errno == EAGAIN)
+				continue;
+			if (got < 0) {
+				fprintf(stderr, "%s: recv at %llu: %s\n", who,
+					(unsigned long long)in->done, strerror(errno));
+				return 1;
+			}
+			if (got == 0) {
+				eof = true;
+				continue;
+			}
+			for (ssize_t i = 0; i < got; i++) {
+				if (in->done + (uint64_t)i >= in->total ||
+				    rbuf[i] != byte_at(in->seed, in->done + (uint64_t)i)) {
+					fprintf(stderr, "%s: stream differs at offset %llu\n", who,
+						(unsigned long long)(in->done + (uint64_t)i));
+					return 1;
+				}
+			}
+			in->done += (uint64_t)got;
+		}
+	}
+	free(wbuf);
+	if (in->done != in->total) {
+		fprintf(stderr, "%s: stream ended at %llu of %llu bytes\n", who,
+			(unsigned long long)in->done, (unsigned long long)in->total);
+		return 1;
+	}
+	return 0;
+}
+
+static int listen_on(const char *addr, const char *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int one = 1, fd;
+
+	if (resolve(addr, port, &ss, &len))
+		die("address");
+	fd = socket(ss.ss_family, SOCK_STREAM, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(fd, (struct sockaddr *)&ss, len) || listen(fd, 1024))
+		die("listen");
+	return fd;
+}
+
+static int connect_to(const char *addr, const char *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd;
+
+	if (resolve(addr, port, &ss, &len))
+		die("address");
+	fd = socket(ss.ss_family, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, len))
+		die("connect");
+	return fd;
+}
+
+static int cmd_server(int argc, char **argv)
+{
+	unsigned long conns = strtoul(argv[2], NULL, 0);
+	uint64_t size = strtoull(argv[3], NULL, 0);
+	bool duplex = argc > 4 && !strcmp(argv[4], "duplex");
+	int listener = listen_on(argv[0], argv[1]);
+	unsigned long bad = 0;
+
+	/* Ready: the test waits for this line before connecting. */
+	printf("listening\n");
+	fflush(stdout);
+	for (unsigned long i = 0; i < conns; i++) {
+		struct half out = { SEED_DOWN, 0, duplex ? size : 0 };
+		struct half in = { SEED_UP, 0, size };
+		int fd = accept(listener, NULL, NULL);
+
+		if (fd < 0)
+			die("accept");
+		bad += (unsigned long)pump(fd, &out, &in, 65536, "server");
+		close(fd);
+	}
+	printf("server: %lu of %lu streams intact\n", conns - bad, conns);
+	return bad ? 1 : 0;
+}
+
+static int cmd_client(int argc, char **argv)
+{
+	unsigned long conns = strtoul(argv[2], NULL, 0);
+	uint64_t size = strtoull(argv[3], NULL, 0);
+	size_t wsize = strtoul(argv[4], NULL, 0);
+	bool duplex = argc > 5 && !strcmp(argv[5], "duplex");
+	unsigned long bad = 0;
+
+	for (unsigned long i = 0; i < conns; i++) {
+		struct half out = { SEED_UP, 0, size };
+		struct half in = { SEED_DOWN, 0, duplex ? size : 0 };
+		int fd = connect_to(argv[0], argv[1]);
+
+		/* Writes start right after connect(): the race with the server's insertion. */
+		bad += (unsigned long)pump(fd, &out, &in, wsize, "client");
+		close(fd);
+	}
+	printf("client: %lu of %lu streams intact\n", conns - bad, conns);
+	return bad ? 1 : 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Reads until EOF in large reads, then answers the byte count (8 bytes). */
+static void sink(int fd)
+{
+	static uint8_t buf[READ_BUF];
+	uint64_t total = 0;
+	ssize_t got;
+
+	while ((got = recv(fd, buf, sizeof(buf), 0)) > 0)
+		total += (uint64_t)got;
+	if (send(fd, &total, sizeof(total), MSG_NOSIGNAL) != sizeof(total))
+		die("send count");
+}
+
+/*
+ * The sink's 8-byte answer. A blocking recv on a sockmap socket can return
+ * EAGAIN before data arrives (seen on 6.18 with redirected data): retry.
+ */
+static int recv_count(int fd, uint64_t *total)
+{
+	size_t got = 0;
+
+	while (got < sizeof(*total)) {
+		ssize_t n = recv(fd, (char *)total + got, sizeof(*total) - got, 0);
+
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+			poll(&pfd, 1, 1000);
+			continue;
+		}
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+static void blast(int fd, size_t wsize, double seconds, double start)
+{
+	uint8_t *buf = calloc(1, wsize);
+	uint64_t total = 0;
+	double end = start + seconds;
+
+	if (!buf)
+		die("malloc");
+	for (unsigned long n = 0;; n++) {
+		ssize_t sent;
+
+		if ((n & 63) == 0 && now() >= end)
+			break;
+		sent = send(fd, buf, wsize, MSG_NOSIGNAL);
+		if (sent < 0)
+			die("send");
+		total += (uint64_t)sent;
+	}
+	shutdown(fd, SHUT_WR);
+	if (recv_count(fd, &total))
+		die("recv count");
+	printf("%.3f\n", (double)total * 8 / (now() - start) / 1e9);
+	free(buf);
+}
+
+static __attribute__((noreturn)) void cmd_sink(char **argv)
+{
+	int listener = listen_on(argv[0], argv[1]);
+
+	printf("listening\n");
+	fflush(stdout);
+	for (;;) {
+		int fd = accept(listener, NULL, NULL);
+
+		if (fd < 0)
+			die("accept");
+		sink(fd);
+		close(fd);
+	}
+}
+
+static int cmd_blast(int argc, char **argv)
+{
+	int fd = connect_to(argv[0], argv[1]);
+	int one = 1;
+
+	if (argc > 4 && !strcmp(argv[4], "nodelay") &&
+	    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)))
+		die("TCP_NODELAY");
+	blast(fd, strtoul(argv[2], NULL, 0), strtod(argv[3], NULL), now());
+	close(fd);
+	return 0;
+}
+
+static int cmd_unix(char **argv)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds))
+		die("socketpair");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		close(fds[0]);
+		sink(fds[1]);
+		_exit(0);
+	}
+	close(fds[1]);
+	blast(fds[0], strtoul(argv[0], NULL, 0), strtod(argv[1], NULL), now());
+	waitpid(pid, NULL, 0);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	signal(SIGPIPE, SIG_IGN);
+	if (argc >= 6 && !strcmp(argv[1], "server"))
+		return cmd_server(argc - 2, argv + 2);
+	if (argc >= 7 && !strcmp(argv[1], "client"))
+		return cmd_client(argc - 2, argv + 2);
+	if (argc >= 4 && !strcmp(argv[1], "sink"))
+		cmd_sink(argv + 2);
+	if (argc >= 6 && !strcmp(argv[1], "blast"))
+		return cmd_blast(argc - 2, argv + 2);
+	if (argc >= 4 && !strcmp(argv[1], "unix"))
+		return cmd_unix(argv + 2);
+	fprintf(stderr, "usage: see the comment at the top of tests/node/sockmap_stream.c\n");
+	return 2;
+}
