@@ -9,7 +9,7 @@ packages=(
 	build-essential make pkg-config clang llvm libbpf-dev libelf-dev zlib1g-dev
 	libcjson-dev libnl-3-dev libnl-route-3-dev bpftool linux-libc-dev
 	# tests
-	libcmocka-dev bats python3 iproute2 ethtool jq socat netcat-openbsd procps util-linux
+	libcmocka-dev bats python3 iputils-ping iproute2 ethtool jq socat netcat-openbsd procps util-linux
 	containernetworking-plugins kmod
 	# real CNI clients (runc named so podman doesn't pick crun)
 	podman runc conmon containerd busybox-static

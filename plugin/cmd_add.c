@@ -186,6 +186,7 @@ int cmd_add(struct velo_request *request)
 	};
 	struct wiring_spec spec = { 0 };
 	struct wiring_state wired = { 0 };
+	char plugin_path[4096];
 	cJSON *json;
 	int ret;
 
@@ -214,6 +215,13 @@ int cmd_add(struct velo_request *request)
 	ret = wiring_precheck(&spec);
 	if (ret)
 		goto out_unlock;
+	ret = ipam_find_plugin(config->ipam_type, request->env.path, plugin_path,
+			       sizeof(plugin_path));
+	if (ret) {
+		ret = cni_fail(ret, VELO_ERR_IPAM, "IPAM plugin \"%s\" not found on CNI_PATH %s",
+			       config->ipam_type, request->env.path);
+		goto out_unlock;
+	}
 
 	ret = save_record(request, VELO_PHASE_IPAM);
 	if (ret)
