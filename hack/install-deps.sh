@@ -14,7 +14,7 @@ packages=(
 	# real CNI clients (runc named so podman doesn't pick crun)
 	podman runc conmon containerd busybox-static
 	# lint
-	clang-tidy clang-format cppcheck shellcheck
+	clang-tidy clang-format cppcheck shellcheck yamllint python3-yaml
 	# benchmarks
 	iperf3 gnuplot-nox
 )

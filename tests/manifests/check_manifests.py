@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Structural checks of manifests/velo.yaml and the kind config, offline (no cluster).
+
+Usage: check_manifests.py CHECK [--manifest FILE] [--kind FILE] [--velod-config-c FILE]
+CHECK is one of: kinds rbac daemonset configmap kind. Prints one line per problem on
+stderr and exits 1 if there is any; exits 0 silently otherwise.
+"""
+import argparse
+import ipaddress
+import json
+import re
+import sys
+
+import yaml
+
+NAMESPACE = "velo-system"
+NAMESPACED = {"ServiceAccount", "ConfigMap", "DaemonSet"}
+READ_VERBS = {"get", "list", "watch"}
+# What velo needs and nothing more (docs/kubernetes.md, "RBAC").
+RBAC_WANTED = {("", "pods"): {"get"}, ("", "nodes"): {"list", "watch"}}
+
+problems = []
+
+
+def problem(text):
+    problems.append(text)
+
+
+def load_all(path):
+    with open(path, encoding="utf-8") as stream:
+        return [doc for doc in yaml.safe_load_all(stream) if doc is not None]
+
+
+def by_kind(docs, kind):
+    return [doc for doc in docs if doc.get("kind") == kind]
+
+
+def one(docs, kind):
+    found = by_kind(docs, kind)
+    if len(found) != 1:
+        problem(f"want one {kind}, found {len(found)}")
+        return {}
+    return found[0]
+
+
+def check_kinds(docs, _args):
+    for kind in ("Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding",
+                 "ConfigMap", "DaemonSet"):
+        one(docs, kind)
+    for doc in docs:
+        if doc.get("kind") in NAMESPACED and doc["metadata"].get("namespace") != NAMESPACE:
+            problem(f"{doc['kind']} {doc['metadata'].get('name')} not in {NAMESPACE}")
+    namespace = one(docs, "Namespace")
+    labels = namespace.get("metadata", {}).get("labels", {})
+    if labels.get("pod-security.kubernetes.io/enforce") != "privileged":
+        problem("Namespace: Pod Security must enforce 'privileged' for velod")
+
+
+def check_rbac(docs, _args):
+    role = one(docs, "ClusterRole")
+    granted = {}
+    for rule in role.get("rules", []):
+        for field in ("apiGroups", "resources", "verbs"):
+            if "*" in rule.get(field, []):
+                problem(f"ClusterRole: wildcard in {field}")
+        for key in ("nonResourceURLs", "resourceNames"):
+            if key in rule:
+                problem(f"ClusterRole: unexpected {key}")
+        for group in rule.get("apiGroups", []):
+            for resource in rule.get("resources", []):
+                if resource in ("secrets", "configmaps") or "/" in resource:
+                    problem(f"ClusterRole: no access to {resource} is needed")
+                verbs = set(rule.get("verbs", []))
+                if verbs - READ_VERBS:
+                    problem(f"ClusterRole: {resource}: write verbs {sorted(verbs - READ_VERBS)}")
+                granted.setdefault((group, resource), set()).update(verbs)
+    if granted != RBAC_WANTED:
+        problem(f"ClusterRole grants {sorted((k, sorted(v)) for k, v in granted.items())}, "
+                f"want {sorted((k, sorted(v)) for k, v in RBAC_WANTED.items())}")
+    binding = one(docs, "ClusterRoleBinding")
+    account = one(docs, "ServiceAccount")
+    ref = binding.get("roleRef", {})
+    if ref.get("kind") != "ClusterRole" or ref.get("name") != role.get("metadata", {}).get("name"):
+        problem("ClusterRoleBinding does not bind the ClusterRole")
+    subjects = [(s.get("kind"), s.get("name"), s.get("namespace"))
+                for s in binding.get("subjects", [])]
+    want = ("ServiceAccount", account.get("metadata", {}).get("name"), NAMESPACE)
+    if subjects != [want]:
+        problem(f"ClusterRoleBinding subjects {subjects}, want [{want}]")
+    for doc in docs:
+        if doc.get("kind") in ("Role", "RoleBinding", "Secret"):
+            problem(f"unexpected {doc['kind']}")
+
+
+def container(spec, name, init=False):
+    for item in spec.get("initContainers" if init else "containers", []):
+        if item.get("name") == name:
+            return item
+    problem(f"DaemonSet: no {'init ' if init else ''}container {name}")
+    return {}
+
+
+def mount(item, path):
+    for volume_mount in item.get("volumeMounts", []):
+        if volume_mount.get("mountPath") == path:
+            return volume_mount
+    problem(f"container {item.get('name')}: nothing mounted at {path}")
+    return {}
+
+
+def host_path(spec, volume_name):
+    for volume in spec.get("volumes", []):
+        if volume.get("name") == volume_name:
+            return volume.get("hostPath", {}).get("path")
+    return None
+
+
+def env_from_node_name(item):
+    for env in item.get("env", []):
+        if env.get("name") == "NODE_NAME":
+            return env.get("valueFrom", {}).get("fieldRef", {}).get("fieldPath") == "spec.nodeName"
+    return False
+
+
+def check_daemonset(docs, _args):
+    daemonset = one(docs, "DaemonSet")
+    spec = daemonset.get("spec", {}).get("template", {}).get("spec", {})
+    if spec.get("hostNetwork") is not True:
+        problem("DaemonSet: hostNetwork must be true")
+    if spec.get("priorityClassName") != "system-node-critical":
+        problem("DaemonSet: priorityClassName must be system-node-critical")
+    if {"operator": "Exists"} not in spec.get("tolerations", []):
+        problem("DaemonSet: needs a toleration {operator: Exists} (tolerate every taint)")
+    account = one(docs, "ServiceAccount").get("metadata", {}).get("name")
+    if spec.get("serviceAccountName") != account:
+        problem("DaemonSet: serviceAccountName is not velo's ServiceAccount")
+
+    everything = spec.get("initContainers", []) + spec.get("containers", [])
+    for item in everything:
+        for volume_mount in item.get("volumeMounts", []):
+            if volume_mount.get("mountPropagation") == "Bidirectional" and \
+                    item.get("securityContext", {}).get("privileged") is not True:
+                problem(f"container {item.get('name')}: Bidirectional needs privileged")
+
+    velod = container(spec, "velod")
+    bpffs = mount(velod, "/sys/fs/bpf")
+    if bpffs.get("mountPropagation") != "Bidirectional":
+        problem("velod: /sys/fs/bpf must have mountPropagation Bidirectional")
+    if host_path(spec, bpffs.get("name")) != "/sys/fs/bpf":
+        problem("velod: /sys/fs/bpf must be the host's /sys/fs/bpf")
+    netns = mount(velod, "/run/netns")
+    if netns.get("mountPropagation") != "HostToContainer" or \
+            host_path(spec, netns.get("name")) != "/run/netns":
+        problem("velod: the host's /run/netns needs HostToContainer (pods' netns mounts)")
+    probe = velod.get("livenessProbe", {}).get("httpGet", {})
+    if probe.get("path") != "/healthz" or probe.get("host") != "127.0.0.1" \
+            or probe.get("port") != 9099:
+        problem(f"velod: liveness must GET 127.0.0.1:9099/healthz, has {probe}")
+    if "velod" not in " ".join(velod.get("command", [])):
+        problem("velod container does not run velod")
+
+    install = container(spec, "install-cni", init=True)
+    if install.get("command", [])[-1:] != ["install"]:
+        problem("install-cni: must run install-cni.sh install")
+    if not env_from_node_name(install):
+        problem("install-cni: NODE_NAME must come from spec.nodeName")
+    for path, host in (("/host/opt/cni/bin", "/opt/cni/bin"),
+                       ("/host/etc/cni/net.d", "/etc/cni/net.d")):
+        if host_path(spec, mount(install, path).get("name")) != host:
+            problem(f"install-cni: {path} must be the host's {host}")
+    conf = container(spec, "cni-conf")
+    if conf.get("command", [])[-1:] != ["activate"]:
+        problem("cni-conf: must run install-cni.sh activate")
+    if host_path(spec, mount(conf, "/host/etc/cni/net.d").get("name")) != "/etc/cni/net.d":
+        problem("cni-conf: /host/etc/cni/net.d must be the host's /etc/cni/net.d")
+    stage = mount(install, "/run/velo-install").get("name")
+    if stage is None or mount(conf, "/run/velo-install").get("name") != stage:
+        problem("install-cni and cni-conf must share the staging volume")
+    images = {item.get("image") for item in everything}
+    if len(images) != 1:
+        problem(f"DaemonSet: one image for every container, found {sorted(images)}")
+
+
+def velod_keys(path):
+    """The top-level keys velod's config parser accepts, read from its source."""
+    try:
+        with open(path, encoding="utf-8") as stream:
+            return set(re.findall(r'!strcmp\(key, "([A-Za-z]+)"\)', stream.read()))
+    except FileNotFoundError:
+        return None
+
+
+def check_configmap(docs, args):
+    data = one(docs, "ConfigMap").get("data", {})
+    try:
+        conflist = json.loads(data.get("10-velo.conflist", ""))
+        velod = json.loads(data.get("velod.json", ""))
+    except json.JSONDecodeError as err:
+        problem(f"ConfigMap: not JSON: {err}")
+        return
+    velo = [p for p in conflist.get("plugins", []) if p.get("type") == "velo"]
+    if len(velo) != 1:
+        problem("conflist: needs exactly one plugin of type velo")
+        return
+    ipam = velo[0].get("ipam", {})
+    if ipam.get("type") != "host-local" or "ranges" in ipam or "subnet" in ipam:
+        problem("conflist: host-local without ranges (install-cni fills each node's podCIDRs)")
+    if conflist.get("name") not in velod.get("networks", []):
+        problem("velod.json: networks must include the conflist's name")
+    keys = velod_keys(args.velod_config_c)
+    if keys is not None and set(velod) - keys:
+        problem(f"velod.json: keys velod rejects: {sorted(set(velod) - keys)}")
+    if velod.get("listen", "127.0.0.1:9099") != "127.0.0.1:9099":
+        problem("velod.json: listen must match the probes (127.0.0.1:9099)")
+
+
+def check_kind(_docs, args):
+    config = load_all(args.kind)
+    if len(config) != 1 or config[0].get("kind") != "Cluster":
+        problem("kind config: want one Cluster document")
+        return
+    cluster = config[0]
+    networking = cluster.get("networking", {})
+    if networking.get("disableDefaultCNI") is not True:
+        problem("kind config: disableDefaultCNI must be true")
+    roles = sorted(node.get("role") for node in cluster.get("nodes", []))
+    if roles != ["control-plane", "worker", "worker"]:
+        problem(f"kind config: nodes {roles}, want one control-plane and two workers")
+    try:
+        pods = ipaddress.ip_network(networking.get("podSubnet"))
+        services = ipaddress.ip_network(networking.get("serviceSubnet"))
+        if pods.overlaps(services):
+            problem("kind config: podSubnet and serviceSubnet overlap")
+    except (TypeError, ValueError) as err:
+        problem(f"kind config: podSubnet/serviceSubnet: {err}")
+
+
+CHECKS = {
+    "kinds": check_kinds,
+    "rbac": check_rbac,
+    "daemonset": check_daemonset,
+    "configmap": check_configmap,
+    "kind": check_kind,
+}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("check", choices=sorted(CHECKS))
+    parser.add_argument("--manifest", default="manifests/velo.yaml")
+    parser.add_argument("--kind", default="e2e/kind/cluster.yaml")
+    parser.add_argument("--velod-config-c", default="velod/config.c")
+    args = parser.parse_args()
+    docs = load_all(args.manifest) if args.check != "kind" else []
+    CHECKS[args.check](docs, args)
+    for text in problems:
+        print(text, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
