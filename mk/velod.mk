@@ -9,7 +9,7 @@ MHD_LIBS     := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmi
 # Listing velo's BPF programs and checking a pod's netns live in veloctl/; velod links them too.
 VELOD_SHARED := $(OBJ)/veloctl/bpf_progs.o $(OBJ)/veloctl/netns_state.o
 
-$(OBJ)/velod/%.o: CPPFLAGS += -Iveloctl $(MHD_CFLAGS) -DVELO_VERSION='"$(VELO_VERSION)"'
+$(OBJ)/velod/%.o: CPPFLAGS += -Iveloctl -Ibpf/lib $(MHD_CFLAGS) -DVELO_VERSION='"$(VELO_VERSION)"'
 $(OBJ)/veloctl/%.o: CPPFLAGS += -DVELO_VERSION='"$(VELO_VERSION)"'
 $(BUILD)/velod: $(VELOD_SHARED)
 AGENT_LDLIBS += $(MHD_LIBS)
