@@ -26,15 +26,21 @@ count_tap() {
 	LAST_FAILED=$f
 }
 
+# A suite that runs longer than this is stopped and counted as a failure.
+suite_timeout=${VELO_SUITE_TIMEOUT:-900}
+
 run_tap() {
 	local name=$1
 	shift
 	local out=$log_dir/$name.tap rc
 	printf '== %s\n' "$name"
-	CMOCKA_MESSAGE_OUTPUT=TAP "$@" >"$out" 2>"$log_dir/$name.stderr"
+	CMOCKA_MESSAGE_OUTPUT=TAP timeout -k 10 "$suite_timeout" "$@" >"$out" 2>"$log_dir/$name.stderr"
 	rc=$?
 	count_tap "$out"
-	if [ "$rc" -ne 0 ] && [ "$LAST_FAILED" -eq 0 ]; then
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		printf '    not ok - %s timed out after %ss\n' "$name" "$suite_timeout"
+		failed=$((failed + 1))
+	elif [ "$rc" -ne 0 ] && [ "$LAST_FAILED" -eq 0 ]; then
 		printf '    not ok - %s exited %d without reporting a failure\n' "$name" "$rc"
 		failed=$((failed + 1))
 	fi
@@ -50,10 +56,13 @@ run_binaries() {
 	[ "$found" -eq 1 ] || printf '== no binaries match %s (run make first)\n' "$pattern"
 }
 
+# One bats file at a time, so a hang costs one file and the logs say which.
 run_bats() {
-	local dir=$1 name=$2
-	ls "$dir"/*.bats >/dev/null 2>&1 || return 0
-	run_tap "$name" bats --tap "$dir"
+	local dir=$1 name=$2 file
+	for file in "$dir"/*.bats; do
+		[ -e "$file" ] || continue
+		run_tap "$name-$(basename "$file" .bats)" bats --tap "$file"
+	done
 }
 
 for suite in "${suites[@]}"; do
