@@ -8,6 +8,7 @@ packages=(
 	# build
 	build-essential make pkg-config clang llvm libbpf-dev libelf-dev zlib1g-dev
 	libcjson-dev libnl-3-dev libnl-route-3-dev bpftool linux-libc-dev libmicrohttpd-dev
+	libcurl4-openssl-dev openssl
 	# tests
 	libcmocka-dev bats python3 iputils-ping iproute2 ethtool jq socat netcat-openbsd procps util-linux
 	containernetworking-plugins kmod

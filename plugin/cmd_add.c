@@ -193,6 +193,10 @@ int cmd_add(struct velo_request *request)
 	if (!config->ipam)
 		return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG,
 				"ipam: required (e.g. {\"type\": \"host-local\", ...})");
+	/* Before any side effect: without its annotations a pod may not start (k8s_api.h). */
+	ret = velo_k8s_load_pod_annotations(config, &request->env.args);
+	if (ret)
+		return ret;
 
 	ret = attachment_lock(request, request->env.container_id, request->env.ifname);
 	if (ret)

@@ -401,6 +401,7 @@ static int parse_runtime_config(const cJSON *root, struct velo_config *config)
 		ret = velo_annotations_parse(annotations, &config->pod);
 		if (ret)
 			return ret;
+		config->pod_annotations_passed = true;
 	}
 	cgroup_path = runtime_config_get(runtime_config, CGROUP_PATH_KEY);
 	if (cgroup_path && !cJSON_IsNull(cgroup_path)) {
@@ -410,6 +411,23 @@ static int parse_runtime_config(const cJSON *root, struct velo_config *config)
 				   config->cgroup_path, sizeof(config->cgroup_path));
 	}
 	return 0;
+}
+
+/* The Kubernetes API as the annotation source where the runtime passes none (k8s_api.h). */
+static int parse_k8s_api(const cJSON *root, struct velo_k8s_api_config *api)
+{
+	double timeout_ms = VELO_API_TIMEOUT_MS_DEFAULT;
+	int ret;
+
+	ret = get_path(root, "kubeconfig", api->kubeconfig);
+	if (!ret)
+		ret = get_integer(root, "apiTimeoutMs", 1, VELO_API_TIMEOUT_MS_MAX, &timeout_ms);
+	if (ret)
+		return ret;
+	api->timeout_ms = (unsigned)timeout_ms;
+	/* Fail closed by default wherever the node is set up to read annotations from the API. */
+	api->require_annotations = api->kubeconfig[0] != '\0';
+	return parse_bool_field(root, "requireAnnotations", &api->require_annotations);
 }
 
 static int parse_passthrough(const cJSON *root, struct velo_config *config)
@@ -518,6 +536,8 @@ static int parse_fields(const cJSON *root, struct velo_config *config)
 		ret = parse_bool_field(root, "ipv6AllForwarding", &config->ipv6_all_forwarding);
 	if (!ret)
 		ret = parse_passthrough(root, config);
+	if (!ret)
+		ret = parse_k8s_api(root, &config->k8s);
 	if (!ret)
 		ret = parse_defaults(root, config);
 	if (!ret)

@@ -10,6 +10,7 @@
 
 #include "annotations.h"
 #include "cni.h"
+#include "k8s_api.h"
 
 #define VELO_NAME_MAX 128
 #define VELO_PLUGIN_TYPE_MAX 64
@@ -50,10 +51,12 @@ struct velo_config {
 	bool ipv6_all_forwarding;
 
 	struct velo_annotations defaults; /* conflist "defaults" */
-	struct velo_annotations pod;      /* runtimeConfig pod annotations */
+	struct velo_annotations pod;      /* runtimeConfig pod annotations (or the API's) */
 	struct velo_annotations effective; /* merged: what this pod gets */
 	const cJSON *runtime_config;       /* into root; NULL when absent */
 	char cgroup_path[PATH_MAX];        /* runtimeConfig cgroupPath, "" if absent */
+	bool pod_annotations_passed;       /* runtimeConfig carried the pod's annotations */
+	struct velo_k8s_api_config k8s;    /* kubeconfig, apiTimeoutMs, requireAnnotations */
 };
 
 /*
