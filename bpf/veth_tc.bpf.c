@@ -1,21 +1,23 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR Apache-2.0)
 /*
  * tc ingress on a pod's host-side veth (tcx or clsact): anti-spoofing, and
- * for a local destination pod with the shortcut on, the router's rewrite and
- * bpf_redirect_peer() straight into the destination pod's netns. The skb
- * keeps GSO/TSO and checksum offload. Everything else goes to the stack.
+ * for TCP/UDP to a local destination pod with the shortcut on, unless
+ * conntrack has NAT on the flow, the router's rewrite and bpf_redirect_peer()
+ * straight into the destination pod's netns. The skb keeps GSO/TSO and
+ * checksum offload. Everything else goes to the stack.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
+#include "lib/conntrack.h"
 #include "lib/l3.h"
 #include "lib/maps.h"
 #include "lib/parse.h"
 
 #define TC_ACT_OK 0
 #define TC_ACT_SHOT 2
-/* Headers velo reads: Ethernet + the larger of the IPv4 (without options) and IPv6 headers. */
-#define VELO_TC_PULL (ETH_HLEN + 40)
+/* Headers velo reads: Ethernet, IPv6 (the larger; IPv4 options go to the stack), ports. */
+#define VELO_TC_PULL (ETH_HLEN + 40 + 4)
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -42,6 +44,7 @@ int velo_tc_ingress(struct __sk_buff *skb)
 {
 	const struct velo_endpoint *dst = NULL;
 	struct velo_pkt pkt = {};
+	__u32 ifindex = skb->ifindex;
 	__u32 mtu_len = 0;
 	void *data, *data_end;
 	int ret;
@@ -50,18 +53,21 @@ int velo_tc_ingress(struct __sk_buff *skb)
 	data = (void *)(long)skb->data;
 	data_end = (void *)(long)skb->data_end;
 
-	if (velo_parse(data, data_end, &pkt) != VELO_PARSED)
-		return velo_tc_pass();
-	ret = velo_l3_decide(data, &pkt, skb->ifindex, VELO_EP_F_FASTPATH, &dst);
-	if (ret == VELO_L3_SPOOF) {
+	ret = velo_parse(data, data_end, &pkt);
+	if (velo_l3_spoofed(data, &pkt, ifindex)) {
 		velo_count(VELO_STAT_TC_SPOOF);
 		return TC_ACT_SHOT;
 	}
+	if (ret != VELO_PARSED)
+		return velo_tc_pass();
+	ret = velo_l3_decide(&pkt, ifindex, VELO_EP_F_FASTPATH, &dst);
 	if (ret == VELO_L3_TTL) {
 		velo_count(VELO_STAT_TTL);
 		return velo_tc_pass();
 	}
 	if (ret != VELO_L3_FORWARD || !dst)
+		return velo_tc_pass();
+	if (VELO_CT_CHECK(bpf_skb_ct_lookup, skb, &pkt) != VELO_CT_DIRECT)
 		return velo_tc_pass();
 	/* GSO packets pass when their segments fit. Oversize: the stack sends the ICMP error. */
 	if (bpf_check_mtu(skb, dst->ifindex, &mtu_len, 0, 0)) {

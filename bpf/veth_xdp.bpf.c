@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR Apache-2.0)
 /*
- * XDP on a pod's host-side veth: anti-spoofing, and for a local destination
- * pod that can take XDP redirects, the router's rewrite and
- * bpf_redirect_map() into velo_xdp_tx_v1. Each devmap entry carries
- * velo_xdp_dst, which the kernel runs per destination when it flushes the
- * bulk queue. Fragments, non-IP, TTL expiry, oversize and misses: XDP_PASS.
+ * XDP on a pod's host-side veth: anti-spoofing, and for TCP/UDP to a local
+ * destination pod that can take XDP redirects, unless conntrack has NAT on
+ * the flow, the router's rewrite and bpf_redirect_map() into velo_xdp_tx_v1.
+ * Each devmap entry carries velo_xdp_dst, which the kernel runs per
+ * destination when it flushes the bulk queue. Fragments, non-IP, other
+ * protocols, NATed flows, TTL expiry, oversize and misses: XDP_PASS.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
+#include "lib/conntrack.h"
 #include "lib/l3.h"
 #include "lib/maps.h"
 #include "lib/parse.h"
@@ -28,22 +30,25 @@ int velo_xdp_host(struct xdp_md *ctx)
 	void *data_end = (void *)(long)ctx->data_end;
 	const struct velo_endpoint *dst = NULL;
 	struct velo_pkt pkt = {};
+	__u32 in_ifindex = ctx->ingress_ifindex;
 	__u32 mtu_len = 0, ifindex;
 	int ret;
 
-	if (velo_parse(data, data_end, &pkt) != VELO_PARSED)
-		return velo_xdp_pass();
-	ret = velo_l3_decide(data, &pkt, ctx->ingress_ifindex,
-			     VELO_EP_F_FASTPATH | VELO_EP_F_XDP_RX, &dst);
-	if (ret == VELO_L3_SPOOF) {
+	ret = velo_parse(data, data_end, &pkt);
+	if (velo_l3_spoofed(data, &pkt, in_ifindex)) {
 		velo_count(VELO_STAT_XDP_SPOOF);
 		return XDP_DROP;
 	}
+	if (ret != VELO_PARSED)
+		return velo_xdp_pass();
+	ret = velo_l3_decide(&pkt, in_ifindex, VELO_EP_F_FASTPATH | VELO_EP_F_XDP_RX, &dst);
 	if (ret == VELO_L3_TTL) {
 		velo_count(VELO_STAT_TTL);
 		return velo_xdp_pass();
 	}
 	if (ret != VELO_L3_FORWARD || !dst)
+		return velo_xdp_pass();
+	if (VELO_CT_CHECK(bpf_xdp_ct_lookup, ctx, &pkt) != VELO_CT_DIRECT)
 		return velo_xdp_pass();
 	ifindex = dst->ifindex;
 	/* Rewrite only what will surely be redirected: a frame passed after it would be lost. */

@@ -20,7 +20,7 @@
 
 struct velo_bpf {
 	int endpoints_fd; /* velo_ep_v1 */
-	int stats_fd; /* velo_stats_v1 */
+	int stats_fd; /* velo_stats_v2 */
 	int xdp_tx_fd; /* velo_xdp_tx_v1 */
 	int dst_stats_fd; /* velo_dst_v1 */
 	int tc_prog_fd; /* velo_tc_ingress */

@@ -2,7 +2,8 @@
 /*
  * The L3 shortcut decision shared by the tc and XDP host-veth programs:
  * anti-spoofing against the endpoint map, the destination lookup, and the
- * router's rewrite (MACs, TTL / hop limit) done in place.
+ * router's rewrite (MACs, TTL / hop limit) done in place. Whether conntrack
+ * has NAT for the flow is lib/conntrack.h's question, asked last.
  */
 #ifndef VELO_BPF_L3_H
 #define VELO_BPF_L3_H
@@ -17,7 +18,6 @@
 enum velo_l3 {
 	VELO_L3_FORWARD = 0, /* *dst is a local pod with the shortcut on */
 	VELO_L3_PASS, /* not ours to shortcut: the stack routes it */
-	VELO_L3_SPOOF, /* the source IP or MAC isn't the sending pod's */
 	VELO_L3_TTL, /* would expire here: the stack sends the ICMP error */
 };
 
@@ -28,18 +28,27 @@ static __always_inline bool velo_mac_eq(const __u8 *a, const __u8 *b)
 }
 
 /*
- * in_ifindex is the host veth the packet arrived on; dst_flags the flags the
- * destination must have for this program's kind of redirect.
+ * A packet from a pod must carry one of that pod's addresses as its source,
+ * its MAC, and arrive on its host veth (in_ifindex). Checked for every IP
+ * packet whose source is known, whatever happens to it next.
  */
-static __always_inline int velo_l3_decide(const struct ethhdr *eth, const struct velo_pkt *pkt,
-					  __u32 in_ifindex, __u32 dst_flags,
-					  const struct velo_endpoint **dstp)
+static __always_inline bool velo_l3_spoofed(const struct ethhdr *eth, const struct velo_pkt *pkt,
+					    __u32 in_ifindex)
 {
-	const struct velo_endpoint *src, *dst;
+	const struct velo_endpoint *src;
 
+	if (!pkt->check_src)
+		return false;
 	src = bpf_map_lookup_elem(&velo_ep_v1, &pkt->src);
-	if (!src || src->ifindex != in_ifindex || !velo_mac_eq(eth->h_source, src->pod_mac))
-		return VELO_L3_SPOOF;
+	return !src || src->ifindex != in_ifindex || !velo_mac_eq(eth->h_source, src->pod_mac);
+}
+
+/* dst_flags: what the destination must have for this program's kind of redirect. */
+static __always_inline int velo_l3_decide(const struct velo_pkt *pkt, __u32 in_ifindex,
+					  __u32 dst_flags, const struct velo_endpoint **dstp)
+{
+	const struct velo_endpoint *dst;
+
 	dst = bpf_map_lookup_elem(&velo_ep_v1, &pkt->dst);
 	if (!dst || (dst->flags & dst_flags) != dst_flags || dst->ifindex == in_ifindex)
 		return VELO_L3_PASS;

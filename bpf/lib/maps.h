@@ -28,7 +28,7 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} velo_stats_v1 SEC(".maps");
+} velo_stats_v2 SEC(".maps");
 
 /* XDP redirect targets: host veth ifindex -> itself plus the velo_xdp_dst devmap program. */
 struct {
@@ -50,7 +50,7 @@ struct {
 
 static __always_inline void velo_count(__u32 stat)
 {
-	__u64 *counter = bpf_map_lookup_elem(&velo_stats_v1, &stat);
+	__u64 *counter = bpf_map_lookup_elem(&velo_stats_v2, &stat);
 
 	if (counter)
 		*counter += 1;

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR Apache-2.0) */
 /*
  * Bounded Ethernet/IPv4/IPv6 parsing for the host-veth programs. Anything
- * velo doesn't shortcut (non-IP, VLAN, fragments, IPv6 extension headers,
- * link-local scope, truncated or malformed headers) is reported as a reason
- * to hand the packet to the stack untouched.
+ * velo doesn't shortcut (non-IP, VLAN, fragments, IPv4 options, IPv6
+ * extension headers, link-local scope, protocols other than TCP and UDP,
+ * truncated or malformed headers) is reported as a reason to hand the packet
+ * to the stack untouched. Whenever the fixed IP header is complete, the
+ * source is filled in, so the anti-spoofing check sees every IP packet.
  */
 #ifndef VELO_BPF_PARSE_H
 #define VELO_BPF_PARSE_H
@@ -22,19 +24,25 @@
 #define IP_OFFSET 0x1FFF
 #define NEXTHDR_HOP 0
 #define NEXTHDR_FRAGMENT 44
+#define VELO_IPPROTO_TCP 6
+#define VELO_IPPROTO_UDP 17
 
 enum velo_parse {
 	VELO_PARSED = 0, /* IPv4/IPv6 headers complete: a shortcut candidate */
 	VELO_NOT_IP, /* ARP, VLAN-tagged, anything else */
 	VELO_MALFORMED, /* truncated or inconsistent headers */
 	VELO_FRAGMENT, /* IPv4 fragment or IPv6 fragment header */
-	VELO_STACK_ONLY, /* link-local scope, hop-by-hop options: the stack's business */
+	VELO_STACK_ONLY, /* link-local scope, options, not TCP/UDP: the stack's business */
 };
 
 struct velo_pkt {
 	__u32 l3_off;
 	__u8 family; /* 4 or 6 */
 	__u8 ttl; /* TTL or hop limit */
+	__u8 l4proto; /* TCP or UDP when VELO_PARSED */
+	__u8 check_src; /* src is filled in and must be the sending pod's */
+	__be16 sport; /* ports, when VELO_PARSED */
+	__be16 dport;
 	struct velo_ep_key src;
 	struct velo_ep_key dst;
 };
@@ -47,6 +55,22 @@ static __always_inline void velo_key_from_ip4(struct velo_ep_key *key, const __b
 	__builtin_memcpy(&key->addr[12], addr, 4);
 }
 
+/* TCP and UDP both start with the two ports. */
+static __always_inline int velo_parse_ports(void *l4, void *data_end, struct velo_pkt *pkt,
+					    __u8 proto)
+{
+	__be16 *ports = l4;
+
+	if (proto != VELO_IPPROTO_TCP && proto != VELO_IPPROTO_UDP)
+		return VELO_STACK_ONLY; /* ICMP errors may quote NATed headers: the stack's */
+	if ((void *)(ports + 2) > data_end)
+		return VELO_MALFORMED;
+	pkt->l4proto = proto;
+	pkt->sport = ports[0];
+	pkt->dport = ports[1];
+	return VELO_PARSED;
+}
+
 static __always_inline int velo_parse_ip4(void *data, void *data_end, struct velo_pkt *pkt)
 {
 	struct iphdr *iph = data + ETH_HLEN;
@@ -55,16 +79,19 @@ static __always_inline int velo_parse_ip4(void *data, void *data_end, struct vel
 		return VELO_MALFORMED;
 	if (iph->version != 4 || iph->ihl < 5)
 		return VELO_MALFORMED;
+	velo_key_from_ip4(&pkt->src, &iph->saddr);
+	velo_key_from_ip4(&pkt->dst, &iph->daddr);
+	pkt->check_src = 1;
 	if ((void *)iph + iph->ihl * 4 > data_end)
 		return VELO_MALFORMED;
 	if (iph->frag_off & bpf_htons(IP_MF | IP_OFFSET))
 		return VELO_FRAGMENT;
+	if (iph->ihl != 5)
+		return VELO_STACK_ONLY; /* options (router alert, source routes) */
 	pkt->l3_off = ETH_HLEN;
 	pkt->family = 4;
 	pkt->ttl = iph->ttl;
-	velo_key_from_ip4(&pkt->src, &iph->saddr);
-	velo_key_from_ip4(&pkt->dst, &iph->daddr);
-	return VELO_PARSED;
+	return velo_parse_ports(iph + 1, data_end, pkt, iph->protocol);
 }
 
 /* fe80::/10, ff00::/8 and :: never leave the link through a router. */
@@ -86,17 +113,18 @@ static __always_inline int velo_parse_ip6(void *data, void *data_end, struct vel
 		return VELO_MALFORMED;
 	if (ip6h->version != 6)
 		return VELO_MALFORMED;
+	__builtin_memcpy(pkt->src.addr, &ip6h->saddr, 16);
+	__builtin_memcpy(pkt->dst.addr, &ip6h->daddr, 16);
+	/* Neighbour discovery and DAD use link-local and unspecified sources. */
+	pkt->check_src = !velo_ip6_link_scope(&ip6h->saddr);
 	if (ip6h->nexthdr == NEXTHDR_FRAGMENT)
 		return VELO_FRAGMENT;
-	if (ip6h->nexthdr == NEXTHDR_HOP || velo_ip6_link_scope(&ip6h->saddr) ||
-	    velo_ip6_link_scope(&ip6h->daddr))
+	if (ip6h->nexthdr == NEXTHDR_HOP || !pkt->check_src || velo_ip6_link_scope(&ip6h->daddr))
 		return VELO_STACK_ONLY;
 	pkt->l3_off = ETH_HLEN;
 	pkt->family = 6;
 	pkt->ttl = ip6h->hop_limit;
-	__builtin_memcpy(pkt->src.addr, &ip6h->saddr, 16);
-	__builtin_memcpy(pkt->dst.addr, &ip6h->daddr, 16);
-	return VELO_PARSED;
+	return velo_parse_ports(ip6h + 1, data_end, pkt, ip6h->nexthdr);
 }
 
 static __always_inline int velo_parse(void *data, void *data_end, struct velo_pkt *pkt)

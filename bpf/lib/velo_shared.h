@@ -16,7 +16,7 @@
 
 /* Map names as pinned under the bpffs dir (<= 15 characters: BPF_OBJ_NAME_LEN - 1). */
 #define VELO_MAP_ENDPOINTS "velo_ep_v1"
-#define VELO_MAP_STATS "velo_stats_v1"
+#define VELO_MAP_STATS "velo_stats_v2"
 #define VELO_MAP_XDP_TX "velo_xdp_tx_v1"
 #define VELO_MAP_DST_STATS "velo_dst_v1"
 
@@ -60,6 +60,8 @@ enum velo_stat {
 	VELO_STAT_XDP_SPOOF, /* xdp: dropped, source IP or MAC not the pod's */
 	VELO_STAT_TTL, /* TTL / hop limit expires here: the stack answers */
 	VELO_STAT_MTU, /* larger than the destination's MTU: the stack answers */
+	VELO_STAT_NAT, /* conntrack has NAT on the flow: the stack reverses it */
+	VELO_STAT_NO_CT, /* conntrack can't be asked (kfuncs missing): the stack, to be safe */
 	VELO_STAT_MAX,
 };
 

@@ -115,6 +115,16 @@ static void build_ip4(struct pkt *p, const uint8_t *src_mac, const char *saddr, 
 	p->len = ETH_HLEN + sizeof(*iph) + sizeof(*udp) + payload;
 }
 
+/* Another IPv4 protocol number, the header checksum kept valid. */
+static void set_ip4_proto(struct pkt *p, uint8_t proto)
+{
+	struct iphdr *iph = (struct iphdr *)(p->buf + ETH_HLEN);
+
+	iph->protocol = proto;
+	iph->check = 0;
+	iph->check = htons(csum_fold(iph, sizeof(*iph)));
+}
+
 static void build_ip6(struct pkt *p, const uint8_t *src_mac, const char *saddr, const char *daddr,
 		      uint8_t hop_limit, uint8_t nexthdr)
 {
@@ -163,7 +173,7 @@ static uint64_t stat_sum(enum velo_stat stat)
 	uint64_t values[ncpu > 0 ? ncpu : 1], sum = 0;
 	uint32_t key = stat;
 
-	if (ncpu <= 0 || bpf_map_lookup_elem(bpf_map__fd(fx.tc->maps.velo_stats_v1), &key, values))
+	if (ncpu <= 0 || bpf_map_lookup_elem(bpf_map__fd(fx.tc->maps.velo_stats_v2), &key, values))
 		return UINT64_MAX;
 	for (int i = 0; i < ncpu; i++)
 		sum += values[i];
@@ -247,7 +257,7 @@ static int group_setup(void **state)
 		return -1;
 	/* The XDP object shares the tc object's maps, as the pinned ones are shared. */
 	if (bpf_map__reuse_fd(fx.xdp->maps.velo_ep_v1, bpf_map__fd(fx.tc->maps.velo_ep_v1)) ||
-	    bpf_map__reuse_fd(fx.xdp->maps.velo_stats_v1, bpf_map__fd(fx.tc->maps.velo_stats_v1)))
+	    bpf_map__reuse_fd(fx.xdp->maps.velo_stats_v2, bpf_map__fd(fx.tc->maps.velo_stats_v2)))
 		return -1;
 	if (veth_xdp__load(fx.xdp))
 		return -1;
@@ -434,7 +444,44 @@ static void spoofed(runner_fn run, int drop, enum velo_stat stat)
 	/* an address no pod has, towards the outside world */
 	build_ip6(&p, mac_a, "fd00::99", "2001:db8::1", 64, IPPROTO_UDP);
 	assert_int_equal(run(&p), drop);
-	assert_int_equal(stat_sum(stat), before + 3);
+	/* what the stack alone would handle is checked too: a fragment, ICMP, IPv4 options */
+	build_ip4(&p, mac_a, "10.0.0.2", "10.0.0.1", 64, 0x2000 /* MF */, 100);
+	assert_int_equal(run(&p), drop);
+	build_ip4(&p, mac_a, "10.0.0.2", "192.0.2.1", 64, 0, 100);
+	set_ip4_proto(&p, IPPROTO_ICMP);
+	assert_int_equal(run(&p), drop);
+	build_ip6(&p, mac_evil, "fd00::1", "fd00::2", 64, 44 /* fragment header */);
+	assert_int_equal(run(&p), drop);
+	assert_int_equal(stat_sum(stat), before + 6);
+}
+
+/* Only TCP and UDP are shortcut: ICMP errors may quote NATed headers, IPv4 options need routing. */
+static void not_tcp_udp(runner_fn run, int pass)
+{
+	struct pkt p;
+
+	build_ip4(&p, mac_a, "10.0.0.1", "10.0.0.2", 64, 0, 100);
+	set_ip4_proto(&p, IPPROTO_ICMP);
+	assert_passed_untouched(run, &p, pass);
+	build_ip6(&p, mac_a, "fd00::1", "fd00::2", 64, 58 /* ICMPv6 */);
+	assert_passed_untouched(run, &p, pass);
+	build_ip4(&p, mac_a, "10.0.0.1", "10.0.0.2", 64, 0, 100);
+	p.buf[ETH_HLEN] = 0x46; /* 4 bytes of options (the UDP header stands in for them) */
+	assert_passed_untouched(run, &p, pass);
+}
+
+/* TCP is shortcut like UDP: no conntrack entry in this netns means no NAT. */
+static void tcp(runner_fn run, int verdict)
+{
+	uint64_t nat = stat_sum(VELO_STAT_NAT), no_ct = stat_sum(VELO_STAT_NO_CT);
+	struct pkt p;
+
+	build_ip4(&p, mac_a, "10.0.0.1", "10.0.0.2", 64, 0, 100);
+	set_ip4_proto(&p, IPPROTO_TCP);
+	assert_int_equal(run(&p), verdict);
+	assert_forwarded4(&p, 64);
+	assert_int_equal(stat_sum(VELO_STAT_NAT), nat);
+	assert_int_equal(stat_sum(VELO_STAT_NO_CT), no_ct);
 }
 
 static void link_scope(runner_fn run, int pass)
@@ -465,6 +512,8 @@ BOTH(vlan, TC_ACT_OK)
 BOTH(oversize, TC_ACT_OK)
 BOTH(spoofed, TC_ACT_SHOT, VELO_STAT_TC_SPOOF)
 BOTH(link_scope, TC_ACT_OK)
+BOTH(not_tcp_udp, TC_ACT_OK)
+BOTH(tcp, TC_ACT_REDIRECT)
 
 #undef BOTH
 #define BOTH(name, ...)                           \
@@ -486,6 +535,8 @@ BOTH(vlan, XDP_PASS)
 BOTH(oversize, XDP_PASS)
 BOTH(spoofed, XDP_DROP, VELO_STAT_XDP_SPOOF)
 BOTH(link_scope, XDP_PASS)
+BOTH(not_tcp_udp, XDP_PASS)
+BOTH(tcp, XDP_REDIRECT)
 
 /* tc may redirect to a pod with the shortcut on; XDP also needs the pod ready for XDP frames. */
 static void test_xdp_needs_xdp_rx(void **state)
@@ -515,6 +566,8 @@ int main(void)
 		cmocka_unit_test(test_xdp_vlan),	 cmocka_unit_test(test_xdp_oversize),
 		cmocka_unit_test(test_xdp_spoofed),	 cmocka_unit_test(test_xdp_link_scope),
 		cmocka_unit_test(test_xdp_needs_xdp_rx),
+		cmocka_unit_test(test_tc_not_tcp_udp),	 cmocka_unit_test(test_xdp_not_tcp_udp),
+		cmocka_unit_test(test_tc_tcp),		 cmocka_unit_test(test_xdp_tcp),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
