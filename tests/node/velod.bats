@@ -1,0 +1,238 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: Apache-2.0
+# velod: reconciliation of endpoints whose pod vanished without a DEL, and its
+# HTTP endpoints. velod runs inside the test's node netns (where the veths
+# are) and serves on that netns's loopback only.
+
+load lib
+
+VD_PORT=19099
+
+setup_file() { vt_setup_file; }
+teardown_file() { vt_teardown_file; }
+setup() {
+	vt_setup
+	vt_velo_only
+	VD_BIN="${VELOD_BIN:-$VELOTEST_REPO/build/velod}"
+	[ -x "$VD_BIN" ] || skip "velod not built (make)"
+	command -v curl >/dev/null || skip "curl not installed"
+}
+teardown() { vt_teardown; }
+
+# vd_config [GRACE_SECONDS]: writes $VT/velod.json for this test's state and node.
+vd_config() {
+	jq -n --arg t "$VT" --arg bin "$VT_BIN" --arg n "$VT_NETWORK" \
+		--arg listen "127.0.0.1:$VD_PORT" --argjson grace "${1:-0}" '{
+		network: $n, stateDir: ($t + "/state"), runDir: ($t + "/run"), cniPath: $bin,
+		listen: $listen, reconcileIntervalSeconds: 1, gracePeriodSeconds: $grace,
+		sampleIntervalSeconds: 2, sampleWindowSeconds: 0.5, logLevel: "debug"}' \
+		>"$VT/velod.json"
+}
+
+# One reconciliation pass in the node; its log in $VT/velod.log.
+vd_once() {
+	vt_node "$VD_BIN" --config "$VT/velod.json" --once 2>>"$VT/velod.log"
+}
+
+vd_show_log() {
+	echo "velod log:"
+	tail -n 20 "$VT/velod.log" 2>/dev/null
+	echo "plugin log:"
+	tail -n 10 "$VT_LOG" 2>/dev/null
+}
+
+# vd_assert_kept CONTAINER IP [novet]: the endpoint's veth, record and lease all exist
+# ("novet": its netns was deleted, which takes the veth pair with it; record and lease stay).
+vd_assert_kept() {
+	local host
+	host="$(vt_host_ifname vt "$1" eth0)"
+	if [ "${3:-}" != novet ] && ! vt_node ip link show "$host" >/dev/null 2>&1; then
+		echo "veth $host of $1 gone"
+		vd_show_log
+		return 1
+	fi
+	[ -f "$VT_STATE/$VT_NETWORK/$1_eth0.json" ] || { echo "record of $1 gone"; vd_show_log; return 1; }
+	vt_lease_exists "$2" || { echo "lease $2 of $1 gone"; vd_show_log; return 1; }
+}
+
+# vd_assert_released CONTAINER IP: nothing of the endpoint is left.
+vd_assert_released() {
+	local host
+	host="$(vt_host_ifname vt "$1" eth0)"
+	if vt_node ip link show "$host" >/dev/null 2>&1; then echo "veth $host of $1 kept"; vd_show_log; return 1; fi
+	if [ -f "$VT_STATE/$VT_NETWORK/$1_eth0.json" ]; then echo "record of $1 kept"; vd_show_log; return 1; fi
+	if vt_lease_exists "$2"; then echo "lease $2 of $1 kept"; vd_show_log; return 1; fi
+}
+
+# vd_metric NAME_WITH_LABELS: the sample's value from /metrics ("" when absent).
+vd_metric() {
+	vt_node curl -sf --max-time 5 "http://127.0.0.1:$VD_PORT/metrics" |
+		awk -v m="$1" '$1 == m { print $2 }'
+}
+
+@test "velod releases a pod whose netns vanished without DEL (veth, record, lease) and keeps the live pod" {
+	local conf gone live ip_gone ip_live
+	conf="$(vt_config -f 4)"
+	gone="$(vt_pod_new)"
+	live="$(vt_pod_new)"
+	vt_add "$gone" ctr-gone "$conf"
+	ip_gone="$(vt_ip "$VT_RESULT" 4)"
+	vt_add "$live" ctr-live "$conf"
+	ip_live="$(vt_ip "$VT_RESULT" 4)"
+	vd_config 0
+
+	vd_once || { vd_show_log; false; }
+	vd_assert_kept ctr-gone "$ip_gone"
+	vd_assert_kept ctr-live "$ip_live"
+
+	ip netns del "$gone" # the runtime lost the pod: no DEL ever comes
+	vd_once || { vd_show_log; false; }
+	vd_assert_released ctr-gone "$ip_gone"
+	vd_assert_kept ctr-live "$ip_live"
+	vt_ping_from_node "$ip_live"
+	grep -q 'released' "$VT/velod.log"
+}
+
+@test "velod keeps a vanished pod's endpoint while it is younger than the grace period" {
+	local conf pod ip
+	conf="$(vt_config -f 4)"
+	pod="$(vt_pod_new)"
+	vt_add "$pod" ctr-young "$conf"
+	ip="$(vt_ip "$VT_RESULT" 4)"
+	ip netns del "$pod"
+	vd_config 3600
+	vd_once || { vd_show_log; false; }
+	vd_assert_kept ctr-young "$ip" novet
+}
+
+@test "velod skips an endpoint whose attachment lock is held (ADD/DEL in flight), releases it once free" {
+	local conf pod ip lock fd
+	conf="$(vt_config -f 4)"
+	pod="$(vt_pod_new)"
+	vt_add "$pod" ctr-busy "$conf"
+	ip="$(vt_ip "$VT_RESULT" 4)"
+	ip netns del "$pod"
+	vd_config 0
+	lock="$VT/run/locks/$VT_NETWORK/ctr-busy_eth0.lock"
+	mkdir -p "$(dirname "$lock")"
+	exec {fd}>"$lock"
+	flock -n "$fd"
+	vd_once || { vd_show_log; false; }
+	vd_assert_kept ctr-busy "$ip" novet
+	grep -q 'busy' "$VT/velod.log"
+	exec {fd}>&-
+	vd_once || { vd_show_log; false; }
+	vd_assert_released ctr-busy "$ip"
+}
+
+@test "velod releases an endpoint whose netns path now names another namespace (inode differs)" {
+	local conf pod ip
+	conf="$(vt_config -f 4)"
+	pod="$(vt_pod_new)"
+	vt_add "$pod" ctr-reused "$conf"
+	ip="$(vt_ip "$VT_RESULT" 4)"
+	ip netns del "$pod"
+	ip netns add "$pod" # same path, a new namespace: not the pod's any more
+	vd_config 0
+	vd_once || { vd_show_log; false; }
+	vd_assert_released ctr-reused "$ip"
+}
+
+@test "reconciling during 16 parallel ADDs releases none of them; every pod keeps its address" {
+	local conf i pods=() ips rc stop="$VT/work/stop" loop_pid
+	conf="$(vt_config -f 4)"
+	for i in $(seq 16); do
+		pods+=("$(vt_pod_new)")
+	done
+	vd_config 0
+	(
+		while [ ! -e "$stop" ]; do
+			vd_once
+		done
+	) &
+	loop_pid=$!
+	VT_PIDS+=("$loop_pid")
+	for i in $(seq 16); do
+		(
+			RANDOM=$i
+			vt_cni ADD "ctr-race-$i" "${pods[i - 1]}" eth0 "$conf"
+			echo "$VT_RC" >"$VT/work/rc.$i"
+			printf '%s' "$VT_OUT" >"$VT/work/res.$i"
+		) &
+	done
+	for i in $(seq 16); do
+		while [ ! -s "$VT/work/rc.$i" ]; do sleep 0.1; done
+	done
+	vd_once # one more pass after every ADD finished
+	touch "$stop"
+	wait "$loop_pid" || true
+	for i in $(seq 16); do
+		rc="$(cat "$VT/work/rc.$i")"
+		[ "$rc" = 0 ] || { echo "ADD $i failed: $(cat "$VT/work/res.$i")"; false; }
+	done
+	ips="$(for i in $(seq 16); do vt_ip "$(cat "$VT/work/res.$i")" 4; done | sort -u | wc -l)"
+	[ "$ips" -eq 16 ] || { echo "distinct IPv4 addresses: $ips"; false; }
+	for i in $(seq 16); do
+		vd_assert_kept "ctr-race-$i" "$(vt_ip "$(cat "$VT/work/res.$i")" 4)"
+		vt_pod "${pods[i - 1]}" ip -4 addr show dev eth0 |
+			grep -q "$(vt_ip "$(cat "$VT/work/res.$i")" 4)/" ||
+			{ echo "pod $i lost its address"; false; }
+	done
+	if grep -q 'reconcile: released' "$VT/velod.log"; then vd_show_log; false; fi
+}
+
+@test "velod serves /metrics and /healthz on loopback, reconciles on its interval and exits 0 on SIGTERM" {
+	local conf a b ip_b pid i released="" ready="" rc=0
+	conf="$(vt_config -f 4)"
+	a="$(vt_pod_new)"
+	b="$(vt_pod_new)"
+	vt_add "$a" ctr-ma "$conf"
+	vt_add "$b" ctr-mb "$conf"
+	ip_b="$(vt_ip "$VT_RESULT" 4)"
+	vd_config 0
+	# nsenter execs velod, so $! is velod itself (a function would fork a subshell).
+	nsenter --net="/run/netns/$VT_NODE" "$VD_BIN" --config "$VT/velod.json" 2>>"$VT/velod.log" &
+	pid=$!
+	VT_PIDS+=("$pid")
+	for i in $(seq 50); do
+		vt_node curl -sf --max-time 2 "http://127.0.0.1:$VD_PORT/healthz" >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	[ "$(vt_node curl -s --max-time 5 "http://127.0.0.1:$VD_PORT/healthz")" = ok ] ||
+		{ vd_show_log; false; }
+	[ "$(vt_node curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$VD_PORT/nope")" = 404 ]
+	[ "$(vd_metric "velo_endpoints{network=\"$VT_NETWORK\",phase=\"ready\"}")" = 2 ]
+	vt_node curl -sf "http://127.0.0.1:$VD_PORT/metrics" | grep -q '^velo_build_info{version="[^"]*",component="velod"} 1$'
+	vt_node curl -sf "http://127.0.0.1:$VD_PORT/metrics" | grep -q '^# TYPE velo_bpf_prog_run_count_total counter$'
+	# Not reachable from outside the node's loopback.
+	if nsenter --net="/run/netns/$a" curl -s --max-time 1 "http://169.254.1.1:$VD_PORT/healthz" >/dev/null 2>&1; then
+		echo "velod answered on a pod-facing address"
+		false
+	fi
+
+	ip netns del "$a"
+	for i in $(seq 50); do
+		released="$(vd_metric velo_reconcile_released_total)"
+		[ "$released" = 1 ] && break
+		sleep 0.2
+	done
+	[ "$released" = 1 ] || { echo "released: $released"; vd_show_log; false; }
+	ready="$(vd_metric "velo_endpoints{network=\"$VT_NETWORK\",phase=\"ready\"}")"
+	[ "$ready" = 1 ] || { echo "ready endpoints: $ready"; false; }
+	vd_assert_kept ctr-mb "$ip_b"
+
+	kill -TERM "$pid"
+	for i in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	if kill -0 "$pid" 2>/dev/null; then echo "velod still running 3 s after SIGTERM"; false; fi
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 0 ] || { echo "velod exited $rc"; vd_show_log; false; }
+	grep -q 'velod stopping' "$VT/velod.log"
+}
+
+@test "velod refuses a config with an unknown key, naming it" {
+	local rc=0
+	echo '{"stateDir": "/nonexistent", "reconcileInterval": 5}' >"$VT/velod.json"
+	"$VD_BIN" --config "$VT/velod.json" --once 2>"$VT/velod.log" || rc=$?
+	[ "$rc" -eq 1 ] || { echo "exit $rc"; false; }
+	grep -q 'unknown key.*reconcileInterval' "$VT/velod.log"
+}

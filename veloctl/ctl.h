@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* veloctl's shared context: global options, output mode, error reporting. */
+#ifndef VELOCTL_CTL_H
+#define VELOCTL_CTL_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+#include <cJSON.h>
+
+#include "config.h"
+
+/* Exit codes (docs/veloctl.md). */
+enum {
+	CTL_EXIT_OK = 0,
+	CTL_EXIT_FAILED = 1, /* the command could not do what was asked */
+	CTL_EXIT_USAGE = 2, /* unknown command or option, bad value */
+	CTL_EXIT_UNHEALTHY = 3, /* status: velo is degraded (agent unreachable, bad records) */
+};
+
+struct ctl {
+	bool json;
+	bool pretty;
+	struct velo_paths paths;
+	char network[VELO_NAME_MAX]; /* "" = every network under state_dir */
+	char agent[256]; /* velod host:port; "" = don't ask */
+	char cni_conf_dir[PATH_MAX];
+	char output[PATH_MAX]; /* bugtool archive */
+	double interval_s; /* top */
+	long iterations; /* top; 0 = until interrupted */
+	bool all_progs; /* top: every program, not only velo_* */
+	const char *argv0;
+	char **argv; /* what veloctl was started with, for bugtool's own dumps */
+	int argc;
+};
+
+struct ctl_command {
+	const char *name;
+	int (*run)(struct ctl *ctl);
+	const char *summary;
+	const char *usage; /* the command's --help text */
+};
+
+/* Reports an error: {"error": "..."} on stdout in JSON mode, "Error: ..." on stderr otherwise. */
+void ctl_error(const struct ctl *ctl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints json (and frees it) in the selected format. */
+int ctl_print_json(const struct ctl *ctl, cJSON *json);
+
+/* Each network to look at: --network, else every directory under state_dir. */
+typedef int (*ctl_network_fn)(const char *network, void *ctx);
+int ctl_foreach_network(const struct ctl *ctl, ctl_network_fn fn, void *ctx);
+
+/* Names of the features in a record's bit set, as a JSON array. */
+cJSON *ctl_feature_names(unsigned bits);
+
+/* Every endpoint of the selected networks as a JSON array; NULL with *err on failure. */
+cJSON *ctl_endpoints_json(const struct ctl *ctl, int *err);
+
+int cmd_ctl_status(struct ctl *ctl);
+int cmd_ctl_endpoints(struct ctl *ctl);
+int cmd_ctl_top(struct ctl *ctl);
+int cmd_ctl_bugtool(struct ctl *ctl);
+
+/* GET http://agent/path with a short timeout: the status code, or -errno. body may be NULL. */
+int ctl_http_get(const char *agent, const char *path, char *body, unsigned len);
+
+#endif

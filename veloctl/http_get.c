@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: Apache-2.0
+/* A minimal HTTP/1.0 GET for velod's /healthz: veloctl needs nothing more. */
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ctl.h"
+
+#define HTTP_TIMEOUT_MS 2000
+
+/* Splits "host:port" or "[v6]:port" into host and port. */
+static int split_address(const char *agent, char *host, size_t host_len, char *port,
+			 size_t port_len)
+{
+	const char *colon;
+	size_t len;
+
+	if (agent[0] == '[') {
+		const char *close = strchr(agent, ']');
+
+		if (!close || close[1] != ':')
+			return -EINVAL;
+		len = (size_t)(close - agent - 1);
+		if (len >= host_len)
+			return -EINVAL;
+		memcpy(host, agent + 1, len);
+		colon = close + 1;
+	} else {
+		colon = strrchr(agent, ':');
+		if (!colon)
+			return -EINVAL;
+		len = (size_t)(colon - agent);
+		if (len >= host_len)
+			return -EINVAL;
+		memcpy(host, agent, len);
+	}
+	host[len] = '\0';
+	if (!host[0])
+		snprintf(host, host_len, "127.0.0.1");
+	if (strlen(colon + 1) >= port_len || !colon[1])
+		return -EINVAL;
+	snprintf(port, port_len, "%s", colon + 1);
+	return 0;
+}
+
+static int wait_fd(int fd, short events)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+	int n = poll(&pfd, 1, HTTP_TIMEOUT_MS);
+
+	if (n < 0)
+		return -errno;
+	return n == 0 ? -ETIMEDOUT : 0;
+}
+
+static int connect_agent(const char *agent)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV };
+	struct addrinfo *list, *ai;
+	char host[256], port[16];
+	int ret, fd = -ENOENT;
+
+	ret = split_address(agent, host, sizeof(host), port, sizeof(port));
+	if (ret)
+		return ret;
+	if (getaddrinfo(host, port, &hints, &list))
+		return -EHOSTUNREACH;
+	for (ai = list; ai; ai = ai->ai_next) {
+		int err = 0;
+		socklen_t len = sizeof(err);
+
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0) {
+			fd = -errno;
+			continue;
+		}
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) && errno != EINPROGRESS)
+			err = errno;
+		else if ((ret = wait_fd(fd, POLLOUT)))
+			err = -ret;
+		else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len))
+			err = errno;
+		if (!err)
+			break;
+		close(fd);
+		fd = -err;
+	}
+	freeaddrinfo(list);
+	return fd;
+}
+
+int ctl_http_get(const char *agent, const char *path, char *body, unsigned len)
+{
+	char request[512], response[8192];
+	size_t used = 0;
+	int fd, ret, status;
+	char *start;
+
+	fd = connect_agent(agent);
+	if (fd < 0)
+		return fd;
+	snprintf(request, sizeof(request), "GET %s HTTP/1.0\r\nHost: %s\r\n\r\n", path, agent);
+	if (send(fd, request, strlen(request), MSG_NOSIGNAL) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	for (;;) {
+		ssize_t n;
+
+		ret = wait_fd(fd, POLLIN);
+		if (ret)
+			goto out;
+		n = recv(fd, response + used, sizeof(response) - 1 - used, 0);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			goto out;
+		}
+		if (n == 0 || (used += (size_t)n) == sizeof(response) - 1)
+			break;
+	}
+	response[used] = '\0';
+	if (sscanf(response, "HTTP/%*d.%*d %d", &status) != 1) {
+		ret = -EPROTO;
+		goto out;
+	}
+	if (body && len) {
+		start = strstr(response, "\r\n\r\n");
+		snprintf(body, len, "%s", start ? start + 4 : "");
+	}
+	ret = status;
+out:
+	close(fd);
+	return ret;
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* velod, the node agent: its configuration and the state its parts share. */
+#ifndef VELOD_AGENT_H
+#define VELOD_AGENT_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bpf_progs.h"
+#include "config.h"
+
+#define AGENT_MAX_NETWORKS 16
+
+struct agent_config {
+	struct velo_paths paths; /* stateDir, runDir, bpffsDir as the plugin's config has them */
+	char networks[AGENT_MAX_NETWORKS][VELO_NAME_MAX];
+	unsigned n_networks; /* 0: every network directory under stateDir */
+	char cni_path[PATH_MAX]; /* where IPAM plugins are, for releasing leases */
+	char listen[128]; /* host:port; "" serves nothing */
+	unsigned reconcile_interval_s; /* 0: never reconcile */
+	unsigned grace_period_s; /* records younger than this are never released */
+	unsigned sample_interval_s; /* 0: never turn BPF stats on */
+	double sample_window_s;
+	bool pod_metrics; /* per-pod series */
+	unsigned max_pod_series; /* cap on pods with their own series */
+	enum velo_log_level log_level;
+};
+
+/* Parses the JSON config file at path; -errno with the reason logged. */
+int agent_config_load(const char *path, struct agent_config *config);
+
+/* Per program name: what the sampling windows saw. */
+struct prog_cost {
+	char name[VELO_OBJ_NAME_MAX];
+	const char *type;
+	uint64_t runs;
+	uint64_t run_time_ns;
+};
+
+struct sampler {
+	int stats_fd; /* held only during a window */
+	uint64_t window_end_ns;
+	uint64_t next_start_ns;
+	struct velo_prog_set start;
+	struct prog_cost *costs;
+	unsigned n_costs;
+	double sampled_seconds; /* total length of finished windows */
+	uint64_t windows;
+	uint64_t errors;
+};
+
+struct reconcile_stats {
+	uint64_t runs;
+	uint64_t released;
+	uint64_t busy; /* skipped: an ADD/DEL held the lock */
+	uint64_t errors;
+	double last_success_unix;
+	int last_scan_error; /* 0 or -errno of the last pass's record scan */
+};
+
+struct agent {
+	struct agent_config config;
+	struct sampler sampler;
+	struct reconcile_stats reconcile;
+	double started_unix;
+};
+
+/* Sampling windows: call step whenever the deadline passed; it never blocks. */
+void sampler_init(struct sampler *sampler, const struct agent_config *config);
+void sampler_step(struct sampler *sampler, const struct agent_config *config, uint64_t now_ns);
+uint64_t sampler_deadline(const struct sampler *sampler, const struct agent_config *config);
+void sampler_fini(struct sampler *sampler);
+
+/* One reconciliation pass over every configured network. */
+void reconcile_run(struct agent *agent);
+
+/* Each network velod looks after: the configured ones, else every dir under stateDir. */
+typedef int (*agent_network_fn)(const char *network, void *ctx);
+int agent_foreach_network(const struct agent_config *config, agent_network_fn fn, void *ctx);
+
+/* The Prometheus text exposition; NULL with errno on failure. Caller frees. */
+char *metrics_render(const struct agent *agent, size_t *len);
+/* /healthz: 0 when healthy, else -errno with a reason in buf. */
+int agent_health(const struct agent *agent, char *buf, size_t len);
+
+/* The HTTP server (libmicrohttpd, driven from the main loop: velod is single-threaded). */
+struct http_server;
+struct http_server *http_start(struct agent *agent, const char *listen);
+/* Adds the server's fds to sets; returns the highest fd and its timeout (ms, -1 none). */
+int http_fdset(struct http_server *server, void *read_set, void *write_set, void *except_set,
+	       int max_fd, long long *timeout_ms);
+void http_run(struct http_server *server, void *read_set, void *write_set, void *except_set);
+void http_stop(struct http_server *server);
+
+double agent_now_unix(void);
+
+#endif

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * velod's config file (JSON, docs/velod.md). Every field is optional and
+ * type-checked; an unknown key is an error, so a typo can't silently leave
+ * a default in place.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "agent.h"
+#include "log.h"
+
+#define CONFIG_FILE_MAX (256 * 1024)
+
+static void config_defaults(struct agent_config *config)
+{
+	memset(config, 0, sizeof(*config));
+	snprintf(config->paths.state_dir, sizeof(config->paths.state_dir), "/var/lib/velo");
+	snprintf(config->paths.run_dir, sizeof(config->paths.run_dir), "/run/velo");
+	snprintf(config->paths.bpffs_dir, sizeof(config->paths.bpffs_dir), "/sys/fs/bpf/velo");
+	snprintf(config->cni_path, sizeof(config->cni_path), "/opt/cni/bin");
+	snprintf(config->listen, sizeof(config->listen), "127.0.0.1:9099");
+	config->reconcile_interval_s = 60;
+	config->grace_period_s = 120;
+	config->sample_interval_s = 60;
+	config->sample_window_s = 1;
+	config->pod_metrics = true;
+	config->max_pod_series = 1000;
+	config->log_level = VELO_LOG_INFO;
+}
+
+static char *read_file(const char *path)
+{
+	struct stat st;
+	char *text;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || st.st_size > CONFIG_FILE_MAX) {
+		if (!errno || st.st_size > CONFIG_FILE_MAX)
+			errno = EFBIG;
+		close(fd);
+		return NULL;
+	}
+	text = malloc((size_t)st.st_size + 1);
+	if (!text) {
+		close(fd);
+		return NULL;
+	}
+	n = read(fd, text, (size_t)st.st_size);
+	close(fd);
+	if (n < 0) {
+		free(text);
+		return NULL;
+	}
+	text[n] = '\0';
+	return text;
+}
+
+static int get_string(const cJSON *item, char *buf, size_t len, bool allow_empty)
+{
+	if (!cJSON_IsString(item) || strlen(item->valuestring) >= len ||
+	    (!allow_empty && !item->valuestring[0]))
+		return -EINVAL;
+	memcpy(buf, item->valuestring, strlen(item->valuestring) + 1);
+	return 0;
+}
+
+static int get_seconds(const cJSON *item, unsigned *out)
+{
+	if (!cJSON_IsNumber(item) || item->valuedouble < 0 || item->valuedouble > 86400 * 365 ||
+	    item->valuedouble != (double)(unsigned)item->valuedouble)
+		return -EINVAL;
+	*out = (unsigned)item->valuedouble;
+	return 0;
+}
+
+static int get_network(const cJSON *item, struct agent_config *config)
+{
+	if (config->n_networks == AGENT_MAX_NETWORKS || !cJSON_IsString(item) ||
+	    strchr(item->valuestring, '/') || !strcmp(item->valuestring, ".") ||
+	    !strcmp(item->valuestring, ".."))
+		return -EINVAL;
+	return get_string(item, config->networks[config->n_networks++], VELO_NAME_MAX, false);
+}
+
+static int get_networks(const cJSON *item, struct agent_config *config)
+{
+	const cJSON *network;
+
+	if (cJSON_IsString(item))
+		return get_network(item, config);
+	if (!cJSON_IsArray(item))
+		return -EINVAL;
+	cJSON_ArrayForEach (network, item) {
+		if (get_network(network, config))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int get_log_level(const cJSON *item, enum velo_log_level *level)
+{
+	static const char *const names[] = { "error", "warn", "info", "debug" };
+
+	if (!cJSON_IsString(item))
+		return -EINVAL;
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(item->valuestring, names[i])) {
+			*level = (enum velo_log_level)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int parse_field(const cJSON *item, struct agent_config *config)
+{
+	const char *key = item->string;
+	struct velo_paths *paths = &config->paths;
+
+	if (!strcmp(key, "stateDir"))
+		return get_string(item, paths->state_dir, sizeof(paths->state_dir), false);
+	if (!strcmp(key, "runDir"))
+		return get_string(item, paths->run_dir, sizeof(paths->run_dir), false);
+	if (!strcmp(key, "bpffsDir"))
+		return get_string(item, paths->bpffs_dir, sizeof(paths->bpffs_dir), false);
+	if (!strcmp(key, "network") || !strcmp(key, "networks"))
+		return get_networks(item, config);
+	if (!strcmp(key, "cniPath"))
+		return get_string(item, config->cni_path, sizeof(config->cni_path), false);
+	if (!strcmp(key, "listen"))
+		return get_string(item, config->listen, sizeof(config->listen), true);
+	if (!strcmp(key, "reconcileIntervalSeconds"))
+		return get_seconds(item, &config->reconcile_interval_s);
+	if (!strcmp(key, "gracePeriodSeconds"))
+		return get_seconds(item, &config->grace_period_s);
+	if (!strcmp(key, "sampleIntervalSeconds"))
+		return get_seconds(item, &config->sample_interval_s);
+	if (!strcmp(key, "sampleWindowSeconds")) {
+		if (!cJSON_IsNumber(item) || item->valuedouble < 0.1 || item->valuedouble > 60)
+			return -EINVAL;
+		config->sample_window_s = item->valuedouble;
+		return 0;
+	}
+	if (!strcmp(key, "podMetrics")) {
+		if (!cJSON_IsBool(item))
+			return -EINVAL;
+		config->pod_metrics = cJSON_IsTrue(item);
+		return 0;
+	}
+	if (!strcmp(key, "maxPodSeries"))
+		return get_seconds(item, &config->max_pod_series);
+	if (!strcmp(key, "logLevel"))
+		return get_log_level(item, &config->log_level);
+	return -ENOENT;
+}
+
+int agent_config_load(const char *path, struct agent_config *config)
+{
+	const cJSON *item;
+	cJSON *root;
+	char *text;
+	int ret = 0;
+
+	config_defaults(config);
+	text = read_file(path);
+	if (!text) {
+		ret = -errno;
+		pr_err("read config %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	root = cJSON_Parse(text);
+	if (!cJSON_IsObject(root)) {
+		const char *where = cJSON_GetErrorPtr();
+
+		pr_err("config %s: not a JSON object (near byte %ld)", path,
+		       where && !root ? (long)(where - text) : 0L);
+		cJSON_Delete(root);
+		free(text);
+		return -EINVAL;
+	}
+	cJSON_ArrayForEach (item, root) {
+		ret = parse_field(item, config);
+		if (ret == -ENOENT) {
+			pr_err("config %s: unknown key \"%s\"", path, item->string);
+			ret = -EINVAL;
+			break;
+		}
+		if (ret) {
+			pr_err("config %s: bad value for \"%s\" (see docs/velod.md)", path,
+			       item->string);
+			break;
+		}
+	}
+	if (!ret && config->sample_interval_s &&
+	    config->sample_window_s >= config->sample_interval_s) {
+		pr_err("config %s: sampleWindowSeconds must be shorter than sampleIntervalSeconds",
+		       path);
+		ret = -EINVAL;
+	}
+	cJSON_Delete(root);
+	free(text);
+	return ret;
+}

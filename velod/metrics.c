@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * /metrics in the Prometheus text format (0.0.4). Names and units follow
+ * Prometheus conventions: velo_ prefix, _total for counters, base units
+ * (seconds, bytes). Endpoint counts come from the records at scrape time;
+ * BPF cost from the sampler's windows; datapath counters from velo's pinned
+ * maps when they exist.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "agent.h"
+#include "netns_state.h"
+#include "state.h"
+#include "velo_shared.h"
+
+#ifndef VELO_VERSION
+#define VELO_VERSION "dev"
+#endif
+
+struct text {
+	char *buf;
+	size_t len, cap;
+	bool failed;
+};
+
+static void __attribute__((format(printf, 2, 3))) put(struct text *text, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (text->failed)
+		return;
+	for (;;) {
+		size_t room = text->cap - text->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(text->buf ? text->buf + text->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			text->failed = true;
+			return;
+		}
+		if ((size_t)n < room) {
+			text->len += (size_t)n;
+			return;
+		}
+		size_t cap = text->cap ? text->cap * 2 : 16384;
+		char *grown;
+
+		while (cap - text->len <= (size_t)n)
+			cap *= 2;
+		grown = realloc(text->buf, cap);
+		if (!grown) {
+			text->failed = true;
+			return;
+		}
+		text->buf = grown;
+		text->cap = cap;
+	}
+}
+
+/* A label value with \, " and newline escaped (the format's rule). */
+static const char *label(const char *value, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	for (; *value && used + 2 < len; value++) {
+		if (*value == '\\' || *value == '"' || *value == '\n') {
+			buf[used++] = '\\';
+			buf[used++] = *value == '\n' ? 'n' : *value;
+		} else {
+			buf[used++] = *value;
+		}
+	}
+	buf[used] = '\0';
+	return buf;
+}
+
+static void header(struct text *text, const char *name, const char *type, const char *help)
+{
+	put(text, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* ---- endpoints ---- */
+
+static const char *const phase_names[] = {
+	[VELO_PHASE_IPAM] = "ipam",
+	[VELO_PHASE_WIRING] = "wiring",
+	[VELO_PHASE_FEATURES] = "features",
+	[VELO_PHASE_READY] = "ready",
+};
+#define N_PHASES (sizeof(phase_names) / sizeof(phase_names[0]))
+
+struct pod_series {
+	char namespace_[254];
+	char pod[254];
+	int host_ifindex;
+};
+
+struct endpoint_count {
+	const struct agent *agent;
+	struct text *text;
+	unsigned by_phase[N_PHASES];
+	unsigned netns_gone;
+	struct pod_series *pods;
+	unsigned n_pods;
+	unsigned max_pods;
+	unsigned pods_dropped;
+};
+
+static int count_endpoint(const struct velo_record *record, void *ctx)
+{
+	struct endpoint_count *count = ctx;
+
+	if ((unsigned)record->phase < N_PHASES)
+		count->by_phase[record->phase]++;
+	count->netns_gone += velo_netns_state(record) == VELO_NETNS_GONE;
+	if (!count->agent->config.pod_metrics || record->phase != VELO_PHASE_READY ||
+	    record->host_ifindex <= 0)
+		return 0;
+	if (count->n_pods == count->max_pods) {
+		count->pods_dropped++;
+		return 0;
+	}
+	snprintf(count->pods[count->n_pods].namespace_, sizeof(count->pods[0].namespace_), "%s",
+		 record->pod_namespace);
+	snprintf(count->pods[count->n_pods].pod, sizeof(count->pods[0].pod), "%s",
+		 record->pod_name);
+	count->pods[count->n_pods].host_ifindex = record->host_ifindex;
+	count->n_pods++;
+	return 0;
+}
+
+/* Per-pod bytes and packets the XDP fast path delivered (velo_dst_v1, per-CPU). */
+static void put_pod_counters(const struct agent *agent, struct text *text,
+			     const struct endpoint_count *count)
+{
+	char path[PATH_MAX + 32], ns_label[512], pod_label[512];
+	int cpus = libbpf_num_possible_cpus();
+	struct velo_dst_counters *values;
+	int fd;
+
+	if (!count->n_pods || cpus <= 0)
+		return;
+	snprintf(path, sizeof(path), "%s/" VELO_MAP_DST_STATS, agent->config.paths.bpffs_dir);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return; /* no XDP fast path on this node */
+	values = calloc((size_t)cpus, sizeof(*values));
+	if (!values) {
+		close(fd);
+		return;
+	}
+	header(text, "velo_pod_accelerated_bytes_total", "counter",
+	       "Bytes the XDP fast path redirected to the pod (counted by velo_xdp_dst).");
+	for (unsigned i = 0; i < count->n_pods; i++) {
+		__u32 key = (__u32)count->pods[i].host_ifindex;
+		unsigned long long bytes = 0;
+
+		if (bpf_map_lookup_elem(fd, &key, values))
+			continue;
+		for (int cpu = 0; cpu < cpus; cpu++)
+			bytes += values[cpu].bytes;
+		put(text, "velo_pod_accelerated_bytes_total{namespace=\"%s\",pod=\"%s\"} %llu\n",
+		    label(count->pods[i].namespace_, ns_label, sizeof(ns_label)),
+		    label(count->pods[i].pod, pod_label, sizeof(pod_label)), bytes);
+	}
+	header(text, "velo_pod_accelerated_packets_total", "counter",
+	       "Packets the XDP fast path redirected to the pod (counted by velo_xdp_dst).");
+	for (unsigned i = 0; i < count->n_pods; i++) {
+		__u32 key = (__u32)count->pods[i].host_ifindex;
+		unsigned long long packets = 0;
+
+		if (bpf_map_lookup_elem(fd, &key, values))
+			continue;
+		for (int cpu = 0; cpu < cpus; cpu++)
+			packets += values[cpu].packets;
+		put(text, "velo_pod_accelerated_packets_total{namespace=\"%s\",pod=\"%s\"} %llu\n",
+		    label(count->pods[i].namespace_, ns_label, sizeof(ns_label)),
+		    label(count->pods[i].pod, pod_label, sizeof(pod_label)), packets);
+	}
+	free(values);
+	close(fd);
+}
+
+struct network_counts {
+	struct endpoint_count *count;
+	struct text *lines; /* velo_endpoints samples, gathered per network */
+	struct text *gone_lines;
+};
+
+static int endpoints_of_network(const char *network, void *ctx)
+{
+	struct network_counts *counts = ctx;
+	struct endpoint_count *count = counts->count;
+	char net_label[VELO_NAME_MAX * 2];
+	int ret;
+
+	memset(count->by_phase, 0, sizeof(count->by_phase));
+	count->netns_gone = 0;
+	ret = state_record_foreach(&count->agent->config.paths, network, count_endpoint, count);
+	if (ret && ret != -ENOENT)
+		return 0; /* an unreadable network shows as missing series, not a failed scrape */
+	label(network, net_label, sizeof(net_label));
+	for (unsigned phase = 1; phase < N_PHASES; phase++)
+		put(counts->lines, "velo_endpoints{network=\"%s\",phase=\"%s\"} %u\n", net_label,
+		    phase_names[phase], count->by_phase[phase]);
+	put(counts->gone_lines, "velo_endpoints_netns_gone{network=\"%s\"} %u\n", net_label,
+	    count->netns_gone);
+	return 0;
+}
+
+static void put_endpoints(const struct agent *agent, struct text *text)
+{
+	struct endpoint_count count = { .agent = agent, .text = text };
+	struct text lines = {}, gone_lines = {};
+	struct network_counts counts = { &count, &lines, &gone_lines };
+
+	count.max_pods = agent->config.pod_metrics ? agent->config.max_pod_series : 0;
+	if (count.max_pods) {
+		count.pods = calloc(count.max_pods, sizeof(*count.pods));
+		if (!count.pods)
+			count.max_pods = 0;
+	}
+	agent_foreach_network(&agent->config, endpoints_of_network, &counts);
+	header(text, "velo_endpoints", "gauge", "Endpoint records on this node by phase.");
+	if (lines.buf)
+		put(text, "%s", lines.buf);
+	header(text, "velo_endpoints_netns_gone", "gauge",
+	       "Endpoints whose pod netns no longer exists (reconciliation releases them).");
+	if (gone_lines.buf)
+		put(text, "%s", gone_lines.buf);
+	if (agent->config.pod_metrics) {
+		header(text, "velo_pod_series_dropped", "gauge",
+		       "Pods left without per-pod series by maxPodSeries.");
+		put(text, "velo_pod_series_dropped %u\n", count.pods_dropped);
+	}
+	put_pod_counters(agent, text, &count);
+	free(lines.buf);
+	free(gone_lines.buf);
+	free(count.pods);
+}
+
+/* ---- BPF ---- */
+
+static void put_bpf(const struct agent *agent, struct text *text)
+{
+	const struct sampler *sampler = &agent->sampler;
+	struct velo_prog_set loaded;
+
+	header(text, "velo_bpf_prog_run_count_total", "counter",
+	       "Runs of velo's BPF programs seen during sampling windows only.");
+	for (unsigned i = 0; i < sampler->n_costs; i++)
+		put(text, "velo_bpf_prog_run_count_total{prog=\"%s\",type=\"%s\"} %llu\n",
+		    sampler->costs[i].name, sampler->costs[i].type,
+		    (unsigned long long)sampler->costs[i].runs);
+	header(text, "velo_bpf_prog_run_seconds_total", "counter",
+	       "CPU time velo's BPF programs ran during sampling windows only.");
+	for (unsigned i = 0; i < sampler->n_costs; i++)
+		put(text, "velo_bpf_prog_run_seconds_total{prog=\"%s\",type=\"%s\"} %.9f\n",
+		    sampler->costs[i].name, sampler->costs[i].type,
+		    (double)sampler->costs[i].run_time_ns / 1e9);
+	header(text, "velo_bpf_stats_sampled_seconds_total", "counter",
+	       "Wall time covered by sampling windows (BPF stats on node-wide).");
+	put(text, "velo_bpf_stats_sampled_seconds_total %.6f\n", sampler->sampled_seconds);
+	header(text, "velo_bpf_stats_windows_total", "counter", "Sampling windows completed.");
+	put(text, "velo_bpf_stats_windows_total %llu\n", (unsigned long long)sampler->windows);
+	header(text, "velo_bpf_stats_errors_total", "counter",
+	       "Sampling windows that could not be taken.");
+	put(text, "velo_bpf_stats_errors_total %llu\n", (unsigned long long)sampler->errors);
+
+	if (velo_progs_sample(false, &loaded))
+		return;
+	header(text, "velo_bpf_progs_loaded", "gauge", "velo's BPF programs loaded, by name.");
+	for (unsigned i = 0; i < loaded.n; i++) {
+		unsigned same = 0;
+		bool first = true;
+
+		for (unsigned j = 0; j < loaded.n; j++) {
+			if (strcmp(loaded.progs[j].name, loaded.progs[i].name))
+				continue;
+			same++;
+			if (j < i)
+				first = false;
+		}
+		if (first)
+			put(text, "velo_bpf_progs_loaded{prog=\"%s\",type=\"%s\"} %u\n",
+			    loaded.progs[i].name, loaded.progs[i].type, same);
+	}
+	velo_progs_free(&loaded);
+}
+
+/* velo_stats_v1: per-CPU datapath counters by outcome. */
+static void put_datapath(const struct agent *agent, struct text *text)
+{
+	static const char *const outcomes[VELO_STAT_MAX][2] = {
+		[VELO_STAT_TC_REDIRECT] = { "tc", "redirect" },
+		[VELO_STAT_TC_PASS] = { "tc", "pass" },
+		[VELO_STAT_TC_SPOOF] = { "tc", "drop_spoof" },
+		[VELO_STAT_XDP_REDIRECT] = { "xdp", "redirect" },
+		[VELO_STAT_XDP_PASS] = { "xdp", "pass" },
+		[VELO_STAT_XDP_SPOOF] = { "xdp", "drop_spoof" },
+		[VELO_STAT_TTL] = { "any", "pass_ttl" },
+		[VELO_STAT_MTU] = { "any", "pass_mtu" },
+	};
+	int cpus = libbpf_num_possible_cpus();
+	char path[PATH_MAX + 32];
+	__u64 *values;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/" VELO_MAP_STATS, agent->config.paths.bpffs_dir);
+	fd = bpf_obj_get(path);
+	if (fd < 0 || cpus <= 0) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	values = calloc((size_t)cpus, sizeof(*values));
+	if (!values) {
+		close(fd);
+		return;
+	}
+	header(text, "velo_datapath_packets_total", "counter",
+	       "Packets velo's tc/XDP programs handled, by hook and outcome.");
+	for (__u32 key = 0; key < VELO_STAT_MAX; key++) {
+		unsigned long long sum = 0;
+
+		if (bpf_map_lookup_elem(fd, &key, values))
+			continue;
+		for (int cpu = 0; cpu < cpus; cpu++)
+			sum += values[cpu];
+		put(text, "velo_datapath_packets_total{hook=\"%s\",outcome=\"%s\"} %llu\n",
+		    outcomes[key][0], outcomes[key][1], sum);
+	}
+	free(values);
+	close(fd);
+}
+
+/* ---- agent ---- */
+
+static void put_agent(const struct agent *agent, struct text *text)
+{
+	const struct reconcile_stats *stats = &agent->reconcile;
+
+	header(text, "velo_build_info", "gauge", "velo's version; always 1.");
+	put(text, "velo_build_info{version=\"%s\",component=\"velod\"} 1\n", VELO_VERSION);
+	header(text, "velo_agent_start_time_seconds", "gauge", "When velod started (unix time).");
+	put(text, "velo_agent_start_time_seconds %.3f\n", agent->started_unix);
+	header(text, "velo_reconcile_runs_total", "counter", "Reconciliation passes.");
+	put(text, "velo_reconcile_runs_total %llu\n", (unsigned long long)stats->runs);
+	header(text, "velo_reconcile_released_total", "counter",
+	       "Endpoints released because their netns vanished without a DEL.");
+	put(text, "velo_reconcile_released_total %llu\n", (unsigned long long)stats->released);
+	header(text, "velo_reconcile_skipped_busy_total", "counter",
+	       "Stale endpoints skipped because an ADD or DEL held their lock.");
+	put(text, "velo_reconcile_skipped_busy_total %llu\n", (unsigned long long)stats->busy);
+	header(text, "velo_reconcile_errors_total", "counter",
+	       "Releases or scans that failed (see velod's log).");
+	put(text, "velo_reconcile_errors_total %llu\n", (unsigned long long)stats->errors);
+	header(text, "velo_reconcile_last_success_timestamp_seconds", "gauge",
+	       "When the last reconciliation pass completed its scan (unix time).");
+	put(text, "velo_reconcile_last_success_timestamp_seconds %.3f\n", stats->last_success_unix);
+}
+
+char *metrics_render(const struct agent *agent, size_t *len)
+{
+	struct text text = {};
+
+	put_agent(agent, &text);
+	put_endpoints(agent, &text);
+	put_bpf(agent, &text);
+	put_datapath(agent, &text);
+	if (text.failed || !text.buf) {
+		free(text.buf);
+		errno = ENOMEM;
+		return NULL;
+	}
+	*len = text.len;
+	return text.buf;
+}
+
+int agent_health(const struct agent *agent, char *buf, size_t len)
+{
+	if (agent->reconcile.last_scan_error) {
+		snprintf(buf, len, "reconcile cannot read endpoint records under %s: %s\n",
+			 agent->config.paths.state_dir,
+			 strerror(-agent->reconcile.last_scan_error));
+		return agent->reconcile.last_scan_error;
+	}
+	snprintf(buf, len, "ok\n");
+	return 0;
+}
