@@ -298,7 +298,7 @@ static void put_bpf(const struct agent *agent, struct text *text)
 	velo_progs_free(&loaded);
 }
 
-/* velo_stats_v1: per-CPU datapath counters by outcome. */
+/* The stats map (VELO_MAP_STATS): per-CPU datapath counters by outcome. */
 static void put_datapath(const struct agent *agent, struct text *text)
 {
 	static const char *const outcomes[VELO_STAT_MAX][2] = {
@@ -310,7 +310,10 @@ static void put_datapath(const struct agent *agent, struct text *text)
 		[VELO_STAT_XDP_SPOOF] = { "xdp", "drop_spoof" },
 		[VELO_STAT_TTL] = { "any", "pass_ttl" },
 		[VELO_STAT_MTU] = { "any", "pass_mtu" },
+		[VELO_STAT_NAT] = { "any", "pass_nat" },
+		[VELO_STAT_NO_CT] = { "any", "pass_no_ct" },
 	};
+	_Static_assert(VELO_STAT_NO_CT + 1 == VELO_STAT_MAX, "name every datapath outcome");
 	int cpus = libbpf_num_possible_cpus();
 	char path[PATH_MAX + 32];
 	__u64 *values;
