@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # velo's main job on one machine: a "node" (its own network namespace, forwarding
-# off until velo turns it on per device) with pods wired by velo through the CNI
-# protocol, traffic between them checked by digest, and what it measured.
+# off until velo turns it on per device) with pairs of pods wired by velo through
+# the CNI protocol - routed, tc fast path, XDP fast path, sockmap - traffic through
+# each checked by digest, throughput measured side by side, what velo's BPF
+# programs cost (veloctl top), CHECK, and DEL leaving nothing behind.
 # Everything it creates is named velodemo-* and removed at exit.
 # Usage: sudo hack/demo.sh [--no-deps]
 set -euo pipefail
@@ -16,91 +18,158 @@ make -s -j"$(nproc)" all
 
 work=$(mktemp -d /tmp/velodemo.XXXXXX)
 node=velodemo-node-$$
-pods=()
+cgmount=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") print $5; break } }' \
+	/proc/self/mountinfo | head -n1)
+pods=() cgroups=()
 cleanup() {
 	set +e
+	pkill -f "iperf3 -s -1 -B 10.77." 2>/dev/null
 	for pod in "${pods[@]}"; do ip netns del "$pod" 2>/dev/null; done
+	for cg in "${cgroups[@]}"; do rmdir "$cg" 2>/dev/null; done
 	ip netns del "$node" 2>/dev/null
+	mountpoint -q "$work/bpffs" && umount "$work/bpffs"
 	rm -rf "$work"
 }
 trap cleanup EXIT
 
 bin=$work/bin
-mkdir -p "$bin"
-cp build/velo "$bin/"
-cp /usr/lib/cni/host-local "$bin/"
+mkdir -p "$bin" "$work/bpffs"
+cp build/velo /usr/lib/cni/host-local "$bin/"
+# velo mounts bpffs itself where none is; a private one keeps the demo's pins apart.
+mount -t bpf bpf "$work/bpffs"
 
 ip netns add "$node"
 in_node() { nsenter --net="/run/netns/$node" "$@"; }
 in_node ip link set lo up
+in_node ip addr add 10.77.255.1/32 dev lo # the node's own address
 for key in net.ipv4.ip_forward net.ipv4.conf.all.forwarding net.ipv4.conf.default.forwarding \
 	net.ipv6.conf.all.forwarding; do
 	in_node sysctl -qw "$key=0"
 done
 
-config=$(cat <<JSON
-{"cniVersion":"1.0.0","name":"velodemo","type":"velo","vethPrefix":"vd",
- "stateDir":"$work/state","runDir":"$work/run","bpffsDir":"$work/bpffs","logFile":"$work/cni.log",
- "ipam":{"type":"host-local","dataDir":"$work/ipam",
-  "ranges":[[{"subnet":"10.77.0.0/24"}],[{"subnet":"fd77::/120"}]]}}
-JSON
-)
-
-# cni VERB ID NETNS: runs velo in the node namespace, result JSON on stdout.
-cni() {
-	printf '%s' "$config" | in_node env CNI_COMMAND="$1" CNI_CONTAINERID="$2" \
-		CNI_NETNS="$3" CNI_IFNAME=eth0 CNI_PATH="$bin" "$bin/velo"
+# config ANNOTATIONS_JSON CGROUP: the conflist entry with the pod's runtimeConfig.
+config() {
+	jq -cn --arg w "$work" --argjson a "$1" --arg cg "$2" '{
+		cniVersion: "1.0.0", name: "velodemo", type: "velo", vethPrefix: "vd",
+		stateDir: "\($w)/state", runDir: "\($w)/run", bpffsDir: "\($w)/bpffs/velo",
+		logFile: "\($w)/cni.log",
+		ipam: {type: "host-local", dataDir: "\($w)/ipam",
+		       ranges: [[{subnet: "10.77.0.0/24"}], [{subnet: "fd77::/120"}]]},
+		runtimeConfig: ({"io.kubernetes.cri.pod-annotations": $a} +
+		                (if $cg == "" then {} else {cgroupPath: $cg} end))}'
 }
 
-declare -A addr4 addr6 result
-for name in a b; do
-	pod=velodemo-pod-$name-$$
-	ip netns add "$pod"
-	pods+=("$pod")
-	ip -n "$pod" link set lo up
+declare -A ip4 ip6 cg conf
+# pod NAME ANNOTATIONS: a netns and a cgroup of its own, wired by velo's ADD.
+pod() {
+	local name=$1 annotations=$2 ns=velodemo-$1-$$ rel="" start end result
+	ip netns add "$ns"
+	pods+=("$ns")
+	ip -n "$ns" link set lo up
+	if [ -n "$cgmount" ]; then
+		rel=/velodemo-$name-$$
+		mkdir "$cgmount$rel"
+		cgroups+=("$cgmount$rel")
+		cg[$name]=$cgmount$rel
+	fi
+	conf[$name]=$(config "$annotations" "$rel")
 	start=$(date +%s%N)
-	result[$name]=$(cni ADD "velodemo-$name" "/run/netns/$pod")
+	result=$(printf '%s' "${conf[$name]}" | in_node env CNI_COMMAND=ADD \
+		CNI_CONTAINERID="velodemo-$name" CNI_NETNS="/run/netns/$ns" CNI_IFNAME=eth0 \
+		CNI_ARGS="K8S_POD_NAMESPACE=demo;K8S_POD_NAME=$name" CNI_PATH="$bin" "$bin/velo")
 	end=$(date +%s%N)
-	addr4[$name]=$(jq -r '.ips[] | select(.address | contains(".")) | .address' <<<"${result[$name]}" | cut -d/ -f1)
-	addr6[$name]=$(jq -r '.ips[] | select(.address | contains(":")) | .address' <<<"${result[$name]}" | cut -d/ -f1)
-	printf 'pod %s: %s %s (veth %s), ADD took %d ms\n' "$name" "${addr4[$name]}" "${addr6[$name]}" \
-		"$(jq -r '.interfaces[0].name' <<<"${result[$name]}")" $(((end - start) / 1000000))
-done
+	ip4[$name]=$(jq -r '.ips[].address | select(contains("."))' <<<"$result" | cut -d/ -f1)
+	ip6[$name]=$(jq -r '.ips[].address | select(contains(":"))' <<<"$result" | cut -d/ -f1)
+	printf '  %-4s %-10s %-10s %s  ADD %3d ms  %s\n' "$name" "${ip4[$name]}" "${ip6[$name]}" \
+		"$(jq -r '.interfaces[0].name' <<<"$result")" $(((end - start) / 1000000)) "$annotations"
+}
 
-in_pod() { local pod=velodemo-pod-$1-$$; shift; nsenter --net="/run/netns/$pod" "$@"; }
+# in_pod NAME CMD...: CMD in the pod's netns, as a process of the pod's cgroup.
+in_pod() {
+	local name=$1
+	shift
+	# shellcheck disable=SC2016
+	nsenter --net="/run/netns/velodemo-$name-$$" sh -c \
+		'[ -z "$1" ] || echo $$ >"$1/cgroup.procs"; shift; exec "$@"' sh "${cg[$name]:-}" "$@"
+}
 
-echo "node -> pod a:  $(in_node ping -c1 -W2 "${addr4[a]}" | grep -o 'time=.*')"
-echo "pod a -> pod b (IPv6): $(in_pod a ping -6 -c1 -W2 "${addr6[b]}" | grep -o 'time=.*')"
+echo "Pods wired by velo (node namespace $node, forwarding sysctls 0 at start):"
+pod r1 '{}'
+pod r2 '{}'
+pod t1 '{"velo.dev/fastpath":"tc"}'
+pod t2 '{"velo.dev/fastpath":"tc"}'
+pod x1 '{"velo.dev/fastpath":"xdp"}'
+pod x2 '{"velo.dev/fastpath":"xdp"}'
+pod s1 '{"velo.dev/sockmap":"true"}'
+pod s2 '{"velo.dev/sockmap":"true"}'
 
-# 16 MiB from pod a to pod b over TCP, checked by digest.
+echo
+echo "Connectivity:"
+printf '  node -> pod r1: %s\n' "$(in_node ping -c1 -W2 "${ip4[r1]}" | grep -o 'time=.*')"
+printf '  pod r1 -> pod t1 (IPv6): %s\n' "$(in_pod r1 ping -6 -c1 -W2 "${ip6[t1]}" | grep -o 'time=.*')"
+
 head -c 16777216 /dev/urandom >"$work/payload"
 want=$(sha256sum <"$work/payload" | cut -d' ' -f1)
-in_pod b socat -u TCP4-LISTEN:5001,reuseaddr OPEN:"$work/received",creat,trunc &
-listener=$!
-sleep 0.3
-in_pod a socat -u OPEN:"$work/payload" TCP4:"${addr4[b]}":5001
-wait "$listener"
-got=$(sha256sum <"$work/received" | cut -d' ' -f1)
-[ "$want" = "$got" ] && echo "TCP pod a -> pod b: 16 MiB, digest matches" || {
-	echo "TCP pod a -> pod b: DIGEST MISMATCH" >&2
-	exit 1
+# transfer FROM TO: 16 MiB over TCP, checked by digest.
+transfer() {
+	in_pod "$2" socat -u TCP4-LISTEN:5001,reuseaddr OPEN:"$work/received",creat,trunc &
+	local listener=$! got
+	sleep 0.3
+	in_pod "$1" socat -u OPEN:"$work/payload" TCP4:"${ip4[$2]}":5001
+	wait "$listener"
+	got=$(sha256sum <"$work/received" | cut -d' ' -f1)
+	[ "$want" = "$got" ] || { echo "  $1 -> $2: DIGEST MISMATCH" >&2; exit 1; }
 }
 
-# Throughput on the routed path (iperf3, 3 s).
-in_pod b iperf3 -s -1 -D -B "${addr4[b]}" >/dev/null
-sleep 0.3
-gbps=$(in_pod a iperf3 -c "${addr4[b]}" -t 3 -J | jq '.end.sum_received.bits_per_second / 1e9')
-printf 'iperf3 pod a -> pod b, routed path: %.2f Gbit/s\n' "$gbps"
+# iperf PAIR_FROM PAIR_TO LEN: one 3-second TCP stream, Gbit/s received.
+iperf() {
+	in_pod "$2" iperf3 -s -1 -B "${ip4[$2]}" >/dev/null 2>&1 &
+	local server=$!
+	sleep 0.3
+	in_pod "$1" iperf3 -c "${ip4[$2]}" -t 3 -l "$3" -J | jq '.end.sum_received.bits_per_second / 1e9'
+	wait "$server"
+}
 
-prev=$(jq -c '.' <<<"${result[a]}")
-printf '%s' "$config" | jq -c --argjson prev "$prev" '. + {prevResult: $prev}' >"$work/check.json"
-if in_node env CNI_COMMAND=CHECK CNI_CONTAINERID=velodemo-a CNI_NETNS="/run/netns/velodemo-pod-a-$$" \
-	CNI_IFNAME=eth0 CNI_PATH="$bin" "$bin/velo" <"$work/check.json"; then
-	echo "CHECK pod a: healthy"
-fi
-
-for name in a b; do
-	cni DEL "velodemo-$name" "/run/netns/velodemo-pod-$name-$$"
+echo
+echo "Throughput, one TCP stream, 3 s each (iperf3), 16 MiB digest-checked first:"
+printf '  %-16s %12s %12s\n' path "128K writes" "1K writes"
+declare -A gbps
+for pair in r t x s; do
+	transfer "${pair}1" "${pair}2"
+	gbps[$pair-128K]=$(iperf "${pair}1" "${pair}2" 128K)
+	gbps[$pair-1K]=$(iperf "${pair}1" "${pair}2" 1K)
 done
-left=$(in_node ip -o link show | grep -c ' vd' || true)
-echo "after DEL: $left velo veths left, $(find "$work/ipam" -type f -name '10.*' | wc -l) leases left"
+for pair in r t x s; do
+	case $pair in r) label=routed ;; t) label="tc fast path" ;; x) label="XDP fast path" ;; s) label=sockmap ;; esac
+	printf '  %-16s %7.2f Gb/s %7.2f Gb/s   (%.2fx / %.2fx routed)\n' "$label" \
+		"${gbps[$pair-128K]}" "${gbps[$pair-1K]}" \
+		"$(jq -n "${gbps[$pair-128K]} / ${gbps[r-128K]}")" "$(jq -n "${gbps[$pair-1K]} / ${gbps[r-1K]}")"
+done
+
+echo
+echo "What velo's BPF programs cost while tc pods talk (veloctl top, BPF_ENABLE_STATS for 2 s):"
+in_pod t2 iperf3 -s -1 -B "${ip4[t2]}" >/dev/null 2>&1 &
+sleep 0.3
+in_pod t1 iperf3 -c "${ip4[t2]}" -t 3 -l 1K >/dev/null &
+sleep 0.5
+build/veloctl --bpffs "$work/bpffs/velo" --state-dir "$work/state" top -i 2 -n 1 | sed 's/^/  /'
+wait
+
+echo
+echo "Endpoints (veloctl endpoints):"
+build/veloctl --state-dir "$work/state" --run-dir "$work/run" --bpffs "$work/bpffs/velo" endpoints |
+	sed 's/^/  /'
+
+echo
+for name in r1 r2 t1 t2 x1 x2 s1 s2; do
+	printf '%s' "${conf[$name]}" | in_node env CNI_COMMAND=DEL CNI_CONTAINERID="velodemo-$name" \
+		CNI_NETNS="/run/netns/velodemo-$name-$$" CNI_IFNAME=eth0 CNI_PATH="$bin" "$bin/velo"
+done
+links=$(in_node ip -o link show | grep -c ' vd' || true)
+leases=$(find "$work/ipam" -type f -name '10.*' | wc -l)
+# The node-wide sk_msg link stays with velo's maps; per-pod links are named after the veth.
+pins=$(find "$work/bpffs/velo/links" -name 'vd*' 2>/dev/null | wc -l)
+records=$(find "$work/state" -name '*.json' | wc -l)
+echo "After DEL of all 8 pods: $links velo veths, $leases IPAM leases, $records records," \
+	"$pins per-pod link pins left."
+[ $((links + leases + records + pins)) -eq 0 ]
