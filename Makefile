@@ -16,7 +16,9 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wmissing-prototypes
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 $(WARN) -fstack-protector-strong
 CPPFLAGS += -D_FORTIFY_SOURCE=2 -D_GNU_SOURCE -Iplugin -I$(BUILD) $(shell pkg-config --cflags $(PKGS))
-LDLIBS   += $(shell pkg-config --libs $(PKGS)) -lelf -lz
+# libbpf, libnl, libelf and zlib are linked statically: a CNI plugin is exec'd for every
+# pod, and resolving fewer shared libraries shortens every invocation.
+LDLIBS   += -Wl,-Bstatic -lbpf -lnl-route-3 -lnl-3 -lelf -lz -Wl,-Bdynamic -lcjson -lpthread -lm
 ifneq ($(SAN),)
 CFLAGS   += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS  += -fsanitize=$(SAN)

@@ -14,11 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
 
 #include "cni_env.h"
 #include "config.h"
 #include "error.h"
+#include "curl_lazy.h"
 #include "k8s_api.h"
 #include "log.h"
 
@@ -503,6 +503,9 @@ static size_t collect_body(char *data, size_t size, size_t nmemb, void *opaque)
 	return n;
 }
 
+/* libcurl's entry points, loaded by http_get() before anything below uses them. */
+static const struct curl_api *lib;
+
 static int curl_errno(CURLcode code)
 {
 	switch (code) {
@@ -529,7 +532,7 @@ static int set_blob(CURL *curl, CURLoption option, const struct blob *blob)
 		.flags = CURL_BLOB_COPY,
 	};
 
-	return curl_easy_setopt(curl, option, &curl_blob) == CURLE_OK ? 0 : -ENOTSUP;
+	return lib->easy_setopt(curl, option, &curl_blob) == CURLE_OK ? 0 : -ENOTSUP;
 }
 
 /* Cluster CA only (no system store), client certificate if any. */
@@ -537,22 +540,22 @@ static int set_tls(CURL *curl, const struct api_target *target)
 {
 	int ret = 0;
 
-	curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
-	curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+	lib->easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
+	lib->easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
 	if (target->ca_data.data || target->ca_file)
-		curl_easy_setopt(curl, CURLOPT_CAPATH, NULL);
+		lib->easy_setopt(curl, CURLOPT_CAPATH, NULL);
 	if (target->ca_data.data)
 		ret = set_blob(curl, CURLOPT_CAINFO_BLOB, &target->ca_data);
 	else if (target->ca_file)
-		curl_easy_setopt(curl, CURLOPT_CAINFO, target->ca_file);
+		lib->easy_setopt(curl, CURLOPT_CAINFO, target->ca_file);
 	if (!ret && target->cert_data.data)
 		ret = set_blob(curl, CURLOPT_SSLCERT_BLOB, &target->cert_data);
 	else if (!ret && target->cert_file)
-		curl_easy_setopt(curl, CURLOPT_SSLCERT, target->cert_file);
+		lib->easy_setopt(curl, CURLOPT_SSLCERT, target->cert_file);
 	if (!ret && target->key_data.data)
 		ret = set_blob(curl, CURLOPT_SSLKEY_BLOB, &target->key_data);
 	else if (!ret && target->key_file)
-		curl_easy_setopt(curl, CURLOPT_SSLKEY, target->key_file);
+		lib->easy_setopt(curl, CURLOPT_SSLKEY, target->key_file);
 	return ret;
 }
 
@@ -588,14 +591,19 @@ static int http_get(const struct api_target *target, const char *url, unsigned t
 	CURL *curl;
 	int ret = 0;
 
+	lib = curl_api_get();
+	if (!lib) {
+		snprintf(why, why_size, "libcurl (libcurl4) is not installed");
+		return -ENOENT;
+	}
 	if (!curl_ready) {
-		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		if (lib->global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 			snprintf(why, why_size, "libcurl initialisation failed");
 			return -ENOMEM;
 		}
 		curl_ready = true;
 	}
-	curl = curl_easy_init();
+	curl = lib->easy_init();
 	if (!curl)
 		return -ENOMEM;
 	if (target->token && asprintf(&auth, "Authorization: Bearer %s", target->token) < 0) {
@@ -603,11 +611,11 @@ static int http_get(const struct api_target *target, const char *url, unsigned t
 		ret = -ENOMEM;
 		goto out;
 	}
-	headers = curl_slist_append(NULL, "Accept: application/json");
+	headers = lib->slist_append(NULL, "Accept: application/json");
 	if (headers && auth) {
-		grown = curl_slist_append(headers, auth);
+		grown = lib->slist_append(headers, auth);
 		if (!grown) {
-			curl_slist_free_all(headers);
+			lib->slist_free_all(headers);
 			headers = NULL;
 		}
 	}
@@ -615,38 +623,38 @@ static int http_get(const struct api_target *target, const char *url, unsigned t
 		ret = -ENOMEM;
 		goto out;
 	}
-	curl_easy_setopt(curl, CURLOPT_URL, url);
+	lib->easy_setopt(curl, CURLOPT_URL, url);
 #if LIBCURL_VERSION_NUM >= 0x075500
-	curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "https");
+	lib->easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "https");
 #else
-	curl_easy_setopt(curl, CURLOPT_PROTOCOLS, (long)CURLPROTO_HTTPS);
+	lib->easy_setopt(curl, CURLOPT_PROTOCOLS, (long)CURLPROTO_HTTPS);
 #endif
 	/* The runtime's environment may carry an image-pull proxy; the API server is direct. */
-	curl_easy_setopt(curl, CURLOPT_PROXY, "");
-	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, (long)timeout_ms);
-	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, (long)timeout_ms);
-	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-	curl_easy_setopt(curl, CURLOPT_USERAGENT, "velo-cni");
-	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect_body);
-	curl_easy_setopt(curl, CURLOPT_WRITEDATA, body);
+	lib->easy_setopt(curl, CURLOPT_PROXY, "");
+	lib->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	lib->easy_setopt(curl, CURLOPT_TIMEOUT_MS, (long)timeout_ms);
+	lib->easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, (long)timeout_ms);
+	lib->easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+	lib->easy_setopt(curl, CURLOPT_USERAGENT, "velo-cni");
+	lib->easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+	lib->easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect_body);
+	lib->easy_setopt(curl, CURLOPT_WRITEDATA, body);
 	ret = set_tls(curl, target);
 	if (ret) {
 		snprintf(why, why_size, "libcurl can't take in-memory certificates");
 		goto out;
 	}
 
-	code = curl_easy_perform(curl);
+	code = lib->easy_perform(curl);
 	if (code != CURLE_OK) {
 		ret = body->too_big ? -EFBIG : curl_errno(code);
 		snprintf(why, why_size, "GET %.200s: %s", url,
 			 body->too_big ? "answer larger than 4 MiB"
 			 : errbuf[0]   ? errbuf
-				       : curl_easy_strerror(code));
+				       : lib->easy_strerror(code));
 		goto out;
 	}
-	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+	lib->easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
 	if (status != 200) {
 		status_message(body, message, sizeof(message));
 		ret = http_status_errno(status);
@@ -657,9 +665,9 @@ static int http_get(const struct api_target *target, const char *url, unsigned t
 			 message);
 	}
 out:
-	curl_slist_free_all(headers);
+	lib->slist_free_all(headers);
 	wipe_free(auth);
-	curl_easy_cleanup(curl);
+	lib->easy_cleanup(curl);
 	return ret;
 }
 
