@@ -6,3 +6,6 @@ TEST_BINS      += $(SOCKMAP_STREAM)
 
 $(SOCKMAP_STREAM): tests/node/sockmap_stream.c | $(BUILD)/tests
 	$(CC) $(CFLAGS) -D_GNU_SOURCE -o $@ $<
+
+# The node tests skip without it; `make test-node` builds it.
+test-node: $(SOCKMAP_STREAM)

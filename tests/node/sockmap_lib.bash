@@ -140,3 +140,28 @@ sm_cookie() {
 sm_run_cnt() {
 	bpftool prog show pinned "$SM_BPFFS/progs_v1/$1" -j | jq '.run_cnt // 0'
 }
+
+# sm_bstream SPOD SCG ADDR CPOD CCG CONNS SIZE WSIZE: the plain blocking pattern (client
+# writes, half-closes, reads the answer; no timeouts, no O_NONBLOCK). Returns 1 when a stream
+# broke, 3 when every stream was intact but a blocking recv said EAGAIN.
+sm_bstream() {
+	local spod="$1" scg="$2" addr="$3" cpod="$4" ccg="$5" conns="$6" size="$7" wsize="$8"
+	local port=$((20000 + RANDOM % 20000)) out pid i rc=0
+
+	out="$VT/work/bserver.$port"
+	sm_in "$spod" "$scg" timeout 120 "$SM_STREAM" bserver "$addr" "$port" "$conns" "$size" \
+		"$wsize" >"$out" 2>&1 &
+	pid=$!
+	VT_PIDS+=("$pid")
+	for i in $(seq 100); do
+		grep -q listening "$out" && break
+		sleep 0.05
+	done
+	sm_in "$cpod" "$ccg" timeout 120 "$SM_STREAM" bclient "$addr" "$port" "$conns" "$size" \
+		"$wsize" || rc=$?
+	wait "$pid" || { local server_rc=$?; [ "$rc" -eq 1 ] || rc=$server_rc; }
+	grep -v listening "$out"
+	# 1 (or anything but 3) wins: a broken stream matters more than an EAGAIN.
+	[ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || rc=1
+	return "$rc"
+}
