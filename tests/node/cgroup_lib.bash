@@ -56,14 +56,20 @@ vtc_run() {
 	nsenter --net="/run/netns/$pod" sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" "$@"
 }
 
-# vtc_counter CGROUP_REL FIELD: a velo_cg_counters field summed over CPUs (0 when absent).
+# vtc_counter CGROUP_REL FIELD: a velo_cg_counters field summed over CPUs; prints nothing
+# and fails when the pod's cgroup has no entry (no program attached). bpftool prints a
+# per-CPU value as raw bytes under .values and, decoded with the map's BTF, under
+# .formatted.values: [{"cpu": N, "value": {FIELD: n, ...}}, ...].
 vtc_counter() {
-	local id key
+	local id key out
 	id="$(stat -c %i "$VTC_MOUNT$1")"
 	key="$(printf '%016x' "$id" | sed -E 's/(..)(..)(..)(..)(..)(..)(..)(..)/\8 \7 \6 \5 \4 \3 \2 \1/')"
 	# shellcheck disable=SC2086
-	bpftool -j map lookup pinned "$VTC_BPFFS/velo_cg_cnt_v1" key hex $key 2>/dev/null |
-		jq --arg f "$2" '[.values[].value[$f]] | add // 0' || echo 0
+	out="$(bpftool -j map lookup pinned "$VTC_BPFFS/velo_cg_cnt_v1" key hex $key 2>/dev/null)" ||
+		{ echo "vtc_counter: no counters for $1" >&2; return 1; }
+	# A missing field or missing BTF decoding is an error, never a silent 0.
+	jq -e --arg f "$2" '[.formatted.values[].value[$f]] |
+		if any(. == null) then error("no field " + $f) else add end' <<<"$out"
 }
 
 # vtc_attached CGROUP_REL: velo programs attached to the cgroup itself (one per line).
