@@ -11,7 +11,7 @@ packages=(
 	libcurl4-openssl-dev openssl
 	# tests
 	libcmocka-dev bats python3 iputils-ping iproute2 ethtool jq socat netcat-openbsd procps util-linux
-	containernetworking-plugins kmod
+	containernetworking-plugins kmod valgrind
 	# real CNI clients (runc named so podman doesn't pick crun)
 	podman runc conmon containerd busybox-static
 	# lint

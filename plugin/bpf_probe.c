@@ -83,14 +83,17 @@ static int probe_xdp_veth_child(void)
 	if (unshare(CLONE_NEWNET))
 		return 2;
 	sock = nl_socket_alloc();
-	if (!sock || nl_connect(sock, NETLINK_ROUTE))
+	if (!sock)
 		return 2;
-	link = rtnl_link_veth_alloc();
-	if (!link)
+	link = nl_connect(sock, NETLINK_ROUTE) ? NULL : rtnl_link_veth_alloc();
+	if (!link) {
+		nl_socket_free(sock);
 		return 2;
+	}
 	rtnl_link_set_name(link, PROBE_VETH);
 	ret = rtnl_link_add(sock, link, NLM_F_CREATE | NLM_F_EXCL);
 	rtnl_link_put(link);
+	nl_socket_free(sock);
 	if (ret)
 		return 2;
 	ifindex = (int)if_nametoindex(PROBE_VETH);

@@ -231,6 +231,8 @@ int cmd_add(struct velo_request *request)
 	if (ret)
 		goto out_unlock;
 	ret = ipam_add(&call, &ipam_result);
+	if (ret == -EREMOTEIO) /* refused with an error answer: no lease, only the record */
+		goto err_remove_record;
 	if (ret)
 		goto err_release;
 	ret = take_ipam_addresses(request, &ipam_result);
@@ -283,6 +285,11 @@ err_release:
 	record->phase = VELO_PHASE_FEATURES;
 	if (attachment_release(request))
 		pr_err("undo of failed ADD incomplete; DEL or GC will finish it");
+	goto out_unlock;
+err_remove_record:
+	if (state_record_remove(&config->paths, config->name, record->container_id,
+				record->ifname))
+		pr_err("undo of failed ADD: record not removed; DEL or GC will");
 out_unlock:
 	velo_result_free(&ipam_result);
 	attachment_unlock(request, request->env.container_id, request->env.ifname, false);

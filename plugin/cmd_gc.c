@@ -5,7 +5,9 @@
  * DEL in flight and is left alone. IPAM plugins that predate GC (Debian's
  * host-local 1.1.1) get a per-attachment DEL instead.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,6 +128,37 @@ out:
 	return ret;
 }
 
+/*
+ * Lock files nobody holds are only litter (an ADD killed before its first
+ * record leaves one): unlink them. Lockers re-check the inode after locking,
+ * so unlinking an unheld lock file is always safe.
+ */
+static void sweep_lock_files(const struct velo_config *config)
+{
+	char dir[4096], path[4096 + 256];
+	struct dirent *entry;
+	DIR *stream;
+	int n, fd;
+
+	n = snprintf(dir, sizeof(dir), "%s/locks/%s", config->paths.run_dir, config->name);
+	if (n < 0 || (size_t)n >= sizeof(dir))
+		return;
+	stream = opendir(dir);
+	if (!stream)
+		return;
+	while ((entry = readdir(stream))) {
+		size_t len = strlen(entry->d_name);
+
+		if (len < 6 || strcmp(entry->d_name + len - 5, ".lock"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, entry->d_name);
+		fd = lock_try(path);
+		if (fd >= 0)
+			lock_release_unlink(fd, path);
+	}
+	closedir(stream);
+}
+
 int cmd_gc(struct velo_request *request)
 {
 	const cJSON *valid = request->config.valid_attachments;
@@ -152,6 +185,7 @@ int cmd_gc(struct velo_request *request)
 			first_err = ret;
 	}
 	free(scan.stale);
+	sweep_lock_files(&request->config);
 	if (first_err)
 		return cni_fail(first_err, VELO_ERR_STATE, "gc: some attachments not released: %s",
 				strerror(-first_err));

@@ -224,6 +224,14 @@ static int store_pair(const char *key, const char *value, struct cni_args *args)
 			"CNI_ARGS: unknown key \"%.64s\" (set IgnoreUnknown=1 to allow it)", key);
 }
 
+static bool has_control_char(const char *text)
+{
+	for (; *text; text++)
+		if ((unsigned char)*text < 0x20 || *text == 0x7f)
+			return true;
+	return false;
+}
+
 int cni_args_parse(const char *text, struct cni_args *args)
 {
 	char *copy, *save = NULL, *pair, *value;
@@ -244,6 +252,14 @@ int cni_args_parse(const char *text, struct cni_args *args)
 			ret = cni_fail(-EINVAL, CNI_ERR_INVALID_ENV,
 				       "CNI_ARGS: \"%.64s%s\" is not KEY=VALUE", pair,
 				       value ? "=..." : "");
+			break;
+		}
+		/* IPAM plugins split on '=' too and refuse control characters: refuse them here,
+		 * before anything is allocated, rather than fail half-way. */
+		if (strchr(value, '=') || has_control_char(pair) || has_control_char(value)) {
+			ret = cni_fail(-EINVAL, CNI_ERR_INVALID_ENV,
+				       "CNI_ARGS: value of %.64s has '=' or a control character",
+				       pair);
 			break;
 		}
 		ret = store_pair(pair, value, args);

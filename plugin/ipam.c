@@ -420,8 +420,9 @@ static int fail_with_plugin_error(const struct plugin_run *run, int cni_code)
 	/* STATUS: a plugin that is only partly available says so (51); keep that. */
 	if (cni_code == CNI_ERR_NOT_AVAILABLE && error.code == CNI_ERR_NOT_AVAILABLE_LIMITED)
 		cni_code = CNI_ERR_NOT_AVAILABLE_LIMITED;
+	/* -EREMOTEIO: the plugin ran and answered with an error (it holds nothing new). */
 	if (error.code)
-		return cni_fail(-EIO, cni_code, "IPAM plugin %s: %s (code %d)", run->name,
+		return cni_fail(-EREMOTEIO, cni_code, "IPAM plugin %s: %s (code %d)", run->name,
 				error.msg, error.code);
 	return cni_fail(-EIO, cni_code, "IPAM plugin %s: %s", run->name, error.msg);
 }

@@ -6,6 +6,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -239,7 +240,9 @@ static int parse_ip(const cJSON *json, const cJSON *entry, unsigned index, unsig
 	if (interface && !cJSON_IsNull(interface)) {
 		double value = cJSON_GetNumberValue(interface);
 
-		if (!cJSON_IsNumber(interface) || value != (double)(int)value || value < 0)
+		/* Range first: casting an out-of-range double to int is undefined. */
+		if (!cJSON_IsNumber(interface) || value < 0 || value > INT_MAX ||
+		    value != (double)(int)value)
 			return result_fail(json, "%s.interface: must be an index (integer >= 0)",
 					   where);
 		if ((unsigned)value >= n_interfaces)

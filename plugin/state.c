@@ -465,6 +465,39 @@ int state_record_read(const struct velo_paths *paths, const char *network, const
 	return 0;
 }
 
+/*
+ * A writer killed between creating its temp file and renaming it leaves
+ * ".<container>_<ifname>.tmp.XXXXXX" behind. The caller holds the
+ * attachment lock, so no live writer of this attachment can own one.
+ */
+static void remove_temp_files(const char *record_path, const char *container_id,
+			      const char *ifname)
+{
+	char dir[PATH_MAX], prefix[300], temp[PATH_MAX + 300];
+	const char *slash = strrchr(record_path, '/');
+	struct dirent *entry;
+	DIR *stream;
+	int n;
+
+	if (!slash || (size_t)(slash - record_path) >= sizeof(dir))
+		return;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - record_path), record_path);
+	n = snprintf(prefix, sizeof(prefix), ".%s_%s.tmp.", container_id, ifname);
+	if (n < 0 || (size_t)n >= sizeof(prefix))
+		return;
+	stream = opendir(dir);
+	if (!stream)
+		return;
+	while ((entry = readdir(stream))) {
+		if (strncmp(entry->d_name, prefix, (size_t)n))
+			continue;
+		snprintf(temp, sizeof(temp), "%s/%s", dir, entry->d_name);
+		if (unlink(temp) == 0)
+			pr_info("removed %s, left by an interrupted write", temp);
+	}
+	closedir(stream);
+}
+
 int state_record_remove(const struct velo_paths *paths, const char *network,
 			const char *container_id, const char *ifname)
 {
@@ -476,6 +509,7 @@ int state_record_remove(const struct velo_paths *paths, const char *network,
 		return ret;
 	if (unlink(path) && errno != ENOENT)
 		return -errno;
+	remove_temp_files(path, container_id, ifname);
 	return 0;
 }
 
