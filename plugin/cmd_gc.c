@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "error.h"
@@ -129,6 +130,42 @@ out:
 }
 
 /*
+ * A writer killed before its first record was renamed into place leaves
+ * "<state>/<network>/.<container>_<ifname>.tmp.XXXXXX" with no record for GC
+ * to find: remove those whose attachment isn't locked (no ADD in flight).
+ */
+static void sweep_temp_records(const struct velo_config *config)
+{
+	char dir[4096], path[4096 + 256], lock[4096 + 256];
+	struct dirent *entry;
+	DIR *stream;
+	int n, fd;
+
+	n = snprintf(dir, sizeof(dir), "%s/%s", config->paths.state_dir, config->name);
+	if (n < 0 || (size_t)n >= sizeof(dir))
+		return;
+	stream = opendir(dir);
+	if (!stream)
+		return;
+	while ((entry = readdir(stream))) {
+		const char *tmp = strstr(entry->d_name, ".tmp.");
+
+		if (entry->d_name[0] != '.' || !tmp || tmp == entry->d_name + 1)
+			continue;
+		snprintf(lock, sizeof(lock), "%s/locks/%s/%.*s.lock", config->paths.run_dir,
+			 config->name, (int)(tmp - entry->d_name - 1), entry->d_name + 1);
+		fd = lock_try(lock);
+		if (fd < 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, entry->d_name);
+		if (unlink(path) == 0)
+			pr_info("gc: removed %s, left by an interrupted ADD", path);
+		lock_release(fd);
+	}
+	closedir(stream);
+}
+
+/*
  * Lock files nobody holds are only litter (an ADD killed before its first
  * record leaves one): unlink them. Lockers re-check the inode after locking,
  * so unlinking an unheld lock file is always safe.
@@ -185,6 +222,7 @@ int cmd_gc(struct velo_request *request)
 			first_err = ret;
 	}
 	free(scan.stale);
+	sweep_temp_records(&request->config);
 	sweep_lock_files(&request->config);
 	if (first_err)
 		return cni_fail(first_err, VELO_ERR_STATE, "gc: some attachments not released: %s",

@@ -9,6 +9,7 @@
 
 #include "cni_env.h"
 #include "error.h"
+#include "log.h"
 
 enum {
 	NEED_CONTAINER_ID = 1u << 0,
@@ -125,6 +126,16 @@ int cni_env_load(struct cni_env *env)
 				"CNI_IFNAME \"%.64s\": must be 1 to %d characters, not . or .., "
 				"without / : or whitespace",
 				env->ifname, CNI_IFNAME_MAX - 1);
+	if (env->command == CNI_CMD_DEL && env->args_raw &&
+	    cni_args_parse(env->args_raw, &env->args)) {
+		/* DEL must still release: the args only name the pod, and IPAM keys leases by
+		 * container id, so drop args that a runtime keeps resending rather than fail forever. */
+		pr_warn("ignoring CNI_ARGS on DEL: %s", cni_error_get()->msg);
+		cni_error_reset();
+		memset(&env->args, 0, sizeof(env->args));
+		env->args_raw = NULL;
+		return 0;
+	}
 	if (env->command != CNI_CMD_VERSION && env->args_raw)
 		return cni_args_parse(env->args_raw, &env->args);
 	return 0;
