@@ -21,6 +21,12 @@ struct ipam_call {
 	const char *cni_path;
 };
 
+/*
+ * Every call: -EREMOTEIO when the plugin ran and answered with a CNI error
+ * (for ADD: it holds no lease), other -errno when it couldn't be run or
+ * didn't finish (timeout: code 11), each with the CNI error recorded.
+ */
+
 /* ADD: fills result with the IPAM plugin's answer. */
 int ipam_add(const struct ipam_call *call, struct velo_result *result);
 /* DEL: idempotent at the plugin's side; "not found" answers count as done. */

@@ -314,7 +314,7 @@ static void test_second_container_gets_another_address_and_del_releases(void **s
 
 	/* CHECK of a released container: host-local's own words come back. */
 	first.netns = "/proc/self/ns/net";
-	assert_int_equal(ipam_check(&first), -EIO);
+	assert_int_equal(ipam_check(&first), -EREMOTEIO);
 	assert_int_equal(cni_error_get()->code, VELO_ERR_IPAM);
 	assert_msg_has("IPAM plugin host-local: host-local: Failed to find address added by "
 		       "container vt-d1");
@@ -463,7 +463,7 @@ static void test_plugin_error_reported(void **state)
 		    "available in range set\",\"details\":\"10.250.7.0/24\"}'\n"
 		    "exit 1");
 	use_config("vt-fail", "1.1.0");
-	assert_int_equal(ipam_add(&call, &result), -EIO);
+	assert_int_equal(ipam_add(&call, &result), -EREMOTEIO);
 	assert_int_equal(cni_error_get()->code, VELO_ERR_IPAM);
 	assert_string_equal(cni_error_get()->msg, "IPAM plugin vt-fail: no IP addresses available "
 						  "in range set (code 18)");
@@ -570,7 +570,7 @@ static void test_check_and_status_follow_the_version(void **state)
 	assert_int_equal(ipam_status(&call), 0);
 	snprintf(body, sizeof(body), "%s/vt-down", test_dir);
 	write_file(body, "", 0644);
-	assert_int_equal(ipam_status(&call), -EIO);
+	assert_int_equal(ipam_status(&call), -EREMOTEIO);
 	assert_int_equal(cni_error_get()->code, CNI_ERR_NOT_AVAILABLE_LIMITED);
 	assert_msg_has("IPAM plugin vt-status: pool nearly exhausted (code 51)");
 }
