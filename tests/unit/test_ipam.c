@@ -471,7 +471,7 @@ static void test_plugin_error_reported(void **state)
 
 	/* DEL: the same error is an error; "not found" means already released. */
 	cni_error_reset();
-	assert_int_equal(ipam_del(&call), -EIO);
+	assert_int_equal(ipam_del(&call), -EREMOTEIO);
 	fake_plugin("vt-gone", "\"1.0.0\"",
 		    "echo '{\"code\":100,\"msg\":\"lease for vt-e1 not found\"}'; exit 1");
 	use_config("vt-gone", "1.0.0");
