@@ -14,6 +14,8 @@ packages=(
 	containernetworking-plugins kmod valgrind
 	# real CNI clients (runc named so podman doesn't pick crun)
 	podman runc conmon containerd busybox-static
+	# the kernel matrix (qemu guests of Debian's own kernels)
+	qemu-system-x86 cpio
 	# lint
 	clang-tidy clang-format cppcheck shellcheck yamllint python3-yaml
 	# benchmarks

@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: Apache-2.0
+# The kernel matrix: velo's node tests in qemu guests (Debian 12's 6.1 cloud kernel, unpacked
+# from its deb, and the BPF_F_PERMANENT test kernel when built). Debian packages:
+# qemu-system-x86 busybox-static cpio kmod (hack/install-deps.sh); linux-source-6.1, flex,
+# bison, bc, libssl-dev, dwarves only for kernel-permanent.
+
+KERNELS ?= debian-6.1 permanent
+
+.PHONY: kernel-matrix kernel-permanent
+
+kernel-matrix: $(BUILD)/velo $(SOCKMAP_STREAM) ## velo's node tests in qemu guests per kernel (root; ~2 min per kernel)
+	hack/kernel-matrix.sh $(KERNELS)
+
+# Slow (~5 min with -j2): not part of make test; the suite boots it only when it is cached.
+kernel-permanent: ## build the BPF_F_PERMANENT test kernel into build/kernel/permanent/bzImage
+	hack/kernel-build.sh
+
+# The guest runs velo's BPF objects through its own verifier: keep them after the skeletons.
+.SECONDARY: $(BPF_OBJS)
+kernel-matrix: $(BPF_OBJS)
