@@ -263,12 +263,11 @@ int cgroup_link_check(const struct velo_request *request, const char *feature, c
 		ret = -EIO;
 	} else if (link_info.type != BPF_LINK_TYPE_CGROUP || !link_info.cgroup.cgroup_id ||
 		   link_info.cgroup.attach_type != (__u32)type) {
-		cni_error_detail("%s: link %s is not attached to a cgroup any more", feature,
-				 path);
+		cni_error_detail("%s: link %s is not attached to a cgroup any more", feature, path);
 		ret = -EIO;
 	} else if (cgroup_id && link_info.cgroup.cgroup_id != cgroup_id) {
-		cni_error_detail("%s: link %s is on cgroup %llu, not the pod's %llu", feature,
-				 path, (unsigned long long)link_info.cgroup.cgroup_id,
+		cni_error_detail("%s: link %s is on cgroup %llu, not the pod's %llu", feature, path,
+				 (unsigned long long)link_info.cgroup.cgroup_id,
 				 (unsigned long long)cgroup_id);
 		ret = -EIO;
 	} else if (link_info.prog_id != prog_info.id) {

@@ -287,8 +287,7 @@ err_release:
 		pr_err("undo of failed ADD incomplete; DEL or GC will finish it");
 	goto out_unlock;
 err_remove_record:
-	if (state_record_remove(&config->paths, config->name, record->container_id,
-				record->ifname))
+	if (state_record_remove(&config->paths, config->name, record->container_id, record->ifname))
 		pr_err("undo of failed ADD: record not removed; DEL or GC will");
 out_unlock:
 	velo_result_free(&ipam_result);

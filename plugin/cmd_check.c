@@ -96,9 +96,8 @@ int cmd_check(struct velo_request *request)
 	ret = state_record_read(&config->paths, config->name, env->container_id, env->ifname,
 				record);
 	if (ret == -ENOENT) {
-		ret = cni_fail(ret, CNI_ERR_UNKNOWN_CONTAINER,
-			       "no attachment %s/%s on network %s", env->container_id,
-			       env->ifname, config->name);
+		ret = cni_fail(ret, CNI_ERR_UNKNOWN_CONTAINER, "no attachment %s/%s on network %s",
+			       env->container_id, env->ifname, config->name);
 		goto out_unlock;
 	}
 	if (ret) {

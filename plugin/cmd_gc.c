@@ -34,7 +34,7 @@ static bool attachment_is_valid(const cJSON *valid, const struct velo_record *re
 {
 	const cJSON *item;
 
-	cJSON_ArrayForEach(item, valid) {
+	cJSON_ArrayForEach (item, valid) {
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(item, "containerID");
 		const cJSON *ifname = cJSON_GetObjectItemCaseSensitive(item, "ifname");
 
@@ -78,7 +78,7 @@ static int validate_attachments(const cJSON *valid)
 	if (!cJSON_IsArray(valid))
 		return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG,
 				"cni.dev/valid-attachments: must be an array");
-	cJSON_ArrayForEach(item, valid) {
+	cJSON_ArrayForEach (item, valid) {
 		if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(item, "containerID")) ||
 		    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(item, "ifname")))
 			return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG,

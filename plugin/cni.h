@@ -47,14 +47,14 @@ enum {
 
 /* velo's own codes (>= 100), documented in docs/errors.md. */
 enum {
-	VELO_ERR_INTERNAL = 100,   /* a bug or an unexpected system error */
-	VELO_ERR_IPAM = 101,       /* the IPAM plugin failed or returned nonsense */
-	VELO_ERR_NETLINK = 102,    /* the kernel refused a link, address, route or neighbour */
-	VELO_ERR_NETNS = 103,      /* the container's network namespace can't be entered */
-	VELO_ERR_IF_EXISTS = 104,  /* the interface already exists in the container */
-	VELO_ERR_STATE = 105,      /* velo's state files can't be read or written */
-	VELO_ERR_CHECK = 106,      /* CHECK found drift; details lists each item */
-	VELO_ERR_FEATURE = 107,    /* a requested fast path or pod feature can't be set up */
+	VELO_ERR_INTERNAL = 100, /* a bug or an unexpected system error */
+	VELO_ERR_IPAM = 101, /* the IPAM plugin failed or returned nonsense */
+	VELO_ERR_NETLINK = 102, /* the kernel refused a link, address, route or neighbour */
+	VELO_ERR_NETNS = 103, /* the container's network namespace can't be entered */
+	VELO_ERR_IF_EXISTS = 104, /* the interface already exists in the container */
+	VELO_ERR_STATE = 105, /* velo's state files can't be read or written */
+	VELO_ERR_CHECK = 106, /* CHECK found drift; details lists each item */
+	VELO_ERR_FEATURE = 107, /* a requested fast path or pod feature can't be set up */
 	VELO_ERR_ANNOTATION = 108, /* a velo.dev/ annotation has a bad value */
 };
 

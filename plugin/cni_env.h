@@ -24,10 +24,10 @@ struct cni_env {
 	enum cni_command command;
 	const char *command_str;
 	const char *container_id; /* NULL when not set */
-	const char *netns;        /* NULL or "" when not set (DEL allows it) */
+	const char *netns; /* NULL or "" when not set (DEL allows it) */
 	const char *ifname;
 	const char *args_raw;
-	const char *path;         /* CNI_PATH, colon separated */
+	const char *path; /* CNI_PATH, colon separated */
 	struct cni_args args;
 };
 

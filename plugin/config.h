@@ -19,9 +19,9 @@
 /* Where velo keeps things; each configurable so simulated nodes can share a machine. */
 struct velo_paths {
 	char state_dir[PATH_MAX]; /* endpoint records, default /var/lib/velo */
-	char run_dir[PATH_MAX];   /* locks and caches, default /run/velo */
+	char run_dir[PATH_MAX]; /* locks and caches, default /run/velo */
 	char bpffs_dir[PATH_MAX]; /* pins, default /sys/fs/bpf/velo */
-	char log_file[PATH_MAX];  /* default /var/log/velo/cni.log */
+	char log_file[PATH_MAX]; /* default /var/log/velo/cni.log */
 };
 
 enum velo_log_level {
@@ -37,8 +37,8 @@ struct velo_config {
 	const char *version_str; /* points into root */
 	char name[VELO_NAME_MAX];
 	char ipam_type[VELO_PLUGIN_TYPE_MAX];
-	const cJSON *ipam;         /* into root; NULL when the config has none */
-	const cJSON *prev_result;  /* into root; NULL when absent */
+	const cJSON *ipam; /* into root; NULL when the config has none */
+	const cJSON *prev_result; /* into root; NULL when absent */
 	const cJSON *valid_attachments; /* GC: cni.dev/valid-attachments, into root */
 
 	unsigned mtu; /* 0: detect from the default-route devices */
@@ -51,12 +51,12 @@ struct velo_config {
 	bool ipv6_all_forwarding;
 
 	struct velo_annotations defaults; /* conflist "defaults" */
-	struct velo_annotations pod;      /* runtimeConfig pod annotations (or the API's) */
+	struct velo_annotations pod; /* runtimeConfig pod annotations (or the API's) */
 	struct velo_annotations effective; /* merged: what this pod gets */
-	const cJSON *runtime_config;       /* into root; NULL when absent */
-	char cgroup_path[PATH_MAX];        /* runtimeConfig cgroupPath, "" if absent */
-	bool pod_annotations_passed;       /* runtimeConfig carried the pod's annotations */
-	struct velo_k8s_api_config k8s;    /* kubeconfig, apiTimeoutMs, requireAnnotations */
+	const cJSON *runtime_config; /* into root; NULL when absent */
+	char cgroup_path[PATH_MAX]; /* runtimeConfig cgroupPath, "" if absent */
+	bool pod_annotations_passed; /* runtimeConfig carried the pod's annotations */
+	struct velo_k8s_api_config k8s; /* kubeconfig, apiTimeoutMs, requireAnnotations */
 };
 
 /*

@@ -242,8 +242,8 @@ static int egress_policy_check(struct velo_request *request)
 	}
 	/* Every listed prefix is in the trie under the link's cgroup. */
 	memset(&info, 0, sizeof(info));
-	if (velo_bpf_link_path(&request->config.paths, request->record.host_ifname, KIND_DENY,
-			       path, sizeof(path)) ||
+	if (velo_bpf_link_path(&request->config.paths, request->record.host_ifname, KIND_DENY, path,
+			       sizeof(path)) ||
 	    (fd = bpf_obj_get(path)) < 0) {
 		ret = -EIO;
 		goto out;

@@ -14,7 +14,7 @@
 #include "cni.h"
 
 struct cni_error {
-	int code;       /* 0 while no error is recorded */
+	int code; /* 0 while no error is recorded */
 	char msg[512];
 	char details[4096];
 };

@@ -17,7 +17,7 @@ struct ipam_call {
 	const char *container_id;
 	const char *netns; /* may be "" */
 	const char *ifname;
-	const char *args;  /* CNI_ARGS, may be NULL */
+	const char *args; /* CNI_ARGS, may be NULL */
 	const char *cni_path;
 };
 

@@ -14,7 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-
 #include "cni_env.h"
 #include "config.h"
 #include "error.h"

@@ -24,7 +24,7 @@ struct verb {
 };
 
 static const struct verb verbs[] = {
-	{ CNI_CMD_ADD, cmd_add },	{ CNI_CMD_DEL, cmd_del },   { CNI_CMD_CHECK, cmd_check },
+	{ CNI_CMD_ADD, cmd_add },	{ CNI_CMD_DEL, cmd_del }, { CNI_CMD_CHECK, cmd_check },
 	{ CNI_CMD_STATUS, cmd_status }, { CNI_CMD_GC, cmd_gc },
 };
 
@@ -49,8 +49,8 @@ static int print_version(const char *stdin_text)
 	list = cJSON_AddArrayToObject(out, "supportedVersions");
 	cJSON_AddStringToObject(out, "cniVersion", cni_version_str(asked));
 	for (unsigned i = 0; i < cni_supported_versions_len; i++)
-		cJSON_AddItemToArray(list,
-				     cJSON_CreateString(cni_version_str(cni_supported_versions[i])));
+		cJSON_AddItemToArray(
+			list, cJSON_CreateString(cni_version_str(cni_supported_versions[i])));
 	text = cJSON_PrintUnformatted(out);
 	cJSON_Delete(out);
 	if (!text)

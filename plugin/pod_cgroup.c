@@ -193,8 +193,7 @@ static bool uid_valid(const char *uid)
 {
 	size_t n = strlen(uid);
 
-	return n > 0 && n < 64 &&
-	       strspn(uid, "0123456789abcdefABCDEF-") == n;
+	return n > 0 && n < 64 && strspn(uid, "0123456789abcdefABCDEF-") == n;
 }
 
 /* The kubelet's names: cgroupfs driver, then systemd driver; Guaranteed, Burstable, BestEffort. */

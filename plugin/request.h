@@ -13,7 +13,7 @@ struct velo_request {
 	struct velo_config config;
 	struct velo_record record; /* this attachment's record */
 	struct velo_result result; /* ADD: what IPAM gave and wiring added */
-	int lock_fd;               /* the attachment lock, -1 when not held */
+	int lock_fd; /* the attachment lock, -1 when not held */
 };
 
 #endif

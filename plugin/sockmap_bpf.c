@@ -127,7 +127,8 @@ static int choose_mode(const struct velo_sockmap_features *features, unsigned *m
 			return -EINVAL;
 		if (i == VELO_SM_PERMANENT && !features->permanent_flag) {
 			pr_warn("sockmap: %s=permanent but this kernel has no BPF_F_PERMANENT; "
-				"using apply-bytes", VELO_ENV_SOCKMAP_MODE);
+				"using apply-bytes",
+				VELO_ENV_SOCKMAP_MODE);
 			i = VELO_SM_APPLY_BYTES;
 		}
 		*mode = i;

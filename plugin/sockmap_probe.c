@@ -87,7 +87,8 @@ static int loopback_up(void)
 /* A connected TCP pair on 127.0.0.1 of the current (private) netns. */
 static int tcp_pair(int fds[2])
 {
-	struct sockaddr_in addr = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in addr = { .sin_family = AF_INET,
+				    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof(addr);
 	int listener, ret = 0;
 
@@ -241,8 +242,8 @@ static void cache_write(const char *dir, const char *path, const char *boot,
 	char tmp[PATH_MAX];
 	FILE *file;
 
-	if (lock_mkdirs(dir) || snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid()) >=
-				       (int)sizeof(tmp))
+	if (lock_mkdirs(dir) ||
+	    snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid()) >= (int)sizeof(tmp))
 		return;
 	file = fopen(tmp, "wxe");
 	if (!file)
@@ -259,8 +260,8 @@ void velo_sockmap_probe(const struct velo_paths *paths, struct velo_sockmap_feat
 	char path[PATH_MAX], boot[64];
 
 	memset(out, 0, sizeof(*out));
-	if (boot_id(boot, sizeof(boot)) ||
-	    snprintf(path, sizeof(path), "%s/%s", paths->run_dir, CACHE_NAME) >= (int)sizeof(path)) {
+	if (boot_id(boot, sizeof(boot)) || snprintf(path, sizeof(path), "%s/%s", paths->run_dir,
+						    CACHE_NAME) >= (int)sizeof(path)) {
 		velo_sockmap_probe_uncached(out);
 		return;
 	}

@@ -470,8 +470,7 @@ int state_record_read(const struct velo_paths *paths, const char *network, const
  * ".<container>_<ifname>.tmp.XXXXXX" behind. The caller holds the
  * attachment lock, so no live writer of this attachment can own one.
  */
-static void remove_temp_files(const char *record_path, const char *container_id,
-			      const char *ifname)
+static void remove_temp_files(const char *record_path, const char *container_id, const char *ifname)
 {
 	char dir[PATH_MAX], prefix[300], temp[PATH_MAX + 300];
 	const char *slash = strrchr(record_path, '/');

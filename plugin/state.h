@@ -16,9 +16,9 @@
 
 enum velo_phase {
 	VELO_PHASE_IPAM = 1, /* IPAM ADD is about to run or ran */
-	VELO_PHASE_WIRING,   /* the veth is about to be created or exists */
+	VELO_PHASE_WIRING, /* the veth is about to be created or exists */
 	VELO_PHASE_FEATURES, /* fast paths are being attached */
-	VELO_PHASE_READY,    /* ADD succeeded */
+	VELO_PHASE_READY, /* ADD succeeded */
 };
 
 struct velo_record {
@@ -39,14 +39,14 @@ struct velo_record {
 	long long created_unix;
 	enum velo_phase phase;
 	unsigned features; /* bit per velo_feature that was attached */
-	char *netconf;     /* the config text ADD received (for IPAM DEL by GC/velod); owned */
-	char *cni_args;    /* CNI_ARGS at ADD; owned, may be NULL */
+	char *netconf; /* the config text ADD received (for IPAM DEL by GC/velod); owned */
+	char *cni_args; /* CNI_ARGS at ADD; owned, may be NULL */
 };
 
 int state_record_write(const struct velo_paths *paths, const struct velo_record *record);
 /* -ENOENT when there is none. */
-int state_record_read(const struct velo_paths *paths, const char *network,
-		      const char *container_id, const char *ifname, struct velo_record *out);
+int state_record_read(const struct velo_paths *paths, const char *network, const char *container_id,
+		      const char *ifname, struct velo_record *out);
 /* Missing is success. */
 int state_record_remove(const struct velo_paths *paths, const char *network,
 			const char *container_id, const char *ifname);

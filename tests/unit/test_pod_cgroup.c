@@ -77,8 +77,8 @@ static int find(struct fixture *fixture, const char *cgroup_path, const char *ui
 
 	snprintf(fixture->request.config.cgroup_path, sizeof(fixture->request.config.cgroup_path),
 		 "%s", cgroup_path);
-	snprintf(fixture->request.env.args.pod_uid, sizeof(fixture->request.env.args.pod_uid),
-		 "%s", uid);
+	snprintf(fixture->request.env.args.pod_uid, sizeof(fixture->request.env.args.pod_uid), "%s",
+		 uid);
 	ret = pod_cgroup_find(&fixture->request, found, sizeof(found));
 	if (!ret) {
 		size_t len = strlen(fixture->mount);
