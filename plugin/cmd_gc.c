@@ -129,40 +129,43 @@ out:
 	return ret;
 }
 
+typedef void (*sweep_fn)(const struct velo_config *config, const char *dir, const char *name);
+
+/* Calls fn for every entry of dir; a missing dir is nothing to sweep. */
+static void sweep_dir(const struct velo_config *config, const char *dir, sweep_fn fn)
+{
+	struct dirent *entry;
+	DIR *stream = opendir(dir);
+
+	if (!stream)
+		return;
+	while ((entry = readdir(stream)))
+		fn(config, dir, entry->d_name);
+	closedir(stream);
+}
+
 /*
  * A writer killed before its first record was renamed into place leaves
  * "<state>/<network>/.<container>_<ifname>.tmp.XXXXXX" with no record for GC
  * to find: remove those whose attachment isn't locked (no ADD in flight).
  */
-static void sweep_temp_records(const struct velo_config *config)
+static void sweep_temp_record(const struct velo_config *config, const char *dir, const char *name)
 {
-	char dir[4096], path[4096 + 256], lock[4096 + 256];
-	struct dirent *entry;
-	DIR *stream;
-	int n, fd;
+	char path[4096 + 256], lock[4096 + 256];
+	const char *tmp = strstr(name, ".tmp.");
+	int fd;
 
-	n = snprintf(dir, sizeof(dir), "%s/%s", config->paths.state_dir, config->name);
-	if (n < 0 || (size_t)n >= sizeof(dir))
+	if (name[0] != '.' || !tmp || tmp == name + 1)
 		return;
-	stream = opendir(dir);
-	if (!stream)
+	snprintf(lock, sizeof(lock), "%s/locks/%s/%.*s.lock", config->paths.run_dir, config->name,
+		 (int)(tmp - name - 1), name + 1);
+	fd = lock_try(lock);
+	if (fd < 0)
 		return;
-	while ((entry = readdir(stream))) {
-		const char *tmp = strstr(entry->d_name, ".tmp.");
-
-		if (entry->d_name[0] != '.' || !tmp || tmp == entry->d_name + 1)
-			continue;
-		snprintf(lock, sizeof(lock), "%s/locks/%s/%.*s.lock", config->paths.run_dir,
-			 config->name, (int)(tmp - entry->d_name - 1), entry->d_name + 1);
-		fd = lock_try(lock);
-		if (fd < 0)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, entry->d_name);
-		if (unlink(path) == 0)
-			pr_info("gc: removed %s, left by an interrupted ADD", path);
-		lock_release(fd);
-	}
-	closedir(stream);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (unlink(path) == 0)
+		pr_info("gc: removed %s, left by an interrupted ADD", path);
+	lock_release(fd);
 }
 
 /*
@@ -170,30 +173,32 @@ static void sweep_temp_records(const struct velo_config *config)
  * record leaves one): unlink them. Lockers re-check the inode after locking,
  * so unlinking an unheld lock file is always safe.
  */
-static void sweep_lock_files(const struct velo_config *config)
+static void sweep_lock_file(const struct velo_config *config, const char *dir, const char *name)
 {
-	char dir[4096], path[4096 + 256];
-	struct dirent *entry;
-	DIR *stream;
-	int n, fd;
+	char path[4096 + 256];
+	size_t len = strlen(name);
+	int fd;
 
+	(void)config;
+	if (len < 6 || strcmp(name + len - 5, ".lock"))
+		return;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = lock_try(path);
+	if (fd >= 0)
+		lock_release_unlink(fd, path);
+}
+
+static void sweep_litter(const struct velo_config *config)
+{
+	char dir[4096];
+	int n;
+
+	n = snprintf(dir, sizeof(dir), "%s/%s", config->paths.state_dir, config->name);
+	if (n > 0 && (size_t)n < sizeof(dir))
+		sweep_dir(config, dir, sweep_temp_record);
 	n = snprintf(dir, sizeof(dir), "%s/locks/%s", config->paths.run_dir, config->name);
-	if (n < 0 || (size_t)n >= sizeof(dir))
-		return;
-	stream = opendir(dir);
-	if (!stream)
-		return;
-	while ((entry = readdir(stream))) {
-		size_t len = strlen(entry->d_name);
-
-		if (len < 6 || strcmp(entry->d_name + len - 5, ".lock"))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, entry->d_name);
-		fd = lock_try(path);
-		if (fd >= 0)
-			lock_release_unlink(fd, path);
-	}
-	closedir(stream);
+	if (n > 0 && (size_t)n < sizeof(dir))
+		sweep_dir(config, dir, sweep_lock_file);
 }
 
 int cmd_gc(struct velo_request *request)
@@ -222,8 +227,7 @@ int cmd_gc(struct velo_request *request)
 			first_err = ret;
 	}
 	free(scan.stale);
-	sweep_temp_records(&request->config);
-	sweep_lock_files(&request->config);
+	sweep_litter(&request->config);
 	if (first_err)
 		return cni_fail(first_err, VELO_ERR_STATE, "gc: some attachments not released: %s",
 				strerror(-first_err));
