@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "bpf_loader.h"
@@ -261,6 +262,92 @@ static int reuse_pinned_maps(const struct velo_paths *paths, struct bpf_object *
 	return 0;
 }
 
+/* Which of the conntrack lookups (bpf/lib/conntrack.h) this kernel offers, with bpf_ct_release. */
+struct ct_kfuncs {
+	bool skb;
+	bool xdp;
+};
+
+static bool btf_has_func(const struct btf *btf, const char *name)
+{
+	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
+}
+
+/*
+ * Looked up before load, in vmlinux's BTF and nf_conntrack's (a module on
+ * most distribution kernels, with BTF only while loaded): a program that
+ * tests a kfunc's address itself needs Linux 6.4.
+ */
+static void probe_ct_kfuncs(struct ct_kfuncs *out)
+{
+	struct btf *vmlinux, *module;
+	const struct btf *btf;
+
+	out->skb = out->xdp = false;
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux)
+		return;
+	/* Split BTF: the module's lookups also search vmlinux. */
+	module = btf__load_module_btf("nf_conntrack", vmlinux);
+	btf = module ? module : vmlinux;
+	if (btf_has_func(btf, "bpf_ct_release")) {
+		out->skb = btf_has_func(btf, "bpf_skb_ct_lookup");
+		out->xdp = btf_has_func(btf, "bpf_xdp_ct_lookup");
+	}
+	btf__free(module);
+	btf__free(vmlinux);
+}
+
+static int tc_load(const struct bpf_object_open_opts *opts, const struct velo_paths *paths,
+		   bool have_ct, struct veth_tc **out)
+{
+	struct veth_tc *tc;
+	int ret;
+
+	tc = veth_tc__open_opts(opts);
+	if (!tc)
+		return -errno;
+	tc->rodata->velo_have_ct_kfuncs = have_ct;
+	ret = reuse_pinned_maps(paths, tc->obj);
+	if (!ret)
+		ret = veth_tc__load(tc);
+	if (ret) {
+		veth_tc__destroy(tc);
+		return ret;
+	}
+	*out = tc;
+	return 0;
+}
+
+static int xdp_load(const struct bpf_object_open_opts *opts, const struct velo_paths *paths,
+		    bool have_ct, struct veth_xdp **out)
+{
+	struct veth_xdp *xdp;
+	int ret;
+
+	xdp = veth_xdp__open_opts(opts);
+	if (!xdp)
+		return -errno;
+	xdp->rodata->velo_have_ct_kfuncs = have_ct;
+	ret = reuse_pinned_maps(paths, xdp->obj);
+	if (!ret)
+		ret = veth_xdp__load(xdp);
+	if (ret) {
+		veth_xdp__destroy(xdp);
+		return ret;
+	}
+	*out = xdp;
+	return 0;
+}
+
+/* A kernel whose kfuncs are there but refuse this program still gets the safe fast path. */
+static void ct_load_failed(const char *name, int ret)
+{
+	pr_warn("%s with the conntrack lookup failed to load (%s): loading it without, NAT-able "
+		"flows go to the stack",
+		name, strerror(-ret));
+}
+
 /* Under the loader lock: load both objects (the second reuses the first's pinned maps). */
 static int load_and_pin(const struct velo_paths *paths)
 {
@@ -268,6 +355,7 @@ static int load_and_pin(const struct velo_paths *paths)
 	struct veth_xdp *xdp = NULL;
 	struct veth_tc *tc = NULL;
 	struct bpf_program *prog;
+	struct ct_kfuncs ct;
 	char dir[PATH_MAX];
 	int ret;
 
@@ -276,22 +364,23 @@ static int load_and_pin(const struct velo_paths *paths)
 	ret = lock_mkdirs(dir);
 	if (ret)
 		return ret;
-	tc = veth_tc__open_opts(&opts);
-	if (!tc)
-		return -errno;
-	ret = reuse_pinned_maps(paths, tc->obj);
-	if (!ret)
-		ret = veth_tc__load(tc);
+	probe_ct_kfuncs(&ct);
+	if (!ct.skb || !ct.xdp)
+		pr_info("conntrack lookup kfuncs: tc %s, xdp %s (nf_conntrack not loaded?): where "
+			"missing, NAT-able flows go to the stack",
+			ct.skb ? "found" : "missing", ct.xdp ? "found" : "missing");
+	ret = tc_load(&opts, paths, ct.skb, &tc);
+	if (ret && ct.skb) {
+		ct_load_failed("veth_tc", ret);
+		ret = tc_load(&opts, paths, false, &tc);
+	}
 	if (ret)
 		goto out;
-	xdp = veth_xdp__open_opts(&opts);
-	if (!xdp) {
-		ret = -errno;
-		goto out;
+	ret = xdp_load(&opts, paths, ct.xdp, &xdp);
+	if (ret && ct.xdp) {
+		ct_load_failed("veth_xdp", ret);
+		ret = xdp_load(&opts, paths, false, &xdp);
 	}
-	ret = reuse_pinned_maps(paths, xdp->obj);
-	if (!ret)
-		ret = veth_xdp__load(xdp);
 	if (ret)
 		goto out;
 	bpf_object__for_each_program (prog, tc->obj) {

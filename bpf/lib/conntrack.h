@@ -9,12 +9,14 @@
  * hashed, so a reply finds its connection) and hands it to the stack when the
  * connection has source or destination NAT.
  *
- * The lookup kfuncs belong to nf_conntrack. They are weak: where they don't
- * resolve when the object is loaded (nf_conntrack not loaded yet, or a kernel
- * without them), velo can't tell NATed flows apart and hands every candidate
- * to the stack (counted as VELO_STAT_NO_CT) instead of guessing. Where
- * conntrack has no entry for a tuple, the connection has never been through
- * the stack, so it can't have been NATed: that is the shortcut's own traffic.
+ * The lookup kfuncs belong to nf_conntrack. They are weak, and the loader
+ * looks them up in the kernel's BTF first: where they don't resolve
+ * (nf_conntrack not loaded yet, or a kernel without them), it loads the
+ * programs with velo_have_ct_kfuncs false; velo then can't tell NATed flows
+ * apart and hands every candidate to the stack (counted as VELO_STAT_NO_CT)
+ * instead of guessing. Where conntrack has no entry for a tuple, the
+ * connection has never been through the stack, so it can't have been NATed:
+ * that is the shortcut's own traffic.
  */
 #ifndef VELO_BPF_CONNTRACK_H
 #define VELO_BPF_CONNTRACK_H
@@ -29,15 +31,37 @@
 #define __weak __attribute__((weak))
 #endif
 
-/* The options' layout before conntrack zones were added; later kernels accept it too. */
+/*
+ * struct bpf_ct_opts as Linux 6.1 lays it out (later kernels append zone
+ * fields and take this size too). Local and without CO-RE: on kernels where
+ * nf_conntrack is a module its types live only in the module's BTF, and a
+ * relocation against a module that isn't loaded fails the whole program.
+ */
+struct velo_ct_opts {
+	__s32 netns_id;
+	__s32 error;
+	__u8 l4proto;
+	__u8 dir;
+	__u8 reserved[2];
+};
+
 #define VELO_CT_OPTS_SZ 12
 #define VELO_ENOENT 2
 
+_Static_assert(sizeof(struct velo_ct_opts) == VELO_CT_OPTS_SZ, "the kfuncs' 6.1 ABI");
+
+/*
+ * Whether the lookup kfuncs resolve, set by the loader before load. False
+ * (the safe default) makes the calls dead code the verifier removes: testing
+ * a kfunc's address (bpf_ksym_exists) would need Linux 6.4.
+ */
+const volatile bool velo_have_ct_kfuncs;
+
 extern struct nf_conn *bpf_skb_ct_lookup(struct __sk_buff *skb_ctx,
 					 struct bpf_sock_tuple *bpf_tuple, __u32 tuple__sz,
-					 struct bpf_ct_opts *opts, __u32 opts__sz) __ksym __weak;
+					 struct velo_ct_opts *opts, __u32 opts__sz) __ksym __weak;
 extern struct nf_conn *bpf_xdp_ct_lookup(struct xdp_md *xdp_ctx, struct bpf_sock_tuple *bpf_tuple,
-					 __u32 tuple__sz, struct bpf_ct_opts *opts,
+					 __u32 tuple__sz, struct velo_ct_opts *opts,
 					 __u32 opts__sz) __ksym __weak;
 extern void bpf_ct_release(struct nf_conn *ct) __ksym __weak;
 
@@ -65,12 +89,13 @@ static __always_inline __u32 velo_ct_tuple(const struct velo_pkt *pkt, struct bp
 }
 
 /* What a lookup's answer means; releases the reference it took. */
-static __always_inline int velo_ct_verdict(struct nf_conn *ct, const struct bpf_ct_opts *opts)
+static __always_inline int velo_ct_verdict(struct nf_conn *ct, const struct velo_ct_opts *opts)
 {
 	unsigned long status;
 
 	if (!ct)
 		return opts->error == -VELO_ENOENT ? VELO_CT_DIRECT : VELO_CT_UNKNOWN;
+	/* CO-RE against nf_conntrack's BTF, module or vmlinux: reached only when it's there. */
 	status = ct->status;
 	bpf_ct_release(ct);
 	return status & (IPS_SRC_NAT | IPS_DST_NAT) ? VELO_CT_NAT : VELO_CT_DIRECT;
@@ -82,13 +107,13 @@ static __always_inline int velo_ct_verdict(struct nf_conn *ct, const struct bpf_
  */
 #define VELO_CT_CHECK(lookup, ctx, pkt)                                                            \
 	({                                                                                         \
-		struct bpf_ct_opts __opts = { .netns_id = BPF_F_CURRENT_NETNS,                     \
-					      .l4proto = (pkt)->l4proto };                         \
+		struct velo_ct_opts __opts = { .netns_id = BPF_F_CURRENT_NETNS,                    \
+					       .l4proto = (pkt)->l4proto };                        \
 		struct bpf_sock_tuple __tuple = {};                                                \
 		__u32 __size = velo_ct_tuple(pkt, &__tuple);                                       \
 		int __verdict = VELO_CT_UNKNOWN;                                                   \
                                                                                                    \
-		if (lookup && bpf_ct_release)                                                      \
+		if (velo_have_ct_kfuncs)                                                           \
 			__verdict = velo_ct_verdict(                                               \
 				lookup(ctx, &__tuple, __size, &__opts, VELO_CT_OPTS_SZ), &__opts); \
 		if (__verdict == VELO_CT_NAT)                                                      \

@@ -248,6 +248,27 @@ t_routed() {
 	del a && del b
 }
 
+# fp_stat NAME: one velo_stats_v2 counter (enum velo_stat) summed over CPUs.
+FP_STATS=(tc_redirect tc_pass tc_spoof xdp_redirect xdp_pass xdp_spoof ttl mtu nat no_ct)
+fp_stat() {
+	local i
+	for i in "${!FP_STATS[@]}"; do
+		[ "${FP_STATS[$i]}" = "$1" ] || continue
+		bpftool map lookup pinned "$BPFFS/velotest-$TEST/velo_stats_v2" key "$i" 0 0 0 -j |
+			jq '[.formatted.values[].value] | add // 0'
+		return
+	done
+}
+
+# How many hooks in the node netns run a program named $1 (bpftool names XDP programs by id only).
+prog_attachments() {
+	local id n=0
+	for id in $(node bpftool -j net show | jq -r '.[] | (.xdp + .tc)[] | .id'); do
+		[ "$(bpftool -j prog show id "$id" | jq -r .name)" = "$1" ] && n=$((n + 1))
+	done
+	echo "$n"
+}
+
 # A fast path is attached (its link pinned) or cleanly refused (one log line); traffic flows.
 fastpath() {
 	local mode=$1 base=$2 ann prog
@@ -257,7 +278,7 @@ fastpath() {
 		echo "velo: $(grep -m1 "fastpath $mode on" $T/log/cni.log | sed 's/.*fastpath/fastpath/; s/"$//')"
 		prog=velo_tc_ingress
 		[ "$mode" = tc ] || prog=velo_xdp_host
-		[ "$(node bpftool net show | grep -c "$prog")" -ge 2 ] ||
+		[ "$(prog_attachments "$prog")" -ge 2 ] ||
 			{ echo "fastpath $mode said it attached, but $prog is not on both host veths:";
 			  node bpftool net show; return 1; }
 	elif log_has "fastpath $mode.*stays on the routed path"; then
@@ -267,6 +288,12 @@ fastpath() {
 		return 1
 	fi
 	traffic_ab "$base" || return 1
+	FP_REDIRECTS=0 FP_NO_CT=0
+	if log_has "fastpath $mode on"; then
+		FP_REDIRECTS=$(fp_stat "${mode}_redirect") FP_NO_CT=$(fp_stat no_ct)
+		echo "stats: ${mode}_redirect=$FP_REDIRECTS ${mode}_pass=$(fp_stat "${mode}_pass")" \
+			"nat=$(fp_stat nat) no_ct=$FP_NO_CT"
+	fi
 	del a && del b
 }
 t_tc() { fastpath tc 6000; }
@@ -284,6 +311,9 @@ conntrack_fastpath() {
 	fi
 	fastpath "$1" "$2" || return 1
 	log_has "fastpath $1 on" || { echo "fell back, though this kernel has what it needs"; return 1; }
+	# Asked conntrack (no NAT here) and shortcut the streams.
+	[ "$FP_NO_CT" -eq 0 ] || { echo "the conntrack lookup was not used"; return 1; }
+	[ "$FP_REDIRECTS" -gt 0 ] || { echo "nothing took the shortcut"; return 1; }
 }
 t_tc_ct() { conntrack_fastpath tc 6100; }
 t_xdp_ct() { conntrack_fastpath xdp 7100; }

@@ -249,6 +249,9 @@ static int group_setup(void **state)
 	fx.xdp = veth_xdp__open();
 	if (!fx.tc || !fx.xdp)
 		return -1;
+	/* The conntrack lookup, as velo's loader turns it on where the kfuncs are. */
+	fx.tc->rodata->velo_have_ct_kfuncs = true;
+	fx.xdp->rodata->velo_have_ct_kfuncs = true;
 	bpf_object__for_each_map (map, fx.tc->obj)
 		bpf_map__set_pin_path(map, NULL);
 	bpf_object__for_each_map (map, fx.xdp->obj)
