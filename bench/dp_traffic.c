@@ -125,7 +125,8 @@ static __attribute__((noreturn)) void rr_server(const char *port)
 		if (p[1].revents & POLLIN) {
 			struct sockaddr_in from;
 			socklen_t flen = sizeof(from);
-			ssize_t n = recvfrom(ufd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &flen);
+			ssize_t n =
+				recvfrom(ufd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &flen);
 
 			if (n > 0)
 				sendto(ufd, buf, (size_t)n, 0, (struct sockaddr *)&from, flen);
@@ -182,7 +183,8 @@ static int rr_client(const char *proto, const char *ip, const char *port, long c
 	}
 	qsort(rtt, (size_t)count, sizeof(*rtt), cmp_u64);
 	/* Nearest rank. */
-	printf("%.2f %.2f\n", rtt[(count + 1) / 2 - 1] / 1e3, rtt[(count * 99 + 99) / 100 - 1] / 1e3);
+	printf("%.2f %.2f\n", rtt[(count + 1) / 2 - 1] / 1e3,
+	       rtt[(count * 99 + 99) / 100 - 1] / 1e3);
 	return 0;
 }
 

@@ -171,8 +171,7 @@ int velo_sockops(struct bpf_sock_ops *skops)
 		return 1;
 	}
 	/* State first: a socket in the sockhash always has its peer key. */
-	stored = bpf_sk_storage_get(&velo_smsk_v1, sk, &state,
-				    BPF_SK_STORAGE_GET_F_CREATE);
+	stored = bpf_sk_storage_get(&velo_smsk_v1, sk, &state, BPF_SK_STORAGE_GET_F_CREATE);
 	if (!stored) {
 		sm_count(VELO_SM_STAT_INSERT_FAIL);
 		return 1;

@@ -568,9 +568,9 @@ int main(void)
 		cmocka_unit_test(test_xdp_truncated),	 cmocka_unit_test(test_xdp_non_ip),
 		cmocka_unit_test(test_xdp_vlan),	 cmocka_unit_test(test_xdp_oversize),
 		cmocka_unit_test(test_xdp_spoofed),	 cmocka_unit_test(test_xdp_link_scope),
-		cmocka_unit_test(test_xdp_needs_xdp_rx),
-		cmocka_unit_test(test_tc_not_tcp_udp),	 cmocka_unit_test(test_xdp_not_tcp_udp),
-		cmocka_unit_test(test_tc_tcp),		 cmocka_unit_test(test_xdp_tcp),
+		cmocka_unit_test(test_xdp_needs_xdp_rx), cmocka_unit_test(test_tc_not_tcp_udp),
+		cmocka_unit_test(test_xdp_not_tcp_udp),	 cmocka_unit_test(test_tc_tcp),
+		cmocka_unit_test(test_xdp_tcp),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

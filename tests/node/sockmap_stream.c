@@ -63,8 +63,7 @@ static int die(const char *what)
 	exit(2);
 }
 
-static int resolve(const char *addr, const char *port, struct sockaddr_storage *out,
-		   socklen_t *len)
+static int resolve(const char *addr, const char *port, struct sockaddr_storage *out, socklen_t *len)
 {
 	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
 				  .ai_socktype = SOCK_STREAM };
@@ -94,8 +93,8 @@ static int pump(int fd, struct half *out, struct half *in, size_t wsize, const c
 	if (!wbuf)
 		die("malloc");
 	while (!eof || !shut) {
-		struct pollfd pfd = { .fd = fd, .events = (eof ? 0 : POLLIN) |
-							  (shut ? 0 : POLLOUT) };
+		struct pollfd pfd = { .fd = fd,
+				      .events = (eof ? 0 : POLLIN) | (shut ? 0 : POLLOUT) };
 
 		if (!shut && out->done == out->total) {
 			shutdown(fd, SHUT_WR);
@@ -251,8 +250,8 @@ static int blocking_recv(int fd, struct half *in, const char *who)
 			continue;
 		}
 		if (got < 0) {
-			fprintf(stderr, "%s: recv at %llu: %s\n", who,
-				(unsigned long long)in->done, strerror(errno));
+			fprintf(stderr, "%s: recv at %llu: %s\n", who, (unsigned long long)in->done,
+				strerror(errno));
 			return 1;
 		}
 		if (got == 0)
@@ -278,8 +277,8 @@ static int blocking_recv(int fd, struct half *in, const char *who)
 /* Exit 1: a stream differed or failed; 3: every stream intact, but a blocking recv said EAGAIN. */
 static int report(const char *who, unsigned long conns, unsigned long bad)
 {
-	printf("%s: %lu of %lu streams intact, %lu EAGAIN from blocking recv\n", who,
-	       conns - bad, conns, eagains);
+	printf("%s: %lu of %lu streams intact, %lu EAGAIN from blocking recv\n", who, conns - bad,
+	       conns, eagains);
 	return bad ? 1 : eagains ? 3 : 0;
 }
 
@@ -407,8 +406,10 @@ static ssize_t bench_recv(int fd, void *buf, size_t len)
 static void bench_report(const char *who)
 {
 	if (bench_eagains)
-		fprintf(stderr, "sockmap_stream: %s: %lu EAGAIN from blocking recv (kernel "
-			"tcp_bpf_recvmsg; docs/sockmap.md)\n", who, bench_eagains);
+		fprintf(stderr,
+			"sockmap_stream: %s: %lu EAGAIN from blocking recv (kernel "
+			"tcp_bpf_recvmsg; docs/sockmap.md)\n",
+			who, bench_eagains);
 	bench_eagains = 0;
 }
 
