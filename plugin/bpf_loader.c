@@ -24,17 +24,9 @@
 #include "veth_xdp.skel.h"
 
 #define BPF_LOCK_NAME "bpf.lock"
-#define STR2(x) #x
-#define STR(x) STR2(x)
-#define PROGS_DIR "progs_v" STR(VELO_ABI)
+#define PROGS_DIR VELO_BPF_PROGS_DIR
 
-struct pin {
-	const char *name;
-	bool map;
-	size_t fd_offset; /* into struct velo_bpf */
-};
-
-static const struct pin pins[] = {
+static const struct velo_pin veth_pins[] = {
 	{ VELO_MAP_ENDPOINTS, true, offsetof(struct velo_bpf, endpoints_fd) },
 	{ VELO_MAP_STATS, true, offsetof(struct velo_bpf, stats_fd) },
 	{ VELO_MAP_XDP_TX, true, offsetof(struct velo_bpf, xdp_tx_fd) },
@@ -44,7 +36,7 @@ static const struct pin pins[] = {
 	{ VELO_PROG_XDP_DST, false, offsetof(struct velo_bpf, devmap_prog_fd) },
 };
 
-static const struct pin cgroup_pins[] = {
+static const struct velo_pin cgroup_pins[] = {
 	{ VELO_MAP_CG_COUNTERS, true, offsetof(struct velo_bpf_cgroup, counters_fd) },
 	{ VELO_MAP_CG_CONFIG, true, offsetof(struct velo_bpf_cgroup, config_fd) },
 	{ VELO_MAP_DENY, true, offsetof(struct velo_bpf_cgroup, deny_fd) },
@@ -56,17 +48,17 @@ static const struct pin cgroup_pins[] = {
 
 /* A group of objects loaded together: its pins and the struct of fds they open into. */
 struct pin_group {
-	const struct pin *pins;
+	const struct velo_pin *pins;
 	size_t n_pins;
 	int (*load)(const struct velo_paths *paths);
 };
 
-static int *pin_fd(void *fds, const struct pin *pin)
+static int *pin_fd(void *fds, const struct velo_pin *pin)
 {
 	return (int *)((char *)fds + pin->fd_offset);
 }
 
-static int pin_path(const struct velo_paths *paths, const struct pin *pin, char *buf, size_t len)
+int velo_pin_path(const struct velo_paths *paths, const struct velo_pin *pin, char *buf, size_t len)
 {
 	int n = pin->map ? snprintf(buf, len, "%s/%s", paths->bpffs_dir, pin->name)
 			 : snprintf(buf, len, "%s/%s/%s", paths->bpffs_dir, PROGS_DIR, pin->name);
@@ -93,10 +85,10 @@ void velo_bpf_set_print(void)
 	libbpf_set_print(libbpf_print);
 }
 
-static void group_close(const struct pin_group *group, void *fds)
+void velo_pins_close(const struct velo_pin *pins, size_t n_pins, void *fds)
 {
-	for (size_t i = 0; i < group->n_pins; i++) {
-		int *fd = pin_fd(fds, &group->pins[i]);
+	for (size_t i = 0; i < n_pins; i++) {
+		int *fd = pin_fd(fds, &pins[i]);
 
 		if (*fd >= 0)
 			close(*fd);
@@ -104,16 +96,21 @@ static void group_close(const struct pin_group *group, void *fds)
 	}
 }
 
-static int group_open_pinned(const struct velo_paths *paths, const struct pin_group *group,
-			     void *fds)
+static void group_close(const struct pin_group *group, void *fds)
+{
+	velo_pins_close(group->pins, group->n_pins, fds);
+}
+
+int velo_pins_open(const struct velo_paths *paths, const struct velo_pin *pins, size_t n_pins,
+		   void *fds)
 {
 	char path[PATH_MAX];
 	int ret;
 
-	for (size_t i = 0; i < group->n_pins; i++)
-		*pin_fd(fds, &group->pins[i]) = -1;
-	for (size_t i = 0; i < group->n_pins; i++) {
-		ret = pin_path(paths, &group->pins[i], path, sizeof(path));
+	for (size_t i = 0; i < n_pins; i++)
+		*pin_fd(fds, &pins[i]) = -1;
+	for (size_t i = 0; i < n_pins; i++) {
+		ret = velo_pin_path(paths, &pins[i], path, sizeof(path));
 		if (ret)
 			goto err_close;
 		ret = bpf_obj_get(path);
@@ -121,13 +118,19 @@ static int group_open_pinned(const struct velo_paths *paths, const struct pin_gr
 			ret = -errno;
 			goto err_close;
 		}
-		*pin_fd(fds, &group->pins[i]) = ret;
+		*pin_fd(fds, &pins[i]) = ret;
 	}
 	return 0;
 
 err_close:
-	group_close(group, fds);
+	velo_pins_close(pins, n_pins, fds);
 	return ret;
+}
+
+static int group_open_pinned(const struct velo_paths *paths, const struct pin_group *group,
+			     void *fds)
+{
+	return velo_pins_open(paths, group->pins, group->n_pins, fds);
 }
 
 /* 1 when the mount that holds dir (longest matching mount point) is a bpffs, else 0. */
@@ -192,19 +195,19 @@ int velo_bpffs_prepare(const char *bpffs_dir)
 
 static int pin_program(const struct velo_paths *paths, struct bpf_program *prog)
 {
-	const struct pin *pin = NULL;
+	const struct velo_pin *pin = NULL;
 	char path[PATH_MAX];
 	int ret;
 
-	for (size_t i = 0; i < sizeof(pins) / sizeof(pins[0]); i++)
-		if (!pins[i].map && !strcmp(pins[i].name, bpf_program__name(prog)))
-			pin = &pins[i];
+	for (size_t i = 0; i < sizeof(veth_pins) / sizeof(veth_pins[0]); i++)
+		if (!veth_pins[i].map && !strcmp(veth_pins[i].name, bpf_program__name(prog)))
+			pin = &veth_pins[i];
 	for (size_t i = 0; i < sizeof(cgroup_pins) / sizeof(cgroup_pins[0]); i++)
 		if (!cgroup_pins[i].map && !strcmp(cgroup_pins[i].name, bpf_program__name(prog)))
 			pin = &cgroup_pins[i];
 	if (!pin)
 		return 0; /* not one velo hands out */
-	ret = pin_path(paths, pin, path, sizeof(path));
+	ret = velo_pin_path(paths, pin, path, sizeof(path));
 	if (ret)
 		return ret;
 	/* A half-finished earlier load may have left it; links keep their own reference. */
@@ -451,8 +454,8 @@ out:
 }
 
 static const struct pin_group veth_group = {
-	.pins = pins,
-	.n_pins = sizeof(pins) / sizeof(pins[0]),
+	.pins = veth_pins,
+	.n_pins = sizeof(veth_pins) / sizeof(veth_pins[0]),
 	.load = load_and_pin,
 };
 

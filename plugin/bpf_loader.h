@@ -14,8 +14,10 @@
 #ifndef VELO_BPF_LOADER_H
 #define VELO_BPF_LOADER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
+#include "../bpf/lib/velo_shared.h"
 #include "config.h"
 
 struct velo_bpf {
@@ -54,6 +56,28 @@ int velo_bpf_cgroup_open(const struct velo_paths *paths, unsigned lock_timeout_m
 			 struct velo_bpf_cgroup *bpf);
 int velo_bpf_cgroup_open_pinned(const struct velo_paths *paths, struct velo_bpf_cgroup *bpf);
 void velo_bpf_cgroup_close(struct velo_bpf_cgroup *bpf);
+
+/*
+ * One pinned map or program and where its fd goes in a caller's struct of
+ * fds. Maps are pinned by name at the top of the bpffs dir, programs under
+ * VELO_BPF_PROGS_DIR (which carries the ABI version).
+ */
+#define VELO_STR2(x) #x
+#define VELO_STR(x) VELO_STR2(x)
+#define VELO_BPF_PROGS_DIR "progs_v" VELO_STR(VELO_ABI)
+struct velo_pin {
+	const char *name;
+	bool map;
+	size_t fd_offset;
+};
+
+int velo_pin_path(const struct velo_paths *paths, const struct velo_pin *pin, char *buf,
+		  size_t len);
+/* Opens every pin into fds; on failure closes what it opened and returns -errno. */
+int velo_pins_open(const struct velo_paths *paths, const struct velo_pin *pins, size_t n_pins,
+		   void *fds);
+/* Closes every fd of the pins in fds and sets it to -1. */
+void velo_pins_close(const struct velo_pin *pins, size_t n_pins, void *fds);
 
 /* Mounts bpffs on the parent of bpffs_dir unless a bpffs already covers it; creates the dir. */
 int velo_bpffs_prepare(const char *bpffs_dir);

@@ -20,25 +20,20 @@
 #include "sockmap_bpf.h"
 
 #define BPF_LOCK_NAME "bpf.lock" /* the BPF loader lock of bpf_loader.h */
-#define PROGS_DIR "progs_v1" /* as bpf_loader.c's, for VELO_ABI 1 */
+#define PROGS_DIR VELO_BPF_PROGS_DIR
 #define LINKS_DIR "links"
 #define DEFAULT_APPLY_BYTES (1u << 20)
 
-struct pin {
-	const char *name;
-	const char *dir; /* NULL for maps (pinned by name at the top) */
-	size_t fd_offset;
-};
-
 /* The program pins last: their presence means the load finished. */
-static const struct pin pins[] = {
-	{ VELO_MAP_SOCKHASH, NULL, offsetof(struct velo_sockmap_bpf, sockhash_fd) },
-	{ VELO_MAP_SM_PODS, NULL, offsetof(struct velo_sockmap_bpf, pods_fd) },
-	{ VELO_MAP_SM_ACCT, NULL, offsetof(struct velo_sockmap_bpf, acct_fd) },
-	{ VELO_MAP_SM_STATS, NULL, offsetof(struct velo_sockmap_bpf, stats_fd) },
-	{ VELO_PROG_SOCKOPS, PROGS_DIR, offsetof(struct velo_sockmap_bpf, sockops_prog_fd) },
-	{ VELO_PROG_SK_MSG, PROGS_DIR, offsetof(struct velo_sockmap_bpf, msg_prog_fd) },
+static const struct velo_pin pins[] = {
+	{ VELO_MAP_SOCKHASH, true, offsetof(struct velo_sockmap_bpf, sockhash_fd) },
+	{ VELO_MAP_SM_PODS, true, offsetof(struct velo_sockmap_bpf, pods_fd) },
+	{ VELO_MAP_SM_ACCT, true, offsetof(struct velo_sockmap_bpf, acct_fd) },
+	{ VELO_MAP_SM_STATS, true, offsetof(struct velo_sockmap_bpf, stats_fd) },
+	{ VELO_PROG_SOCKOPS, false, offsetof(struct velo_sockmap_bpf, sockops_prog_fd) },
+	{ VELO_PROG_SK_MSG, false, offsetof(struct velo_sockmap_bpf, msg_prog_fd) },
 };
+#define N_PINS (sizeof(pins) / sizeof(pins[0]))
 
 static const char *const mode_names[] = {
 	[VELO_SM_APPLY_BYTES] = "apply-bytes",
@@ -49,11 +44,6 @@ static const char *const mode_names[] = {
 const char *velo_sockmap_mode_str(unsigned mode)
 {
 	return mode < sizeof(mode_names) / sizeof(mode_names[0]) ? mode_names[mode] : NULL;
-}
-
-static int *pin_fd(struct velo_sockmap_bpf *bpf, const struct pin *pin)
-{
-	return (int *)((char *)bpf + pin->fd_offset);
 }
 
 static int pin_path(const struct velo_paths *paths, const char *dir, const char *name, char *buf,
@@ -75,38 +65,12 @@ int velo_sockmap_link_path(const struct velo_paths *paths, const char *host_ifna
 
 void velo_sockmap_bpf_close(struct velo_sockmap_bpf *bpf)
 {
-	for (size_t i = 0; i < sizeof(pins) / sizeof(pins[0]); i++) {
-		int *fd = pin_fd(bpf, &pins[i]);
-
-		if (*fd >= 0)
-			close(*fd);
-		*fd = -1;
-	}
+	velo_pins_close(pins, N_PINS, bpf);
 }
 
 int velo_sockmap_bpf_open_pinned(const struct velo_paths *paths, struct velo_sockmap_bpf *bpf)
 {
-	char path[PATH_MAX];
-	int ret;
-
-	for (size_t i = 0; i < sizeof(pins) / sizeof(pins[0]); i++)
-		*pin_fd(bpf, &pins[i]) = -1;
-	for (size_t i = 0; i < sizeof(pins) / sizeof(pins[0]); i++) {
-		ret = pin_path(paths, pins[i].dir, pins[i].name, path, sizeof(path));
-		if (ret)
-			goto err_close;
-		ret = bpf_obj_get(path);
-		if (ret < 0) {
-			ret = -errno;
-			goto err_close;
-		}
-		*pin_fd(bpf, &pins[i]) = ret;
-	}
-	return 0;
-
-err_close:
-	velo_sockmap_bpf_close(bpf);
-	return ret;
+	return velo_pins_open(paths, pins, N_PINS, bpf);
 }
 
 /* The default is the fastest mode this kernel can do; the environment overrides (benchmarks). */
