@@ -16,6 +16,7 @@
 
 #include "bpf_loader.h"
 #include "../bpf/lib/velo_shared.h"
+#include "error.h"
 #include "lock.h"
 #include "log.h"
 #include "cgroup_skb.skel.h"
@@ -99,6 +100,29 @@ void velo_pins_close(const struct velo_pin *pins, size_t n_pins, void *fds)
 static void group_close(const struct pin_group *group, void *fds)
 {
 	velo_pins_close(group->pins, group->n_pins, fds);
+}
+
+int velo_bpf_read_link(const char *feature, const char *path, int prog_fd,
+		       struct bpf_link_info *link, unsigned *prog_id)
+{
+	struct bpf_prog_info prog_info;
+	__u32 len = sizeof(*link), prog_len = sizeof(prog_info);
+	int fd = bpf_obj_get(path), ret = 0;
+
+	if (fd < 0) {
+		cni_error_detail("%s: link pin %s missing", feature, path);
+		return -EIO;
+	}
+	memset(link, 0, sizeof(*link));
+	memset(&prog_info, 0, sizeof(prog_info));
+	if (bpf_obj_get_info_by_fd(fd, link, &len) ||
+	    bpf_obj_get_info_by_fd(prog_fd, &prog_info, &prog_len)) {
+		cni_error_detail("%s: link %s unreadable: %s", feature, path, strerror(errno));
+		ret = -EIO;
+	}
+	*prog_id = prog_info.id;
+	close(fd);
+	return ret;
 }
 
 int velo_pins_open(const struct velo_paths *paths, const struct velo_pin *pins, size_t n_pins,

@@ -79,6 +79,15 @@ int velo_pins_open(const struct velo_paths *paths, const struct velo_pin *pins, 
 /* Closes every fd of the pins in fds and sets it to -1. */
 void velo_pins_close(const struct velo_pin *pins, size_t n_pins, void *fds);
 
+/*
+ * CHECK's first step for a pinned link: reads the link at path and the id of
+ * the program prog_fd. A missing or unreadable pin is recorded as drift
+ * ("<feature>: link pin ... missing") and returns -EIO.
+ */
+struct bpf_link_info;
+int velo_bpf_read_link(const char *feature, const char *path, int prog_fd,
+		       struct bpf_link_info *link, unsigned *prog_id);
+
 /* Mounts bpffs on the parent of bpffs_dir unless a bpffs already covers it; creates the dir. */
 int velo_bpffs_prepare(const char *bpffs_dir);
 /* <bpffs_dir>/links/<host_ifname>_<kind>; kind is "tc", "xdp", "cg_acct_in", ... */

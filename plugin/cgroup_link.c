@@ -242,39 +242,29 @@ int cgroup_link_check(const struct velo_request *request, const char *feature, c
 		      enum bpf_attach_type type, int prog_fd, uint64_t cgroup_id)
 {
 	struct bpf_link_info link_info;
-	struct bpf_prog_info prog_info;
-	__u32 len = sizeof(link_info), prog_len = sizeof(prog_info);
 	char path[PATH_MAX];
-	int fd, ret = 0;
+	unsigned prog_id;
 
 	if (velo_bpf_link_path(&request->config.paths, request->record.host_ifname, kind, path,
 			       sizeof(path)))
 		return -ENAMETOOLONG;
-	fd = bpf_obj_get(path);
-	if (fd < 0) {
-		cni_error_detail("%s: link pin %s missing", feature, path);
+	if (velo_bpf_read_link(feature, path, prog_fd, &link_info, &prog_id))
+		return -EIO;
+	if (link_info.type != BPF_LINK_TYPE_CGROUP || !link_info.cgroup.cgroup_id ||
+	    link_info.cgroup.attach_type != (__u32)type) {
+		cni_error_detail("%s: link %s is not attached to a cgroup any more", feature, path);
 		return -EIO;
 	}
-	memset(&link_info, 0, sizeof(link_info));
-	memset(&prog_info, 0, sizeof(prog_info));
-	if (bpf_obj_get_info_by_fd(fd, &link_info, &len) ||
-	    bpf_obj_get_info_by_fd(prog_fd, &prog_info, &prog_len)) {
-		cni_error_detail("%s: link %s unreadable: %s", feature, path, strerror(errno));
-		ret = -EIO;
-	} else if (link_info.type != BPF_LINK_TYPE_CGROUP || !link_info.cgroup.cgroup_id ||
-		   link_info.cgroup.attach_type != (__u32)type) {
-		cni_error_detail("%s: link %s is not attached to a cgroup any more", feature, path);
-		ret = -EIO;
-	} else if (cgroup_id && link_info.cgroup.cgroup_id != cgroup_id) {
+	if (cgroup_id && link_info.cgroup.cgroup_id != cgroup_id) {
 		cni_error_detail("%s: link %s is on cgroup %llu, not the pod's %llu", feature, path,
 				 (unsigned long long)link_info.cgroup.cgroup_id,
 				 (unsigned long long)cgroup_id);
-		ret = -EIO;
-	} else if (link_info.prog_id != prog_info.id) {
-		cni_error_detail("%s: link %s runs program %u, not velo's %u", feature, path,
-				 link_info.prog_id, prog_info.id);
-		ret = -EIO;
+		return -EIO;
 	}
-	close(fd);
-	return ret;
+	if (link_info.prog_id != prog_id) {
+		cni_error_detail("%s: link %s runs program %u, not velo's %u", feature, path,
+				 link_info.prog_id, prog_id);
+		return -EIO;
+	}
+	return 0;
 }

@@ -393,38 +393,26 @@ static int check_link(const struct velo_request *request, const char *kind, __u3
 {
 	const struct velo_record *record = &request->record;
 	struct bpf_link_info link_info;
-	struct bpf_prog_info prog_info;
-	__u32 len = sizeof(link_info), prog_len = sizeof(prog_info);
 	char path[PATH_MAX];
-	int fd, ret = 0;
+	unsigned prog_id;
 
 	if (velo_bpf_link_path(&request->config.paths, record->host_ifname, kind, path,
 			       sizeof(path)))
 		return -ENAMETOOLONG;
-	fd = bpf_obj_get(path);
-	if (fd < 0) {
-		cni_error_detail("fastpath: link pin %s missing", path);
+	if (velo_bpf_read_link("fastpath", path, prog_fd, &link_info, &prog_id))
 		return -EIO;
-	}
-	memset(&link_info, 0, sizeof(link_info));
-	memset(&prog_info, 0, sizeof(prog_info));
-	if (bpf_obj_get_info_by_fd(fd, &link_info, &len) ||
-	    bpf_obj_get_info_by_fd(prog_fd, &prog_info, &prog_len)) {
-		cni_error_detail("fastpath: link %s unreadable: %s", path, strerror(errno));
-		ret = -EIO;
-	} else if (link_info.type != link_type ||
-		   link_info.xdp.ifindex != (__u32)record->host_ifindex) {
+	if (link_info.type != link_type || link_info.xdp.ifindex != (__u32)record->host_ifindex) {
 		/* tcx and xdp link info both start with the ifindex. */
 		cni_error_detail("fastpath: link %s is on ifindex %u, not %s (%d)", path,
 				 link_info.xdp.ifindex, record->host_ifname, record->host_ifindex);
-		ret = -EIO;
-	} else if (link_info.prog_id != prog_info.id) {
-		cni_error_detail("fastpath: link %s runs program %u, not velo's %u", path,
-				 link_info.prog_id, prog_info.id);
-		ret = -EIO;
+		return -EIO;
 	}
-	close(fd);
-	return ret;
+	if (link_info.prog_id != prog_id) {
+		cni_error_detail("fastpath: link %s runs program %u, not velo's %u", path,
+				 link_info.prog_id, prog_id);
+		return -EIO;
+	}
+	return 0;
 }
 
 static int check_clsact(const struct velo_record *record, int prog_fd)

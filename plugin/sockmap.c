@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 
 #include "../bpf/lib/velo_sockmap.h"
+#include "bpf_loader.h"
 #include "error.h"
 #include "feature.h"
 #include "log.h"
@@ -253,32 +254,19 @@ static int sockmap_detach(struct velo_request *request)
 static int check_link(const struct velo_request *request, int prog_fd)
 {
 	struct bpf_link_info link_info;
-	struct bpf_prog_info prog_info;
-	__u32 len = sizeof(link_info), prog_len = sizeof(prog_info);
 	char path[PATH_MAX];
-	int fd, ret = 0;
+	unsigned prog_id;
 
 	if (velo_sockmap_link_path(&request->config.paths, request->record.host_ifname, path,
 				   sizeof(path)))
 		return -ENAMETOOLONG;
-	fd = bpf_obj_get(path);
-	if (fd < 0) {
-		cni_error_detail("sockmap: link pin %s missing", path);
+	if (velo_bpf_read_link("sockmap", path, prog_fd, &link_info, &prog_id))
+		return -EIO;
+	if (link_info.type != VELO_BPF_LINK_TYPE_CGROUP || link_info.prog_id != prog_id) {
+		cni_error_detail("sockmap: link %s is not velo's sock_ops on a cgroup", path);
 		return -EIO;
 	}
-	memset(&link_info, 0, sizeof(link_info));
-	memset(&prog_info, 0, sizeof(prog_info));
-	if (bpf_obj_get_info_by_fd(fd, &link_info, &len) ||
-	    bpf_obj_get_info_by_fd(prog_fd, &prog_info, &prog_len)) {
-		cni_error_detail("sockmap: link %s unreadable: %s", path, strerror(errno));
-		ret = -EIO;
-	} else if (link_info.type != VELO_BPF_LINK_TYPE_CGROUP ||
-		   link_info.prog_id != prog_info.id) {
-		cni_error_detail("sockmap: link %s is not velo's sock_ops on a cgroup", path);
-		ret = -EIO;
-	}
-	close(fd);
-	return ret;
+	return 0;
 }
 
 static int sockmap_check(struct velo_request *request)
