@@ -425,3 +425,19 @@ fp_delete_mid_stream() {
 	if grep -q velo_ <<<"$output"; then echo "velo programs still attached"; false; fi
 	vt_assert_nothing_left
 }
+
+@test "CHECK verifies the fast path: healthy passes, a lost link pin is reported as drift" {
+	local mode
+	for mode in tc xdp; do
+		fp_pod "$mode"
+		vt_cni CHECK "$FP_CID" "$FP_POD" eth0 "$(vt_with_prev "$FP_CONF" "$FP_RESULT")"
+		vt_assert_ok
+		rm "$FP_BPFFS/links/${FP_HOST}_$mode"
+		vt_cni CHECK "$FP_CID" "$FP_POD" eth0 "$(vt_with_prev "$FP_CONF" "$FP_RESULT")"
+		vt_assert_error 106
+		grep -q "fastpath: link pin .*${FP_HOST}_$mode missing" <<<"$VT_OUT" ||
+			{ echo "drift not named: $VT_OUT"; false; }
+		vt_cni DEL "$FP_CID" "$FP_POD" eth0 "$FP_CONF"
+		vt_assert_ok
+	done
+}

@@ -191,3 +191,17 @@ two_pods() {
 	[ "$(sm_sockets)" -eq 0 ]
 	[ "$(dmesg | grep -cE 'WARNING:|BUG:|Oops|general protection' || true)" -eq "$splats" ]
 }
+
+@test "CHECK verifies sockmap: healthy passes, a lost sock_ops link pin is reported as drift" {
+	local conf host
+	sm_pod true
+	conf="$(sm_config true "${SM_CG#"$SM_CGMOUNT"}")"
+	host="$(vt_host_ifname vt "$SM_CID" eth0)"
+	vt_cni CHECK "$SM_CID" "$SM_POD" eth0 "$(vt_with_prev "$conf" "$VT_RESULT")"
+	vt_assert_ok
+	rm "$SM_BPFFS/links/${host}_sockops"
+	vt_cni CHECK "$SM_CID" "$SM_POD" eth0 "$(vt_with_prev "$conf" "$VT_RESULT")"
+	vt_assert_error 106
+	grep -q "sockmap: link pin .*${host}_sockops missing" <<<"$VT_OUT" ||
+		{ echo "drift not named: $VT_OUT"; false; }
+}
