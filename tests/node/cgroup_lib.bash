@@ -21,16 +21,21 @@ vtc_setup() {
 
 vtc_teardown() {
 	local cg
+	local -a mine
 	[ -n "${VTC_MOUNT:-}" ] || return 0
+	# By name: vtc_cgroup_new runs in $(...), so VTC_CGROUPS can miss what it made.
+	mine=("${VTC_CGROUPS[@]}" "$VTC_MOUNT"/velotest-"$VT_TAG"-"$BATS_TEST_NUMBER"-*
+		"$VTC_MOUNT"/velotest-"$VT_TAG"-none)
 	# Processes in the test cgroups go first (they were started by this test).
-	for cg in "${VTC_CGROUPS[@]}"; do
+	for cg in "${mine[@]}"; do
 		[ -f "$cg/cgroup.kill" ] && echo 1 >"$cg/cgroup.kill" 2>/dev/null
 	done
 	sleep 0.2
 	rm -rf "$VTC_BPFFS"
-	for cg in "${VTC_CGROUPS[@]}"; do
-		rmdir "$cg" 2>/dev/null || true
+	for cg in "${mine[@]}"; do
+		[ -d "$cg" ] && rmdir "$cg" 2>/dev/null
 	done
+	return 0
 }
 
 # vtc_cgroup_new: creates a pod cgroup, prints its path relative to the mount ("/velotest-...").
