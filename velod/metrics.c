@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -145,7 +146,8 @@ static void put_pod_counters(const struct agent *agent, struct text *text,
 {
 	char path[PATH_MAX + 32], ns_label[512], pod_label[512];
 	int cpus = libbpf_num_possible_cpus();
-	struct velo_dst_counters *values;
+	struct velo_dst_counters *values, *sums;
+	bool *found;
 	int fd;
 
 	if (!count->n_pods || cpus <= 0)
@@ -155,38 +157,43 @@ static void put_pod_counters(const struct agent *agent, struct text *text,
 	if (fd < 0)
 		return; /* no XDP fast path on this node */
 	values = calloc((size_t)cpus, sizeof(*values));
-	if (!values) {
-		close(fd);
-		return;
+	sums = calloc(count->n_pods, sizeof(*sums));
+	found = calloc(count->n_pods, sizeof(*found));
+	if (!values || !sums || !found)
+		goto out;
+	/* One lookup per pod; the two metric families are then printed from the sums. */
+	for (unsigned i = 0; i < count->n_pods; i++) {
+		__u32 key = (__u32)count->pods[i].host_ifindex;
+
+		if (bpf_map_lookup_elem(fd, &key, values))
+			continue;
+		found[i] = true;
+		for (int cpu = 0; cpu < cpus; cpu++) {
+			sums[i].bytes += values[cpu].bytes;
+			sums[i].packets += values[cpu].packets;
+		}
 	}
 	header(text, "velo_pod_accelerated_bytes_total", "counter",
 	       "Bytes the XDP fast path redirected to the pod (counted by velo_xdp_dst).");
-	for (unsigned i = 0; i < count->n_pods; i++) {
-		__u32 key = (__u32)count->pods[i].host_ifindex;
-		unsigned long long bytes = 0;
-
-		if (bpf_map_lookup_elem(fd, &key, values))
-			continue;
-		for (int cpu = 0; cpu < cpus; cpu++)
-			bytes += values[cpu].bytes;
-		put(text, "velo_pod_accelerated_bytes_total{namespace=\"%s\",pod=\"%s\"} %llu\n",
-		    label(count->pods[i].namespace_, ns_label, sizeof(ns_label)),
-		    label(count->pods[i].pod, pod_label, sizeof(pod_label)), bytes);
-	}
+	for (unsigned i = 0; i < count->n_pods; i++)
+		if (found[i])
+			put(text,
+			    "velo_pod_accelerated_bytes_total{namespace=\"%s\",pod=\"%s\"} %llu\n",
+			    label(count->pods[i].namespace_, ns_label, sizeof(ns_label)),
+			    label(count->pods[i].pod, pod_label, sizeof(pod_label)),
+			    (unsigned long long)sums[i].bytes);
 	header(text, "velo_pod_accelerated_packets_total", "counter",
 	       "Packets the XDP fast path redirected to the pod (counted by velo_xdp_dst).");
-	for (unsigned i = 0; i < count->n_pods; i++) {
-		__u32 key = (__u32)count->pods[i].host_ifindex;
-		unsigned long long packets = 0;
-
-		if (bpf_map_lookup_elem(fd, &key, values))
-			continue;
-		for (int cpu = 0; cpu < cpus; cpu++)
-			packets += values[cpu].packets;
-		put(text, "velo_pod_accelerated_packets_total{namespace=\"%s\",pod=\"%s\"} %llu\n",
-		    label(count->pods[i].namespace_, ns_label, sizeof(ns_label)),
-		    label(count->pods[i].pod, pod_label, sizeof(pod_label)), packets);
-	}
+	for (unsigned i = 0; i < count->n_pods; i++)
+		if (found[i])
+			put(text,
+			    "velo_pod_accelerated_packets_total{namespace=\"%s\",pod=\"%s\"} %llu\n",
+			    label(count->pods[i].namespace_, ns_label, sizeof(ns_label)),
+			    label(count->pods[i].pod, pod_label, sizeof(pod_label)),
+			    (unsigned long long)sums[i].packets);
+out:
+	free(found);
+	free(sums);
 	free(values);
 	close(fd);
 }
