@@ -61,6 +61,7 @@ int cgroup_ctx_open(struct velo_request *request, const char *feature, struct cg
 				strerror(-ret));
 	}
 	ctx->cgroup_id = cgroup_id_of(ctx->path);
+	request->record.cgroup_id = ctx->cgroup_id; /* velod and veloctl read counters by it */
 	ctx->lock_fd = cgroup_lock(request);
 	if (ctx->lock_fd < 0) {
 		ret = ctx->lock_fd;

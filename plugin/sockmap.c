@@ -48,18 +48,6 @@ static uint64_t owner_of(const struct velo_record *record)
 	return velo_fnv1a64(record->container_id, strlen(record->container_id));
 }
 
-static void pod_key(const struct velo_ip *ip, struct velo_sm_addr *key)
-{
-	memset(key, 0, sizeof(*key));
-	if (ip->family == AF_INET) {
-		key->addr[10] = 0xff;
-		key->addr[11] = 0xff;
-		memcpy(&key->addr[12], ip->addr, 4);
-	} else {
-		memcpy(key->addr, ip->addr, 16);
-	}
-}
-
 /* The cookie the kernel gives sockets of the pod's netns (what sock_ops sees). */
 static int netns_cookie(const char *netns, uint64_t *cookie)
 {
@@ -91,7 +79,7 @@ static void pods_remove(int pods_fd, const struct velo_record *record, uint64_t 
 		struct velo_sm_addr key;
 		struct velo_sm_pod pod;
 
-		pod_key(&record->ips[i], &key);
+		velo_sockmap_pod_key(&record->ips[i], &key);
 		if (bpf_map_lookup_elem(pods_fd, &key, &pod) || pod.owner != owner)
 			continue;
 		*cookie = pod.netns_cookie;
@@ -107,7 +95,7 @@ static int pods_write(int pods_fd, const struct velo_record *record, uint64_t co
 	for (unsigned i = 0; i < record->n_ips; i++) {
 		struct velo_sm_addr key;
 
-		pod_key(&record->ips[i], &key);
+		velo_sockmap_pod_key(&record->ips[i], &key);
 		/* A stale entry of an older sandbox with this IP is replaced: the IP is ours now. */
 		if (bpf_map_update_elem(pods_fd, &key, &pod, BPF_ANY))
 			return -errno;
@@ -285,7 +273,7 @@ static int sockmap_check(struct velo_request *request)
 		struct velo_sm_addr key;
 		struct velo_sm_pod pod;
 
-		pod_key(&record->ips[i], &key);
+		velo_sockmap_pod_key(&record->ips[i], &key);
 		if (bpf_map_lookup_elem(bpf.pods_fd, &key, &pod) || pod.owner != owner) {
 			cni_error_detail("sockmap: pod map has no entry of this pod for address %u",
 					 i);

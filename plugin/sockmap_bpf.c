@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -216,4 +217,16 @@ int velo_sockmap_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_
 	}
 	lock_release(lock_fd);
 	return ret;
+}
+
+void velo_sockmap_pod_key(const struct velo_ip *ip, struct velo_sm_addr *key)
+{
+	memset(key, 0, sizeof(*key));
+	if (ip->family == AF_INET) {
+		key->addr[10] = 0xff; /* ::ffff:a.b.c.d, as sock_ops sees IPv4 */
+		key->addr[11] = 0xff;
+		memcpy(&key->addr[12], ip->addr, 4);
+	} else {
+		memcpy(key->addr, ip->addr, 16);
+	}
 }

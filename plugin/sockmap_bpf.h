@@ -17,7 +17,10 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "result.h"
 #include "sockmap_probe.h"
+
+struct velo_sm_addr;
 
 #define VELO_ENV_SOCKMAP_MODE "VELO_SOCKMAP_MODE"
 #define VELO_ENV_SOCKMAP_APPLY_BYTES "VELO_SOCKMAP_APPLY_BYTES"
@@ -43,5 +46,7 @@ int velo_sockmap_link_path(const struct velo_paths *paths, const char *host_ifna
 			   size_t len);
 /* "apply-bytes", "per-message", "permanent" (enum velo_sm_mode); NULL if out of range. */
 const char *velo_sockmap_mode_str(unsigned mode);
+/* A pod address as velo_smpod_v1's key: IPv4 as ::ffff:a.b.c.d. */
+void velo_sockmap_pod_key(const struct velo_ip *ip, struct velo_sm_addr *key);
 
 #endif

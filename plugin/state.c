@@ -138,6 +138,7 @@ cJSON *state_record_to_json(const struct velo_record *record)
 	    !add_number(json, "created", (double)record->created_unix) ||
 	    !add_string(json, "phase", phase_names[phase]) ||
 	    !add_number(json, "features", record->features) ||
+	    (record->cgroup_id && !add_number(json, "cgroupId", (double)record->cgroup_id)) ||
 	    !add_string(json, "netconf", record->netconf ? record->netconf : "") ||
 	    (record->cni_args && !add_string(json, "cniArgs", record->cni_args)))
 		goto err_nomem;
@@ -280,6 +281,9 @@ static int record_from_json(const cJSON *json, struct velo_record *out)
 	if (get_integer(json, "features", 0, 4294967295.0, &number, false))
 		return -EINVAL;
 	out->features = (unsigned)number;
+	if (get_integer(json, "cgroupId", 0, 9007199254740992.0, &number, false))
+		return -EINVAL;
+	out->cgroup_id = (uint64_t)number;
 
 	ips = cJSON_GetObjectItemCaseSensitive(json, "ips");
 	if (ips && (!cJSON_IsArray(ips) || cJSON_GetArraySize(ips) > VELO_MAX_IPS))

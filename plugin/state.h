@@ -39,6 +39,7 @@ struct velo_record {
 	long long created_unix;
 	enum velo_phase phase;
 	unsigned features; /* bit per velo_feature that was attached */
+	uint64_t cgroup_id; /* the pod cgroup velo's cgroup programs sit on; 0 if none */
 	char *netconf; /* the config text ADD received (for IPAM DEL by GC/velod); owned */
 	char *cni_args; /* CNI_ARGS at ADD; owned, may be NULL */
 };

@@ -6,12 +6,14 @@
 
 #include "ctl.h"
 #include "netns_state.h"
+#include "pod_counters.h"
 #include "state.h"
 
 struct endpoint_scan {
 	const struct ctl *ctl;
 	cJSON *list;
-	int err;
+	struct velo_counter_maps maps;
+	bool maps_open;
 };
 
 /* Copies the record JSON's field key (a string or number) into out under the same name. */
@@ -22,8 +24,39 @@ static bool copy_field(cJSON *out, const cJSON *record, const char *key)
 	return item && cJSON_AddItemToObject(out, key, cJSON_Duplicate(item, false));
 }
 
-static cJSON *endpoint_json(const struct velo_record *record)
+/* The pod's counters from whichever of velo's maps count it; {} when none does. */
+static cJSON *counters_json(const struct velo_pod_counters *c)
 {
+	const struct {
+		bool present;
+		const char *name;
+		uint64_t value;
+	} fields[] = {
+		{ c->has_cgroup, "rxBytes", c->rx_bytes },
+		{ c->has_cgroup, "rxPackets", c->rx_packets },
+		{ c->has_cgroup, "txBytes", c->tx_bytes },
+		{ c->has_cgroup, "txPackets", c->tx_packets },
+		{ c->has_cgroup, "egressDeniedBytes", c->deny_bytes },
+		{ c->has_cgroup, "egressDeniedPackets", c->deny_packets },
+		{ c->has_xdp, "xdpRedirectedBytes", c->xdp_bytes },
+		{ c->has_xdp, "xdpRedirectedPackets", c->xdp_packets },
+		{ c->has_sockmap, "socketRedirectTxBytes", c->sockmap_tx_bytes },
+		{ c->has_sockmap, "socketRedirectRxBytes", c->sockmap_rx_bytes },
+	};
+	cJSON *out = cJSON_CreateObject();
+
+	for (unsigned i = 0; out && i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (fields[i].present &&
+		    !cJSON_AddNumberToObject(out, fields[i].name, (double)fields[i].value)) {
+			cJSON_Delete(out);
+			return NULL;
+		}
+	return out;
+}
+
+static cJSON *endpoint_json(const struct velo_record *record, const struct endpoint_scan *scan)
+{
+	struct velo_pod_counters counters = {};
 	static const char *const fields[] = {
 		"network", "containerId", "ifname",   "podNamespace", "podName",
 		"podUid",  "netns",	  "netnsIno", "hostIfname",   "hostIfindex",
@@ -51,6 +84,10 @@ static cJSON *endpoint_json(const struct velo_record *record)
 	    !cJSON_AddStringToObject(out, "netnsState",
 				     velo_netns_state_name(velo_netns_state(record))))
 		goto err;
+	if (scan->maps_open)
+		velo_pod_counters_read(&scan->maps, record, &counters);
+	if (!cJSON_AddItemToObject(out, "counters", counters_json(&counters)))
+		goto err;
 	cJSON_Delete(full);
 	return out;
 err:
@@ -62,7 +99,7 @@ err:
 static int collect_endpoint(const struct velo_record *record, void *ctx)
 {
 	struct endpoint_scan *scan = ctx;
-	cJSON *endpoint = endpoint_json(record);
+	cJSON *endpoint = endpoint_json(record, scan);
 
 	if (!endpoint)
 		return -ENOMEM;
@@ -86,7 +123,10 @@ cJSON *ctl_endpoints_json(const struct ctl *ctl, int *err)
 		*err = -ENOMEM;
 		return NULL;
 	}
+	scan.maps_open = !velo_counter_maps_open(&ctl->paths, &scan.maps);
 	*err = ctl_foreach_network(ctl, scan_network, &scan);
+	if (scan.maps_open)
+		velo_counter_maps_close(&scan.maps);
 	if (*err) {
 		cJSON_Delete(scan.list);
 		return NULL;

@@ -7,6 +7,7 @@
  * maps when they exist.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdbool.h>
@@ -19,6 +20,7 @@
 
 #include "agent.h"
 #include "netns_state.h"
+#include "pod_counters.h"
 #include "state.h"
 #include "velo_shared.h"
 
@@ -103,7 +105,7 @@ static const char *const phase_names[] = {
 struct pod_series {
 	char namespace_[254];
 	char pod[254];
-	int host_ifindex;
+	struct velo_pod_counters counters;
 };
 
 struct endpoint_count {
@@ -111,6 +113,7 @@ struct endpoint_count {
 	struct text *text;
 	unsigned by_phase[N_PHASES];
 	unsigned netns_gone;
+	struct velo_counter_maps maps;
 	struct pod_series *pods;
 	unsigned n_pods;
 	unsigned max_pods;
@@ -120,82 +123,93 @@ struct endpoint_count {
 static int count_endpoint(const struct velo_record *record, void *ctx)
 {
 	struct endpoint_count *count = ctx;
+	struct pod_series *series;
 
 	if ((unsigned)record->phase < N_PHASES)
 		count->by_phase[record->phase]++;
 	count->netns_gone += velo_netns_state(record) == VELO_NETNS_GONE;
-	if (!count->agent->config.pod_metrics || record->phase != VELO_PHASE_READY ||
-	    record->host_ifindex <= 0)
+	if (!count->max_pods || record->phase != VELO_PHASE_READY)
 		return 0;
 	if (count->n_pods == count->max_pods) {
 		count->pods_dropped++;
 		return 0;
 	}
-	snprintf(count->pods[count->n_pods].namespace_, sizeof(count->pods[0].namespace_), "%s",
-		 record->pod_namespace);
-	snprintf(count->pods[count->n_pods].pod, sizeof(count->pods[0].pod), "%s",
-		 record->pod_name);
-	count->pods[count->n_pods].host_ifindex = record->host_ifindex;
+	series = &count->pods[count->n_pods];
+	/* One lookup per pod and map; the metric families are then printed from these. */
+	velo_pod_counters_read(&count->maps, record, &series->counters);
+	if (!series->counters.has_cgroup && !series->counters.has_xdp &&
+	    !series->counters.has_sockmap)
+		return 0;
+	snprintf(series->namespace_, sizeof(series->namespace_), "%s", record->pod_namespace);
+	snprintf(series->pod, sizeof(series->pod), "%s", record->pod_name);
 	count->n_pods++;
 	return 0;
 }
 
-/* Per-pod bytes and packets the XDP fast path delivered (velo_dst_v1, per-CPU). */
-static void put_pod_counters(const struct agent *agent, struct text *text,
-			     const struct endpoint_count *count)
+#define AT(field) offsetof(struct velo_pod_counters, field)
+
+/* Per-pod families: each from the source that counts it, for pods that have that source. */
+static const struct pod_family {
+	const char *name;
+	const char *help;
+	size_t has; /* the bool saying the pod has the source */
+	size_t value; /* the uint64_t counter */
+} pod_families[] = {
+	{ "velo_pod_receive_bytes_total",
+	  "L3 bytes delivered to the pod's sockets, per wire segment (accounting, cgroup ingress).",
+	  AT(has_cgroup), AT(rx_bytes) },
+	{ "velo_pod_receive_packets_total",
+	  "Packets (wire segments) delivered to the pod's sockets (accounting, cgroup ingress).",
+	  AT(has_cgroup), AT(rx_packets) },
+	{ "velo_pod_transmit_bytes_total",
+	  "L3 bytes the pod's sockets sent, per wire segment (accounting, cgroup egress).",
+	  AT(has_cgroup), AT(tx_bytes) },
+	{ "velo_pod_transmit_packets_total",
+	  "Packets (wire segments) the pod's sockets sent (accounting, cgroup egress).",
+	  AT(has_cgroup), AT(tx_packets) },
+	{ "velo_pod_egress_denied_packets_total",
+	  "Packets the pod's egress deny list dropped.", AT(has_cgroup),
+	  AT(deny_packets) },
+	{ "velo_pod_egress_denied_bytes_total", "L3 bytes the pod's egress deny list dropped.",
+	  AT(has_cgroup), AT(deny_bytes) },
+	{ "velo_pod_accelerated_bytes_total",
+	  "Bytes the XDP fast path redirected to the pod (counted by velo_xdp_dst).",
+	  AT(has_xdp), AT(xdp_bytes) },
+	{ "velo_pod_accelerated_packets_total",
+	  "Packets the XDP fast path redirected to the pod (counted by velo_xdp_dst).",
+	  AT(has_xdp), AT(xdp_packets) },
+	{ "velo_pod_socket_redirect_transmit_bytes_total",
+	  "Payload bytes the pod sent that sk_msg moved straight into a peer pod's socket.",
+	  AT(has_sockmap), AT(sockmap_tx_bytes) },
+	{ "velo_pod_socket_redirect_receive_bytes_total",
+	  "Payload bytes sk_msg moved straight into the pod's sockets from a peer pod.",
+	  AT(has_sockmap), AT(sockmap_rx_bytes) },
+};
+
+static void put_pod_counters(struct text *text, const struct endpoint_count *count)
 {
-	char path[PATH_MAX + 32], ns_label[512], pod_label[512];
-	int cpus = libbpf_num_possible_cpus();
-	struct velo_dst_counters *values, *sums;
-	bool *found;
-	int fd;
+	char ns_label[512], pod_label[512];
 
-	if (!count->n_pods || cpus <= 0)
-		return;
-	snprintf(path, sizeof(path), "%s/" VELO_MAP_DST_STATS, agent->config.paths.bpffs_dir);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return; /* no XDP fast path on this node */
-	values = calloc((size_t)cpus, sizeof(*values));
-	sums = calloc(count->n_pods, sizeof(*sums));
-	found = calloc(count->n_pods, sizeof(*found));
-	if (!values || !sums || !found)
-		goto out;
-	/* One lookup per pod; the two metric families are then printed from the sums. */
-	for (unsigned i = 0; i < count->n_pods; i++) {
-		__u32 key = (__u32)count->pods[i].host_ifindex;
+	for (unsigned f = 0; f < sizeof(pod_families) / sizeof(pod_families[0]); f++) {
+		const struct pod_family *family = &pod_families[f];
+		bool headed = false;
 
-		if (bpf_map_lookup_elem(fd, &key, values))
-			continue;
-		found[i] = true;
-		for (int cpu = 0; cpu < cpus; cpu++) {
-			sums[i].bytes += values[cpu].bytes;
-			sums[i].packets += values[cpu].packets;
+		for (unsigned i = 0; i < count->n_pods; i++) {
+			const char *counters = (const char *)&count->pods[i].counters;
+			uint64_t value;
+
+			if (!*(const bool *)(counters + family->has))
+				continue;
+			if (!headed)
+				header(text, family->name, "counter", family->help);
+			headed = true;
+			memcpy(&value, counters + family->value, sizeof(value));
+			put(text, "%s{namespace=\"%s\",pod=\"%s\"} %llu\n", family->name,
+			    label(count->pods[i].namespace_, ns_label, sizeof(ns_label)),
+			    label(count->pods[i].pod, pod_label, sizeof(pod_label)),
+			    (unsigned long long)value);
 		}
 	}
-	header(text, "velo_pod_accelerated_bytes_total", "counter",
-	       "Bytes the XDP fast path redirected to the pod (counted by velo_xdp_dst).");
-	for (unsigned i = 0; i < count->n_pods; i++)
-		if (found[i])
-			put(text,
-			    "velo_pod_accelerated_bytes_total{namespace=\"%s\",pod=\"%s\"} %llu\n",
-			    label(count->pods[i].namespace_, ns_label, sizeof(ns_label)),
-			    label(count->pods[i].pod, pod_label, sizeof(pod_label)),
-			    (unsigned long long)sums[i].bytes);
-	header(text, "velo_pod_accelerated_packets_total", "counter",
-	       "Packets the XDP fast path redirected to the pod (counted by velo_xdp_dst).");
-	for (unsigned i = 0; i < count->n_pods; i++)
-		if (found[i])
-			put(text,
-			    "velo_pod_accelerated_packets_total{namespace=\"%s\",pod=\"%s\"} %llu\n",
-			    label(count->pods[i].namespace_, ns_label, sizeof(ns_label)),
-			    label(count->pods[i].pod, pod_label, sizeof(pod_label)),
-			    (unsigned long long)sums[i].packets);
-out:
-	free(found);
-	free(sums);
-	free(values);
-	close(fd);
 }
 
 struct network_counts {
@@ -234,7 +248,7 @@ static void put_endpoints(const struct agent *agent, struct text *text)
 	count.max_pods = agent->config.pod_metrics ? agent->config.max_pod_series : 0;
 	if (count.max_pods) {
 		count.pods = calloc(count.max_pods, sizeof(*count.pods));
-		if (!count.pods)
+		if (!count.pods || velo_counter_maps_open(&agent->config.paths, &count.maps))
 			count.max_pods = 0;
 	}
 	agent_foreach_network(&agent->config, endpoints_of_network, &counts);
@@ -250,7 +264,9 @@ static void put_endpoints(const struct agent *agent, struct text *text)
 		       "Pods left without per-pod series by maxPodSeries.");
 		put(text, "velo_pod_series_dropped %u\n", count.pods_dropped);
 	}
-	put_pod_counters(agent, text, &count);
+	put_pod_counters(text, &count);
+	if (count.max_pods)
+		velo_counter_maps_close(&count.maps);
 	free(lines.buf);
 	free(gone_lines.buf);
 	free(count.pods);

@@ -86,3 +86,20 @@ vtc_attached() {
 vtc_nstat() {
 	vt_pod "$1" nstat -az "$2" | awk -v c="$2" '$1 == c { print $2 }'
 }
+
+# vtc_tcp_send POD CGROUP_REL SINK_POD SINK_IPV4 BYTES: a TCP stream of BYTES zeros from POD
+# (inside its cgroup) to a socat sink in SINK_POD; prints the segments the pod's kernel sent
+# and received meanwhile ("OUT IN", from nstat), the truth the counters are checked against.
+vtc_tcp_send() {
+	local out0 in0 out1 in1
+	vt_pod "$3" timeout 30 socat -u TCP4-LISTEN:5001,reuseaddr /dev/null &
+	VT_PIDS+=($!)
+	sleep 0.3
+	out0="$(vtc_nstat "$1" TcpOutSegs)"
+	in0="$(vtc_nstat "$1" TcpInSegs)"
+	vtc_run "$1" "$2" sh -c "head -c $5 /dev/zero | socat -u - TCP4:$4:5001" || return 1
+	sleep 0.3
+	out1="$(vtc_nstat "$1" TcpOutSegs)"
+	in1="$(vtc_nstat "$1" TcpInSegs)"
+	echo "$((out1 - out0)) $((in1 - in0))"
+}

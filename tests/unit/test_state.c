@@ -50,6 +50,7 @@ static void fill_record(struct velo_record *record, const char *container_id)
 	record->created_unix = 1796058000LL;
 	record->phase = VELO_PHASE_READY;
 	record->features = 0x5;
+	record->cgroup_id = 123456789012ULL;
 	record->netconf =
 		strdup("{\"cniVersion\":\"1.1.0\",\"name\":\"podnet\",\"type\":\"velo\"}");
 	record->cni_args = strdup("K8S_POD_NAMESPACE=default;K8S_POD_NAME=web-0");
@@ -103,6 +104,7 @@ static void test_round_trip(void **state)
 	assert_int_equal(read.created_unix, written.created_unix);
 	assert_int_equal(read.phase, VELO_PHASE_READY);
 	assert_int_equal(read.features, 0x5);
+	assert_int_equal(read.cgroup_id, 123456789012ULL);
 	assert_string_equal(read.netconf, written.netconf);
 	assert_string_equal(read.cni_args, written.cni_args);
 
