@@ -19,6 +19,7 @@
 #include "error.h"
 #include "curl_lazy.h"
 #include "k8s_api.h"
+#include "k8s_api_internal.h"
 #include "log.h"
 
 #define KUBECONFIG_MAX (1u << 20)
@@ -26,23 +27,6 @@
 /* A pod with big managedFields is tens of KiB; stop a runaway server well before memory hurts. */
 #define POD_JSON_MAX (4u << 20)
 #define K8S_NAME_MAX 253
-
-struct blob {
-	unsigned char *data;
-	size_t len;
-};
-
-/* Where to send the GET and how to authenticate it, from the kubeconfig. */
-struct api_target {
-	char *server;
-	char *ca_file;
-	struct blob ca_data;
-	char *token;
-	char *cert_file;
-	struct blob cert_data;
-	char *key_file;
-	struct blob key_data;
-};
 
 struct body {
 	char *data;
@@ -58,7 +42,7 @@ static void wipe_free(char *text)
 	}
 }
 
-static void blob_free(struct blob *blob)
+static void blob_free(struct k8s_blob *blob)
 {
 	if (blob->data) {
 		explicit_bzero(blob->data, blob->len);
@@ -68,7 +52,7 @@ static void blob_free(struct blob *blob)
 	blob->len = 0;
 }
 
-static void target_free(struct api_target *target)
+void velo_k8s_target_free(struct k8s_api_target *target)
 {
 	free(target->server);
 	free(target->ca_file);
@@ -137,7 +121,7 @@ static int base64_value(unsigned char c)
 }
 
 /* Standard base64 as kubeconfig's *-data fields carry it; whitespace skipped, padding optional. */
-static int base64_decode(const char *text, struct blob *out)
+static int base64_decode(const char *text, struct k8s_blob *out)
 {
 	size_t len = strlen(text);
 	unsigned char *data = malloc(len / 4 * 3 + 3);
@@ -233,7 +217,7 @@ static int string_field(const cJSON *object, const char *field, const char **out
 
 /* A file path (resolved) or base64 data for one PEM item; the data wins, as in kubectl. */
 static int pem_source(const char *kubeconfig, const cJSON *object, const char *field, char **file,
-		      struct blob *data, char *why, size_t why_size)
+		      struct k8s_blob *data, char *why, size_t why_size)
 {
 	char data_field[64];
 	const char *path, *encoded;
@@ -259,7 +243,7 @@ static int pem_source(const char *kubeconfig, const cJSON *object, const char *f
 	return 0;
 }
 
-static int load_token(const char *kubeconfig, const cJSON *user, struct api_target *target,
+static int load_token(const char *kubeconfig, const cJSON *user, struct k8s_api_target *target,
 		      char *why, size_t why_size)
 {
 	const char *token, *token_file;
@@ -274,24 +258,37 @@ static int load_token(const char *kubeconfig, const cJSON *user, struct api_targ
 		return ret;
 	if (token) {
 		target->token = strdup(token);
-		return target->token ? 0 : -ENOMEM;
-	}
-	if (!token_file)
-		return 0;
-	path = resolve_path(kubeconfig, token_file);
-	if (!path)
-		return -ENOMEM;
-	target->token = read_file(path, TOKEN_FILE_MAX);
-	if (!target->token) {
-		ret = -errno;
-		snprintf(why, why_size, "kubeconfig: tokenFile %.200s: %s", path, strerror(errno));
+		if (!target->token)
+			return -ENOMEM;
+	} else if (token_file) {
+		path = resolve_path(kubeconfig, token_file);
+		if (!path)
+			return -ENOMEM;
+		target->token = read_file(path, TOKEN_FILE_MAX);
+		if (!target->token) {
+			ret = -errno;
+			snprintf(why, why_size, "kubeconfig: tokenFile %.200s: %s", path,
+				 strerror(errno));
+			free(path);
+			return ret;
+		}
 		free(path);
-		return ret;
+		len = strlen(target->token);
+		while (len && isspace((unsigned char)target->token[len - 1]))
+			target->token[--len] = '\0';
+	} else {
+		return 0;
 	}
-	free(path);
-	len = strlen(target->token);
-	while (len && isspace((unsigned char)target->token[len - 1]))
-		target->token[--len] = '\0';
+	/* It goes into a header line: a CR or LF would end it and start another. */
+	for (const char *p = target->token; *p; p++) {
+		if (iscntrl((unsigned char)*p)) {
+			snprintf(why, why_size,
+				 "kubeconfig: the %s has a control character (byte %zu)",
+				 token ? "token" : "tokenFile's token",
+				 (size_t)(p - target->token));
+			return -EINVAL;
+		}
+	}
 	return 0;
 }
 
@@ -313,7 +310,7 @@ static int check_user_supported(const cJSON *user, char *why, size_t why_size)
 	return 0;
 }
 
-static int load_cluster(const char *kubeconfig, const cJSON *cluster, struct api_target *target,
+static int load_cluster(const char *kubeconfig, const cJSON *cluster, struct k8s_api_target *target,
 			char *why, size_t why_size)
 {
 	const cJSON *insecure =
@@ -347,7 +344,7 @@ static int load_cluster(const char *kubeconfig, const cJSON *cluster, struct api
 			  &target->ca_data, why, why_size);
 }
 
-static int load_user(const char *kubeconfig, const cJSON *user, struct api_target *target,
+static int load_user(const char *kubeconfig, const cJSON *user, struct k8s_api_target *target,
 		     char *why, size_t why_size)
 {
 	int ret;
@@ -367,7 +364,7 @@ static int load_user(const char *kubeconfig, const cJSON *user, struct api_targe
 }
 
 /* current-context's cluster and user; without one, the only context, else the only cluster. */
-static int select_target(const char *kubeconfig, const cJSON *root, struct api_target *target,
+static int select_target(const char *kubeconfig, const cJSON *root, struct k8s_api_target *target,
 			 char *why, size_t why_size)
 {
 	const cJSON *current = cJSON_GetObjectItemCaseSensitive(root, "current-context");
@@ -435,11 +432,35 @@ static void scrub_tokens(const cJSON *root)
 	}
 }
 
-static int load_kubeconfig(const char *path, struct api_target *target, char *why, size_t why_size)
+int velo_k8s_kubeconfig_parse(const char *kubeconfig_path, const char *text, size_t len,
+			      struct k8s_api_target *target, char *why, size_t why_size)
 {
 	const char *end = NULL;
-	char *text = read_file(path, KUBECONFIG_MAX);
 	cJSON *root;
+	int ret;
+
+	memset(target, 0, sizeof(*target));
+	root = cJSON_ParseWithLengthOpts(text, len + 1, &end, true);
+	if (!root || !cJSON_IsObject(root)) {
+		snprintf(why, why_size,
+			 "kubeconfig %.200s: not a JSON object (error at byte %zu; velo reads "
+			 "JSON kubeconfigs, as install-cni writes)",
+			 kubeconfig_path, end && end >= text ? (size_t)(end - text) : (size_t)0);
+		cJSON_Delete(root);
+		return -EINVAL;
+	}
+	ret = select_target(kubeconfig_path, root, target, why, why_size);
+	scrub_tokens(root);
+	cJSON_Delete(root);
+	if (ret)
+		velo_k8s_target_free(target);
+	return ret;
+}
+
+static int load_kubeconfig(const char *path, struct k8s_api_target *target, char *why,
+			   size_t why_size)
+{
+	char *text = read_file(path, KUBECONFIG_MAX);
 	int ret;
 
 	if (!text) {
@@ -447,22 +468,9 @@ static int load_kubeconfig(const char *path, struct api_target *target, char *wh
 		snprintf(why, why_size, "kubeconfig %.200s: %s", path, strerror(errno));
 		return ret;
 	}
-	root = cJSON_ParseWithLengthOpts(text, strlen(text) + 1, &end, true);
-	if (!root || !cJSON_IsObject(root)) {
-		snprintf(why, why_size,
-			 "kubeconfig %.200s: not a JSON object (error at byte %zu; velo reads "
-			 "JSON kubeconfigs, as install-cni writes)",
-			 path, end && end >= text ? (size_t)(end - text) : (size_t)0);
-		cJSON_Delete(root);
-		wipe_free(text);
-		return -EINVAL;
-	}
+	/* The text holds the token too: wiped, not just freed. */
+	ret = velo_k8s_kubeconfig_parse(path, text, strlen(text), target, why, why_size);
 	wipe_free(text);
-	ret = select_target(path, root, target, why, why_size);
-	scrub_tokens(root);
-	cJSON_Delete(root);
-	if (ret)
-		target_free(target);
 	return ret;
 }
 
@@ -523,7 +531,7 @@ static int curl_errno(CURLcode code)
 	}
 }
 
-static int set_blob(CURL *curl, CURLoption option, const struct blob *blob)
+static int set_blob(CURL *curl, CURLoption option, const struct k8s_blob *blob)
 {
 	struct curl_blob curl_blob = {
 		.data = blob->data,
@@ -535,7 +543,7 @@ static int set_blob(CURL *curl, CURLoption option, const struct blob *blob)
 }
 
 /* Cluster CA only (no system store), client certificate if any. */
-static int set_tls(CURL *curl, const struct api_target *target)
+static int set_tls(CURL *curl, const struct k8s_api_target *target)
 {
 	int ret = 0;
 
@@ -579,7 +587,7 @@ static int http_status_errno(long status)
 	return -EPROTO;
 }
 
-static int http_get(const struct api_target *target, const char *url, unsigned timeout_ms,
+static int http_get(const struct k8s_api_target *target, const char *url, unsigned timeout_ms,
 		    struct body *body, char *why, size_t why_size)
 {
 	static bool curl_ready;
@@ -670,14 +678,15 @@ out:
 	return ret;
 }
 
-static int parse_pod(const struct body *body, struct velo_annotations *out, char *why,
-		     size_t why_size)
+int velo_k8s_pod_annotations_parse(const char *body, size_t len, struct velo_annotations *out,
+				   char *why, size_t why_size)
 {
-	cJSON *pod = cJSON_ParseWithLength(body->data ? body->data : "", body->len);
+	cJSON *pod = cJSON_ParseWithLength(body ? body : "", len);
 	const cJSON *metadata = cJSON_GetObjectItemCaseSensitive(pod, "metadata");
 	const cJSON *annotations = cJSON_GetObjectItemCaseSensitive(metadata, "annotations");
 	int ret;
 
+	memset(out, 0, sizeof(*out));
 	if (!cJSON_IsObject(metadata)) {
 		snprintf(why, why_size, "the API's answer is not a pod (no metadata)");
 		cJSON_Delete(pod);
@@ -696,7 +705,7 @@ int velo_k8s_get_pod_annotations(const struct velo_k8s_api_config *api, const ch
 				 const char *pod_name, struct velo_annotations *out, char *why,
 				 size_t why_size)
 {
-	struct api_target target = { 0 };
+	struct k8s_api_target target = { 0 };
 	struct body body = { 0 };
 	char *url = NULL;
 	int ret;
@@ -719,11 +728,11 @@ int velo_k8s_get_pod_annotations(const struct velo_k8s_api_config *api, const ch
 	}
 	ret = http_get(&target, url, api->timeout_ms, &body, why, why_size);
 	if (!ret)
-		ret = parse_pod(&body, out, why, why_size);
+		ret = velo_k8s_pod_annotations_parse(body.data, body.len, out, why, why_size);
 out:
 	free(body.data);
 	free(url);
-	target_free(&target);
+	velo_k8s_target_free(&target);
 	if (ret == -ENOMEM && !why[0])
 		snprintf(why, why_size, "out of memory");
 	return ret;

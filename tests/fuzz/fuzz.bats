@@ -46,3 +46,5 @@ fz_run() {
 @test "fuzz: pod annotations and defaults (velo_annotations_parse)" { fz_run annotations; }
 @test "fuzz: IPAM results and prevResult (velo_result_parse)" { fz_run result; }
 @test "fuzz: endpoint records (state_record_from_json)" { fz_run state; }
+@test "fuzz: kubeconfig (velo_k8s_kubeconfig_parse)" { fz_run kubeconfig; }
+@test "fuzz: API pod answer (velo_k8s_pod_annotations_parse)" { fz_run k8s_pod; }
