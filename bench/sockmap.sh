@@ -1,36 +1,76 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Socket short-circuit throughput by message size, same node, pod to pod, in one run:
-# routed (velo without the annotation), sk_msg per-message verdict, sk_msg apply_bytes verdict
-# (velo's default here), and an AF_UNIX socketpair (the same-host IPC limit). netperf-style:
-# the sender writes SIZE-byte messages for SECONDS, the receiver reads 1 MiB buffers.
-# Repetitions alternate the paths; medians with min-max spread; ratios.
+# Socket short-circuit, same node, pod to pod, every path in one run: the reference ptp plugin,
+# velo routed (velo.dev/sockmap "false"), velo's sk_msg redirect with a per-message verdict and
+# with an apply_bytes verdict (velo's default here; VELO_SOCKMAP_MODE at ADD, each mode in its
+# own bpffs dir), and an AF_UNIX stream socket (the same-host IPC limit). Measured:
+#   stream  tests/node/sockmap_stream blast/sink/unix: SIZE-byte writes for SECONDS, the reader
+#           reads 1 MiB buffers; Gbit/s; Nagle on and (-n) TCP_NODELAY; streams unpinned
+#   rr      bench/sm_rr: 64-byte ping-pong for SECONDS, p50 and p99 in us, client and server
+#           pinned to the same CPU (0) and to different CPUs (0 and 1)
+#   conn    bench/sm_rr: connect, send 64 B, read 64 B, close, in a loop; connections/s,
+#           same two pinnings
+# Repetitions alternate the path order; medians with min-max spread; ratios against the
+# issue's targets. Then one run per stream size (Nagle on), rr and conn class and sk_msg mode
+# under BPF_ENABLE_STATS (bench/dp_stats.c, outside the timed runs) for ns per program run.
+#
+# Topology: a node netns velotest-smbench-node-PID (pods wired inside it with nsenter, so no
+# pod route exists in the root namespace), two pod netns per path, velo's state, IPAM, logs
+# and the AF_UNIX sockets under /tmp/velotest-smbench-XXXXXX, velo's pins under
+# /sys/fs/bpf/velotest-smbench-PID-PATH, cgroups velotest-smbench-PID-* under the cgroup2 mount
+# (runtimeConfig cgroupPath; the traffic processes are moved into them). Traffic only between
+# these namespaces (and over AF_UNIX). Everything is removed at exit, pass or fail.
+#
 # Usage: sudo bench/sockmap.sh [-o OUTDIR] [-r REPS] [-t SECONDS] [-s "SIZES"] [-n]
-#   -n: also with TCP_NODELAY. Writes OUTDIR/sockmap.md and sockmap.csv.
+#   -o OUTDIR   sockmap.md, sockmap.csv, sockmap_samples.csv, sockmap_stats.csv, sockmap.png
+#               (default build/bench)
+#   -r REPS     alternating repetitions (5)
+#   -t SECONDS  per measurement (1)
+#   -s SIZES    stream write sizes in bytes (1 64 128 512 1K 2K 32K 64K 100K 500K 1M)
+#   -n          streams also with TCP_NODELAY
+#   DOCS=1      also copy the plot to docs/benchmarks-sockmap.png
+# Needs: make (build/velo), make build/tests/sockmap_stream build/bench/sm_rr (`make bench`
+# builds both), containernetworking-plugins (ptp, host-local), jq, gnuplot, libbpf-dev.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 outdir=$top/build/bench reps=5 secs=1 nodelay=0
-sizes="1 64 128 512 1024 2048 32768 65536 102400 512000 1048576"
-while getopts "o:r:t:s:n" opt; do
+default_sizes="1 64 128 512 1024 2048 32768 65536 102400 512000 1048576"
+sizes=$default_sizes
+while getopts "o:r:t:s:nh" opt; do
 	case "$opt" in
 	o) outdir=$OPTARG ;;
 	r) reps=$OPTARG ;;
 	t) secs=$OPTARG ;;
 	s) sizes=$OPTARG ;;
 	n) nodelay=1 ;;
-	*) exit 2 ;;
+	*) sed -n 's/^# \{0,1\}//; 24,33p' "$0" >&2; exit 2 ;;
 	esac
+done
+[[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "bench/sockmap.sh: -r wants a positive integer" >&2; exit 2; }
+[[ $secs =~ ^[0-9]*\.?[0-9]+$ ]] || { echo "bench/sockmap.sh: -t wants seconds" >&2; exit 2; }
+for size in $sizes; do
+	[[ $size =~ ^[1-9][0-9]*$ ]] || { echo "bench/sockmap.sh: bad size $size" >&2; exit 2; }
 done
 [ "$(id -u)" = 0 ] || { echo "bench/sockmap.sh: needs root" >&2; exit 1; }
 velo=${VELO:-$top/build/velo}
 stream=$top/build/tests/sockmap_stream
-for f in "$velo" "$stream" /usr/lib/cni/host-local; do
-	[ -x "$f" ] || { echo "bench/sockmap.sh: $f missing (make; containernetworking-plugins)" >&2; exit 1; }
+sm_rr=$top/build/bench/sm_rr
+for f in "$velo" "$stream" "$sm_rr" /usr/lib/cni/ptp /usr/lib/cni/host-local; do
+	[ -x "$f" ] || {
+		echo "bench/sockmap.sh: $f missing (make all $stream $sm_rr; containernetworking-plugins)" >&2
+		exit 1
+	}
+done
+for tool in jq gnuplot bpftool taskset; do
+	command -v "$tool" >/dev/null || { echo "bench/sockmap.sh: $tool missing (hack/install-deps.sh)" >&2; exit 1; }
 done
 cgmount=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") print $5; break } }' \
 	/proc/self/mountinfo | head -n 1)
 [ -n "$cgmount" ] || { echo "bench/sockmap.sh: no cgroup2 mount" >&2; exit 1; }
 mkdir -p "$outdir"
+# Two placements for rr and conn: both ends on CPU 0, and client on 0, server on 1.
+placements="same cross"
+[ "$(nproc)" -ge 2 ] || placements="same"
 
 tag=$$
 node=velotest-smbench-node-$tag
@@ -38,131 +78,409 @@ work=$(mktemp -d /tmp/velotest-smbench-XXXXXX)
 bpffs_base=/sys/fs/bpf/velotest-smbench-$tag
 pids=()
 cleanup() {
+	set +e
 	local pid ns cg
-	for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+	for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
 	for cg in "$cgmount"/velotest-smbench-"$tag"-*; do
-		[ -d "$cg" ] || continue
-		while read -r pid; do kill "$pid" 2>/dev/null || true; done <"$cg/cgroup.procs"
+		[ -f "$cg/cgroup.procs" ] || continue
+		while read -r pid; do kill "$pid" 2>/dev/null; done <"$cg/cgroup.procs"
 	done
-	sleep 0.2
-	for cg in "$cgmount"/velotest-smbench-"$tag"-*; do [ -d "$cg" ] && rmdir "$cg" 2>/dev/null; done
-	for ns in $(ip netns list | awk '{print $1}' | grep "^velotest-smbench-.*-$tag"); do
-		ip netns del "$ns" 2>/dev/null || true
+	sleep 0.3
+	for cg in "$cgmount"/velotest-smbench-"$tag"-*; do [ -d "$cg" ] && rmdir "$cg"; done
+	for ns in $(ip netns list | awk '{ print $1 }' | grep -- "^velotest-smbench-.*-$tag\$"); do
+		ip netns del "$ns"
 	done
 	rm -rf "$bpffs_base"-* "$work"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+dp_stats=$work/dp_stats
+# shellcheck disable=SC2046
+${CC:-gcc} -std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror -o "$dp_stats" "$top/bench/dp_stats.c" \
+	$(pkg-config --libs libbpf)
 
 ip netns add "$node"
 ip -n "$node" link set lo up
 mkdir -p "$work/bin"
 cp "$velo" "$work/bin/velo"
-cp /usr/lib/cni/host-local "$work/bin/host-local"
+cp /usr/lib/cni/ptp /usr/lib/cni/host-local "$work/bin/"
 
-# add_pod PATH_NAME N ANNOTATION: a pod of that path wired by velo; prints "ns cgroup ip".
-add_pod() {
-	local path=$1 n=$2 opt=$3 ns rel conf out
-	ns=velotest-smbench-$path-$n-$tag
-	rel=/velotest-smbench-$tag-$path-$n
-	ip netns add "$ns"
-	ip -n "$ns" link set lo up
-	mkdir "$cgmount$rel"
-	conf=$(jq -cn --arg w "$work" --arg b "$bpffs_base-$path" --arg cg "$rel" --arg o "$opt" '{
-		cniVersion: "1.0.0", name: "velotest-smbench", type: "velo", vethPrefix: "vb",
+paths="ptp routed per-message apply-bytes unix"
+tcp_paths="ptp routed per-message apply-bytes"
+sm_paths="per-message apply-bytes"
+label() {
+	case $1 in
+	ptp) echo ptp ;; routed) echo "velo routed" ;; per-message) echo per-message ;;
+	apply-bytes) echo apply_bytes ;; unix) echo AF_UNIX ;;
+	esac
+}
+
+# config PATH CGROUP_REL: the network config of that path's pods (same MTU for all).
+config() {
+	local opt=true
+	if [ "$1" = ptp ]; then
+		jq -cn --arg w "$work" '{cniVersion: "1.0.0", name: "velotest-smbench-ptp", type: "ptp",
+			ipMasq: false, mtu: 1500,
+			ipam: {type: "host-local", dataDir: ($w + "/ipam-ptp"), ranges: [[{subnet: "10.247.1.0/24"}]]}}'
+		return
+	fi
+	[ "$1" = routed ] && opt=false
+	jq -cn --arg w "$work" --arg b "$bpffs_base-$1" --arg cg "$2" --arg o "$opt" '{
+		cniVersion: "1.0.0", name: "velotest-smbench", type: "velo", vethPrefix: "vb", mtu: 1500,
 		stateDir: ($w + "/state"), runDir: ($w + "/run"), bpffsDir: $b,
 		logFile: ($w + "/cni.log"),
 		ipam: {type: "host-local", dataDir: ($w + "/ipam"), ranges: [[{subnet: "10.247.0.0/24"}]]},
 		runtimeConfig: {"io.kubernetes.cri.pod-annotations": {"velo.dev/sockmap": $o},
-			cgroupPath: $cg}}')
-	out=$(nsenter --net="/run/netns/$node" env -i PATH="$PATH" CNI_COMMAND=ADD \
-		CNI_CONTAINERID="smbench-$path-$n" CNI_NETNS="/run/netns/$ns" CNI_IFNAME=eth0 \
-		CNI_PATH="$work/bin" VELO_SOCKMAP_MODE="${4:-}" "$work/bin/velo" <<<"$conf") ||
-		{ echo "velo ADD failed: $out" >&2; exit 1; }
-	echo "$ns $cgmount$rel $(jq -r '.ips[0].address | split("/")[0]' <<<"$out")"
+			cgroupPath: $cg}}'
 }
 
-# in_pod NS CGROUP CMD...
-in_pod() {
-	local ns=$1 cg=$2
-	shift 2
-	# shellcheck disable=SC2016
-	nsenter --net="/run/netns/$ns" sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' \
-		sh "$cg" "$@"
-}
-
-paths="routed per-message apply-bytes"
-declare -A client server
-for path in $paths; do
-	case $path in
-	routed) opt=false mode="" ;;
-	*) opt=true mode=$path ;;
-	esac
-	read -r sns scg sip < <(add_pod "$path" s "$opt" "$mode")
-	read -r cns ccg _ < <(add_pod "$path" c "$opt" "$mode")
-	in_pod "$sns" "$scg" "$stream" sink 0.0.0.0 5100 >/dev/null &
-	pids+=("$!")
-	server[$path]=$sip
-	client[$path]="$cns $ccg"
-done
-sleep 0.5
-
-# measure PATH SIZE NODELAY: Gbit/s of one run.
-measure() {
-	local path=$1 size=$2 nd=$3 cns ccg
-	if [ "$path" = unix ]; then
-		"$stream" unix "$size" "$secs"
-		return
+declare -A pod_ns pod_cg pod_ip
+# add_pod PATH ROLE: a pod netns (and for velo a cgroup) wired by that path's plugin.
+add_pod() {
+	local path=$1 key=$1-$2 ns rel="" mode="" plugin=velo out
+	ns=velotest-smbench-$key-$tag
+	ip netns add "$ns"
+	ip -n "$ns" link set lo up
+	if [ "$path" = ptp ]; then
+		plugin=ptp
+	else
+		rel=/velotest-smbench-$tag-$key
+		mkdir "$cgmount$rel"
+		pod_cg[$key]=$cgmount$rel
 	fi
-	read -r cns ccg <<<"${client[$path]}"
-	in_pod "$cns" "$ccg" "$stream" blast "${server[$path]}" 5100 "$size" "$secs" ${nd:+"$nd"}
+	case $path in per-message | apply-bytes) mode=$path ;; esac
+	out=$(config "$path" "$rel" | nsenter --net="/run/netns/$node" env -i PATH="$PATH" CNI_COMMAND=ADD \
+		CNI_CONTAINERID="smbench-$key" CNI_NETNS="/run/netns/$ns" CNI_IFNAME=eth0 \
+		CNI_PATH="$work/bin" VELO_SOCKMAP_MODE="$mode" "$work/bin/$plugin") ||
+		{ echo "bench/sockmap.sh: $path ADD failed: $out" >&2; exit 1; }
+	pod_ns[$key]=$ns
+	pod_ip[$key]=$(jq -r '.ips[0].address | split("/")[0]' <<<"$out")
+}
+# pod_argv PATH ROLE: POD_ARGV = the command prefix that runs in that pod (and its cgroup).
+pod_argv() {
+	# shellcheck disable=SC2016
+	POD_ARGV=(nsenter --net="/run/netns/${pod_ns[$1-$2]}" sh -c \
+		'[ -z "$1" ] || echo $$ >"$1/cgroup.procs"; shift; exec "$@"' sh "${pod_cg[$1-$2]:-}")
+}
+# endpoint PATH KIND: where that path's rr or conn server listens.
+endpoint() {
+	if [ "$1" = unix ]; then echo "$work/$2.sock"; else echo "${pod_ip[$1-s]}:$([ "$2" = rr ] && echo 5200 || echo 5300)"; fi
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
-	printf "%.2f %.2f %.2f", m, v[1], v[NR] }'; }
+declare -A server_pid
+# start_server PATH KIND CMD...: runs a server of that path in its pod, waits for "ready".
+start_server() {
+	local path=$1 kind=$2 _try
+	shift 2
+	if [ "$path" = unix ]; then
+		"$@" >"$work/ready-$path-$kind" 2>>"$work/servers.log" &
+	else
+		pod_argv "$path" s
+		"${POD_ARGV[@]}" "$@" >"$work/ready-$path-$kind" 2>>"$work/servers.log" &
+	fi
+	# nsenter and sh exec: $! is the server itself (its CPU affinity is set through it).
+	pids+=("$!")
+	server_pid[$path-$kind]=$!
+	for _try in $(seq 100); do
+		[ "$kind" = sink ] && grep -qs listening "$work/ready-$path-$kind" && return
+		grep -qs ready "$work/ready-$path-$kind" && return
+		sleep 0.05
+	done
+	echo "bench/sockmap.sh: $path $kind server did not start" >&2
+	exit 1
+}
 
-csv=$outdir/sockmap.csv md=$outdir/sockmap.md
-echo "size,nodelay,path,rep,gbit" >"$csv"
+echo "bench/sockmap.sh: wiring pods ($(date +%H:%M:%S))"
+for path in $tcp_paths; do
+	add_pod "$path" s
+	add_pod "$path" c
+	# conn-client opens thousands of connections a second: TIME_WAIT ports must be reusable.
+	nsenter --net="/run/netns/${pod_ns[$path-c]}" sysctl -qw net.ipv4.tcp_tw_reuse=1 \
+		net.ipv4.ip_local_port_range="1024 65535"
+	start_server "$path" sink "$stream" sink 0.0.0.0 5100
+	start_server "$path" rr "$sm_rr" rr-server 0.0.0.0:5200
+	start_server "$path" conn "$sm_rr" conn-server 0.0.0.0:5300
+done
+start_server unix rr "$sm_rr" rr-server "$(endpoint unix rr)"
+start_server unix conn "$sm_rr" conn-server "$(endpoint unix conn)"
+for path in $tcp_paths; do
+	pod_argv "$path" c
+	"${POD_ARGV[@]}" ping -c 1 -W 2 "${pod_ip[$path-s]}" >/dev/null ||
+		{ echo "bench/sockmap.sh: $path: client cannot reach server" >&2; exit 1; }
+done
+
+# cpus PLACEMENT: "CLIENT_CPU SERVER_CPU".
+cpus() { if [ "$1" = same ]; then echo "0 0"; else echo "0 1"; fi; }
+
+# measure CLASS VARIANT SIZE PATH [PREFIX...]: the value(s) of one run; PREFIX (dp_stats)
+# wraps the client. Prints NA (stream, conn) or "NA NA" (rr) when the run failed.
+measure() {
+	local class=$1 variant=$2 size=$3 path=$4 ccpu scpu nd=""
+	shift 4
+	if [ "$path" = unix ]; then POD_ARGV=(); else pod_argv "$path" c; fi
+	case $class in
+	stream)
+		[ "$variant" = nodelay ] && nd=nodelay
+		if [ "$path" = unix ]; then
+			"$@" "$stream" unix "$size" "$secs" 2>>"$work/clients.log" || echo NA
+		else
+			"$@" "${POD_ARGV[@]}" "$stream" blast "${pod_ip[$path-s]}" 5100 "$size" "$secs" ${nd:+"$nd"} \
+				2>>"$work/clients.log" || echo NA
+		fi
+		;;
+	rr | conn)
+		read -r ccpu scpu <<<"$(cpus "$variant")"
+		taskset -a -p -c "$scpu" "${server_pid[$path-$class]}" >/dev/null
+		"$@" "${POD_ARGV[@]}" taskset -c "$ccpu" "$sm_rr" "$class-client" "$(endpoint "$path" "$class")" "$secs" \
+			2>>"$work/clients.log" || { [ "$class" = rr ] && echo "NA NA" || echo NA; }
+		;;
+	esac
+}
+
+csv=$work/samples.csv
+echo "class,variant,size,path,rep,metric,value" >"$csv"
 variants="delay"
 [ "$nodelay" = 1 ] && variants="delay nodelay"
+n_runs=$(($(wc -w <<<"$sizes") * $(wc -w <<<"$variants") + 2 * $(wc -w <<<"$placements")))
+# Timed runs, then the program cost runs; ~0.05 s per run on top of the measurement.
+echo "bench/sockmap.sh: $reps repetitions of ${secs}s, about" \
+	"$(awk -v n="$n_runs" -v r="$reps" -v s="$secs" -v k="$(wc -w <<<"$sizes")" \
+		'BEGIN { printf "%.0f", (n * r * 5 + (k + 2) * 2) * (s + 0.05) + 5 }')s"
+# order REP: the paths forward on odd repetitions, backward on even ones (drift hits all alike).
+order() { if (($1 % 2)); then echo "$paths"; else tr ' ' '\n' <<<"$paths" | tac | paste -sd' '; fi; }
 for variant in $variants; do
-	nd=""
-	[ "$variant" = nodelay ] && nd=nodelay
 	for size in $sizes; do
 		for rep in $(seq "$reps"); do
-			# Alternate the order each repetition so drift hits every path alike.
-			order="routed per-message apply-bytes unix"
-			[ $((rep % 2)) = 0 ] && order="unix apply-bytes per-message routed"
-			for path in $order; do
-				echo "$size,$variant,$path,$rep,$(measure "$path" "$size" "$nd")" >>"$csv"
+			for path in $(order "$rep"); do
+				echo "stream,$variant,$size,$path,$rep,gbit,$(measure stream "$variant" "$size" "$path")" >>"$csv"
 			done
 		done
 	done
+	echo "bench/sockmap.sh: streams ($variant) done ($(date +%H:%M:%S))"
+done
+for class in rr conn; do
+	for placement in $placements; do
+		for rep in $(seq "$reps"); do
+			for path in $(order "$rep"); do
+				read -r v1 v2 _ <<<"$(measure "$class" "$placement" 64 "$path")"
+				if [ "$class" = rr ]; then
+					echo "rr,$placement,64,$path,$rep,p50,$v1" >>"$csv"
+					echo "rr,$placement,64,$path,$rep,p99,$v2" >>"$csv"
+				else
+					echo "conn,$placement,64,$path,$rep,cps,$v1" >>"$csv"
+				fi
+			done
+		done
+	done
+	echo "bench/sockmap.sh: $class done ($(date +%H:%M:%S))"
 done
 
+# One run per stream size (Nagle on), rr and conn (same CPU) and sk_msg mode with BPF run-time
+# stats held (~20 ns per program run, so these runs are not among the timed ones). Each mode's
+# programs are told apart by the ids pinned under its own bpffs dir.
+stats_csv=$work/stats.csv
+echo "path,class,size,id,program,run_cnt,run_time_ns,ns_per_run" >"$stats_csv"
+for path in $sm_paths; do
+	ids=$(find "$bpffs_base-$path" -type f 2>/dev/null | while read -r pin; do
+		bpftool prog show pinned "$pin" -j 2>/dev/null | jq -r '.id // empty' || true
+		bpftool link show pinned "$pin" -j 2>/dev/null | jq -r '.prog_id // empty' || true
+	done | sort -un | paste -sd, -) || true
+	[ -n "$ids" ] || { echo "bench/sockmap.sh: $path: no program pinned under $bpffs_base-$path" >&2; ids=0; }
+	runs=()
+	for size in $sizes; do runs+=("stream delay $size"); done
+	runs+=("rr same 64" "conn same 64")
+	for run in "${runs[@]}"; do
+		read -r class variant size <<<"$run"
+		measure "$class" "$variant" "$size" "$path" "$dp_stats" -o "$work/prog.csv" -i "$ids" -- >/dev/null
+		awk -F, -v p="$path" -v c="$class" -v s="$size" \
+			'{ printf "%s,%s,%s,%s,%s,%s,%s,%.1f\n", p, c, s, $1, $2, $3, $4, $4 / $3 }' \
+			"$work/prog.csv" >>"$stats_csv"
+	done
+done
+echo "bench/sockmap.sh: program cost runs done ($(date +%H:%M:%S))"
+
+# ---------------------------------------------------------------- report
+csv_out=$outdir/sockmap.csv md=$outdir/sockmap.md png=$outdir/sockmap.png
+cp "$csv" "$outdir/sockmap_samples.csv"
+cp "$stats_csv" "$outdir/sockmap_stats.csv"
+# summary CLASS VARIANT SIZE PATH METRIC: "median min max" over the repetitions (NA dropped).
+summary() {
+	awk -F, -v c="$1" -v v="$2" -v s="$3" -v p="$4" -v m="$5" \
+		'$1 == c && $2 == v && $3 == s && $4 == p && $6 == m && $7 != "NA" { print $7 }' "$csv" |
+		sort -g | awk '{ v[NR] = $1 }
+		END {
+			if (!NR) { print "NA NA NA"; exit }
+			printf "%g %g %g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, v[1], v[NR]
+		}'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "NA" || b == "NA" || b == 0) print "NA"; else printf "%.2f", a / b }'; }
+# met VALUE OP LIMIT: yes/NO against a target.
+met() {
+	awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN {
+		if (v == "NA") { print "NA"; exit }
+		ok = (op == "<=") ? v <= l : v >= l
+		print ok ? "yes" : "NO" }'
+}
+human() {
+	awk -v b="$1" 'BEGIN {
+		if (b >= 1048576 && b % 1048576 == 0) printf "%dM", b / 1048576
+		else if (b >= 1024 && b % 1024 == 0) printf "%dK", b / 1024
+		else printf "%d", b }'
+}
+declare -A med
+echo "class,variant,size,path,metric,median,min,max" >"$csv_out"
+# cell CLASS VARIANT SIZE PATH METRIC: CELL="median (min-max)"; the median also in med[].
+# Not in a subshell: med[] must persist.
+cell() {
+	local m lo hi
+	read -r m lo hi <<<"$(summary "$@")"
+	med[$1,$2,$3,$4,$5]=$m
+	echo "$1,$2,$3,$4,$5,$m,$lo,$hi" >>"$csv_out"
+	if [ "$m" = NA ]; then CELL=NA; else CELL="$m ($lo-$hi)"; fi
+}
+placement_title() { if [ "$1" = same ]; then echo "same CPU (0, 0)"; else echo "different CPUs (client 0, server 1)"; fi; }
+
+plotdat=$work/plot.dat
 {
-	echo "# Socket short-circuit: stream throughput by message size"
+	echo "# Socket short-circuit: velo's sockmap next to routed paths"
 	echo
-	echo "$(uname -r), $(nproc) CPUs, $reps alternating repetitions of ${secs}s, median Gbit/s (min-max)."
-	echo "Command: \`sudo bench/sockmap.sh -r $reps -t $secs$([ "$nodelay" = 1 ] && echo " -n")\`"
+	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs, containernetworking-plugins" \
+		"$(dpkg-query -W -f '${Version}' containernetworking-plugins 2>/dev/null || echo '?')."
+	echo "$reps repetitions of ${secs}s per measurement, path order alternating; cells: median (min-max)."
+	echo "Command: \`sudo bench/sockmap.sh -r $reps -t $secs$([ "$nodelay" = 1 ] && echo " -n")$(
+		[ "$sizes" = "$default_sizes" ] || echo " -s \"$sizes\"")\`"
+	echo "Paths: ptp (reference plugin), velo routed (velo.dev/sockmap \"false\"), per-message and"
+	echo "apply_bytes (sk_msg redirect; VELO_SOCKMAP_MODE), AF_UNIX (stream socket, no netns)."
 	for variant in $variants; do
 		echo
-		echo "## $([ "$variant" = nodelay ] && echo "TCP_NODELAY" || echo "Nagle on (default)")"
+		echo "## Stream throughput, Gbit/s, $([ "$variant" = nodelay ] && echo "TCP_NODELAY" || echo "Nagle on (default)")"
 		echo
-		echo "| size | routed | per-message | apply_bytes | AF_UNIX | apply/routed | apply/per-msg | apply/unix |"
-		echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+		echo "| size | ptp | velo routed | per-message | apply_bytes | AF_UNIX | routed/ptp | apply/routed | apply/per-msg | apply/unix |"
+		echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+		[ "$variant" = delay ] && echo "size ptp \"velo routed\" per-message apply_bytes AF_UNIX" >"$plotdat"
 		for size in $sizes; do
-			declare -A med=() row=()
-			for path in routed per-message apply-bytes unix; do
-				read -r m lo hi < <(awk -F, -v s="$size" -v v="$variant" -v p="$path" \
-					'$1 == s && $2 == v && $3 == p {print $5}' "$csv" | median)
-				med[$path]=$m
-				row[$path]="$m ($lo-$hi)"
+			row="| $(human "$size") |"
+			for path in $paths; do
+				cell stream "$variant" "$size" "$path" gbit
+				row+=" $CELL |"
 			done
-			ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf (b > 0 ? "%.2fx" : "-"), a / b }'; }
-			echo "| $size | ${row[routed]} | ${row[per-message]} | ${row[apply-bytes]} | ${row[unix]} |" \
-				"$(ratio "${med[apply-bytes]}" "${med[routed]}") | $(ratio "${med[apply-bytes]}" "${med[per-message]}") |" \
-				"$(ratio "${med[apply-bytes]}" "${med[unix]}") |"
+			m() { echo "${med[stream,$variant,$size,$1,gbit]}"; }
+			row+=" $(ratio "$(m routed)" "$(m ptp)") | $(ratio "$(m apply-bytes)" "$(m routed)") |"
+			row+=" $(ratio "$(m apply-bytes)" "$(m per-message)") | $(ratio "$(m apply-bytes)" "$(m unix)") |"
+			echo "$row"
+			if [ "$variant" = delay ]; then
+				echo "$size $(for path in $paths; do m "$path" | sed 's/^NA$/?/'; done | paste -sd' ')" >>"$plotdat"
+			fi
 		done
 	done
+
+	echo
+	echo "## Request/response latency, 64 B ping-pong, us (TCP_NODELAY)"
+	echo
+	echo "| path | placement | p50 | p99 |"
+	echo "|---|---|---:|---:|"
+	for placement in $placements; do
+		for path in $paths; do
+			cell rr "$placement" 64 "$path" p50
+			row="| $(label "$path") | $(placement_title "$placement") | $CELL |"
+			cell rr "$placement" 64 "$path" p99
+			echo "$row $CELL |"
+		done
+	done
+
+	echo
+	echo "## Connection rate: connect, 64 B each way, close; connections/s"
+	echo
+	echo "| path | placement | connections/s |"
+	echo "|---|---|---:|"
+	for placement in $placements; do
+		for path in $paths; do
+			cell conn "$placement" 64 "$path" cps
+			echo "| $(label "$path") | $(placement_title "$placement") | $CELL |"
+		done
+	done
+
+	echo
+	echo "## Against the issue's targets (ratios of medians)"
+	echo
+	echo "| ratio | value | target | met |"
+	echo "|---|---:|---|---|"
+	for placement in $placements; do
+		r=$(ratio "${med[rr,$placement,64,apply-bytes,p50]}" "${med[rr,$placement,64,routed,p50]}")
+		if [ "$placement" = same ]; then
+			echo "| RR p50 apply_bytes / velo routed, $(placement_title same) | $r | <= 0.5 | $(met "$r" "<=" 0.5) |"
+		else
+			echo "| RR p50 apply_bytes / velo routed, $(placement_title cross) | $r | - | - |"
+		fi
+	done
+	for placement in $placements; do
+		echo "| RR p50 apply_bytes / AF_UNIX, $(placement_title "$placement") |" \
+			"$(ratio "${med[rr,$placement,64,apply-bytes,p50]}" "${med[rr,$placement,64,unix,p50]}") | - | - |"
+		echo "| RR p50 velo routed / ptp, $(placement_title "$placement") |" \
+			"$(ratio "${med[rr,$placement,64,routed,p50]}" "${med[rr,$placement,64,ptp,p50]}") | - | - |"
+	done
+	for placement in $placements; do
+		r=$(ratio "${med[conn,$placement,64,apply-bytes,cps]}" "${med[conn,$placement,64,routed,cps]}")
+		echo "| connections/s apply_bytes / velo routed, $(placement_title "$placement") | $r | >= 0.95 |" \
+			"$(met "$r" ">=" 0.95) |"
+		echo "| connections/s velo routed / ptp, $(placement_title "$placement") |" \
+			"$(ratio "${med[conn,$placement,64,routed,cps]}" "${med[conn,$placement,64,ptp,cps]}") | - | - |"
+	done
+	echo
+	echo "Stream ratios are in the throughput tables (apply/routed, apply/per-msg, apply/unix, routed/ptp)."
+
+	echo
+	echo "## Cost of velo's programs (BPF_ENABLE_STATS, one ${secs}s run each, outside the timed runs)"
+	echo
+	echo "Both ends' programs (only those pinned under that mode's bpffsDir); ns/run includes the"
+	echo "~20 ns the stats cost. Streams: Nagle on; rr and conn: same CPU."
+	echo
+	if [ "$(wc -l <"$stats_csv")" -gt 1 ]; then
+		echo "| mode | run | program | runs | ns/run |"
+		echo "|---|---|---|---:|---:|"
+		tail -n +2 "$stats_csv" | while IFS=, read -r p c s _ prog cnt _ nsr; do
+			what=$c
+			[ "$c" = stream ] && what="stream $(human "$s")"
+			echo "| $(label "$p") | $what | $prog | $cnt | $nsr |"
+		done
+	else
+		echo "No velo program ran."
+	fi
+	echo
+	echo "## Sanity"
+	echo
+	eagain=$(cat "$work/clients.log" "$work/servers.log" 2>/dev/null |
+		awk '/EAGAIN/ { for (i = 1; i <= NF; i++) if ($(i + 1) == "EAGAIN") n += $i } END { print n + 0 }')
+	echo "EAGAIN from blocking reads on sockhash sockets (kernel tcp_bpf_recvmsg, retried and counted):" \
+		"$eagain. Failed measurements (NA): $(grep -c ',NA$' "$csv" || true)."
+	for path in $sm_paths; do
+		grep -q "^$path,stream,.*,velo_sk_msg," "$stats_csv" ||
+			echo "WARNING: velo_sk_msg never ran for $(label "$path"): those pods took the routed path."
+	done
 } >"$md"
+
+gnuplot <<GP || echo "bench/sockmap.sh: gnuplot failed" >&2
+set terminal pngcairo size 1000,600 noenhanced font ",10"
+set output "$png"
+set title "Pod-to-pod stream throughput by write size, Nagle on (median of $reps x ${secs}s, kernel $(uname -r))"
+set datafile missing "?"
+set logscale x 2
+set logscale y 10
+set xlabel "write size (bytes, log)"
+set ylabel "Gbit/s (log)"
+set xtics ("1" 1, "64" 64, "512" 512, "4K" 4096, "32K" 32768, "256K" 262144, "1M" 1048576)
+set grid xtics ytics mytics
+set key top left
+colors = "#7f7f7f #1f77b4 #2ca02c #d62728 #9467bd"
+plot for [i=2:6] "$plotdat" using 1:i with linespoints lw 2 pt 7 lc rgb word(colors, i - 1) title columnheader(i)
+GP
+if [ "${DOCS:-0}" = 1 ] && [ -s "$png" ]; then cp "$png" "$top/docs/benchmarks-sockmap.png"; fi
+
 cat "$md"
+echo
+echo "bench/sockmap.sh: results in $md, $csv_out, $outdir/sockmap_samples.csv, $outdir/sockmap_stats.csv, $png"
+if grep -q ',NA$' "$csv"; then
+	echo "bench/sockmap.sh: some measurements failed (NA in $outdir/sockmap_samples.csv)" >&2
+	exit 1
+fi
