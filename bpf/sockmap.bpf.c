@@ -243,9 +243,15 @@ int velo_sk_msg(struct sk_msg_md *msg)
 			sm_count(VELO_SM_STAT_PASS_FIRST);
 			goto pass;
 		}
-		/* The peer left (closed): passing now would put data behind its sockmap queue. */
+		/*
+		 * The peer left the sockhash: it closed (its sockmap queue went with it),
+		 * so nothing can be reordered. Passing lets TCP answer as it would
+		 * routed (RST: EPIPE/ECONNRESET); SK_DROP would fail the send with
+		 * EACCES, which TCP never returns.
+		 */
 		sm_count(VELO_SM_STAT_REDIRECT_LOST);
-		return SK_DROP;
+		state->path = VELO_SM_PASS;
+		goto pass;
 	}
 	sender = bpf_get_netns_cookie(msg);
 	if (sm_mode == VELO_SM_APPLY_BYTES) {
