@@ -51,20 +51,25 @@ for tool in "$ref_dir/ptp" "$ref_dir/bridge" "$ref_dir/host-local"; do
 	[ -x "$tool" ] || { echo "cni_latency: $tool missing (apt-get install containernetworking-plugins)" >&2; exit 1; }
 done
 velo=${VELO:-$top/build/velo}
+velod=${VELOD:-$top/build/velod}
 
 work=$(mktemp -d /tmp/velobench-XXXXXX)
 node=velobench-node-$$
 pod_prefix=velobench-pod-$$
 netns_list=$work/netns.list
 : >"$netns_list"
+velod_pid=""
 cleanup() {
 	set +e
+	[ -n "$velod_pid" ] && kill "$velod_pid" 2>/dev/null && wait "$velod_pid" 2>/dev/null
 	if [ -s "$netns_list" ]; then
 		sed 's/^/netns del /' "$netns_list" | ip -force -batch - 2>/dev/null
 	fi
 	ip netns del "$node" 2>/dev/null
 	# velo mounts bpffs at its bpffsDir if none is there.
-	while mountpoint -q "$work/velo/bpffs" 2>/dev/null; do umount "$work/velo/bpffs" || break; done
+	for dir in "$work/velo/bpffs" "$work/velod/bpffs"; do
+		while mountpoint -q "$dir" 2>/dev/null; do umount "$dir" || break; done
+	done
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -80,6 +85,8 @@ in_node ip link set lo up
 for key in net.ipv4.ip_forward net.ipv6.conf.all.forwarding; do in_node sysctl -qw "$key=0"; done
 
 labels=(ptp bridge)
+# velo-velod: velo with its node agent running, so DEL retires the veth for velod to delete.
+[ -x "$velo" ] && [ -x "$velod" ] && labels=(velo-velod "${labels[@]}")
 [ -x "$velo" ] && labels=(velo "${labels[@]}")
 # Not plugins under test but timed the same way: IPAM alone and the spawn floor.
 extras=(host-local spawn)
@@ -87,11 +94,20 @@ extras=(host-local spawn)
 ipam() { # ipam NAME SUBNET
 	printf '{"type":"host-local","dataDir":"%s","ranges":[[{"subnet":"%s"}]]}' "$work/ipam/$1" "$2"
 }
-mkdir -p "$work/velo" "$work/ipam"
+mkdir -p "$work/velo" "$work/velod" "$work/ipam"
 cat >"$work/velo.json" <<JSON
 {"cniVersion":"1.0.0","name":"velobench-velo","type":"velo","vethPrefix":"vb",
  "stateDir":"$work/velo/state","runDir":"$work/velo/run","bpffsDir":"$work/velo/bpffs",
  "logFile":"$work/velo/cni.log","ipam":$(ipam velo 10.248.0.0/22)}
+JSON
+cat >"$work/velo-velod.json" <<JSON
+{"cniVersion":"1.0.0","name":"velobench-velod","type":"velo","vethPrefix":"vd",
+ "stateDir":"$work/velod/state","runDir":"$work/velod/run","bpffsDir":"$work/velod/bpffs",
+ "logFile":"$work/velod/cni.log","ipam":$(ipam velo-velod 10.248.16.0/22)}
+JSON
+cat >"$work/velod.conf.json" <<JSON
+{"stateDir":"$work/velod/state","runDir":"$work/velod/run","bpffsDir":"$work/velod/bpffs",
+ "cniPath":"$ref_dir","listen":"","reconcileIntervalSeconds":0,"sampleIntervalSeconds":0}
 JSON
 cat >"$work/ptp.json" <<JSON
 {"cniVersion":"1.0.0","name":"velobench-ptp","type":"ptp","ipMasq":false,
@@ -106,7 +122,8 @@ cat >"$work/host-local.json" <<JSON
  "ipam":$(ipam host-local 10.248.12.0/22)}
 JSON
 driver_args=(-P "$ref_dir" -o "$work/plugins.out"
-	-p "velo=$velo:$work/velo.json" -p "ptp=$ref_dir/ptp:$work/ptp.json"
+	-p "velo=$velo:$work/velo.json" -p "velo-velod=$velo:$work/velo-velod.json"
+	-p "ptp=$ref_dir/ptp:$work/ptp.json"
 	-p "bridge=$ref_dir/bridge:$work/bridge.json"
 	-p "host-local=$ref_dir/host-local:$work/host-local.json" -p "spawn=/bin/true:/dev/null")
 
@@ -141,6 +158,13 @@ invocation() { # invocation TAG LABEL VERB ID NETNS-N MODE
 	echo "$1 $2 $3 velobench-$4 $(netns_of "$2" "$5") eth0 $6"
 }
 
+if [[ " ${labels[*]} " == *" velo-velod "* ]]; then
+	# nsenter execs velod, so $! is velod itself (a function would fork a subshell).
+	nsenter --net="/run/netns/$node" "$velod" --config "$work/velod.conf.json" 2>"$work/velod.log" &
+	velod_pid=$!
+	for _ in $(seq 50); do [ -s "$work/velod.log" ] && break; sleep 0.1; done
+	grep -q 'velod .* started' "$work/velod.log" || { cat "$work/velod.log" >&2; exit 1; }
+fi
 echo "cni_latency: plugins ${labels[*]} (+ ${extras[*]}); $pods pods, ADD at $few and $many pods"
 [ -x "$velo" ] || echo "cni_latency: $velo not built: reference plugins only"
 
@@ -279,6 +303,13 @@ if [ -x "$velo" ]; then
 		echo "|---|---|---|---|"
 		row "ADD median velo/ptp" "$(calc "${add_med[velo]} / ${add_med[ptp]}")" "<= 0.5" 0.5
 		row "DEL median velo/ptp" "$(calc "${del_med[velo]} / ${del_med[ptp]}")" "<= 0.3" 0.3
+		if [ -n "${del_med[velo-velod]:-}" ]; then
+			row "ADD median velo-velod/ptp" "$(calc "${add_med[velo-velod]} / ${add_med[ptp]}")" "<= 0.5" 0.5
+			row "DEL median velo-velod/ptp (velod deletes the veth)" \
+				"$(calc "${del_med[velo-velod]} / ${del_med[ptp]}")" "<= 0.3" 0.3
+			row "own DEL ms with velod (velo-velod - host-local medians)" \
+				"$(calc "${del_med[velo-velod]} - ${del_med[host-local]}")" "<= 1.5 ms" 1.5
+		fi
 		row "ADD median velo/bridge" "$(calc "${add_med[velo]} / ${add_med[bridge]}")"
 		row "DEL median velo/bridge" "$(calc "${del_med[velo]} / ${del_med[bridge]}")"
 		row "own ADD ms (velo - host-local medians)" "$own_add" "<= 1.5 ms" 1.5

@@ -10,6 +10,7 @@
 #include "ipam.h"
 #include "lock.h"
 #include "log.h"
+#include "retire.h"
 #include "state.h"
 #include "wiring.h"
 
@@ -93,11 +94,13 @@ int attachment_release(struct velo_request *request)
 				record->container_id, record->ifname, strerror(-ret));
 
 	/*
-	 * The veth goes before the lease: a lease released while the old route
-	 * still exists could be handed to a new pod whose route then collides.
+	 * The veth goes (or, with velod running, goes down and so loses its routes)
+	 * before the lease: a lease released while the old route still exists could
+	 * be handed to a new pod whose route then collides.
 	 */
 	if (record->host_ifname[0]) {
-		ret = wiring_teardown(record->host_ifname);
+		ret = velo_agent_running(&config->paths) ? velo_veth_retire(record->host_ifname) :
+							   wiring_teardown(record->host_ifname);
 		if (ret)
 			return ret;
 	}

@@ -16,6 +16,7 @@
 #include "error.h"
 #include "lock.h"
 #include "log.h"
+#include "retire.h"
 #include "state.h"
 
 struct gc_candidate {
@@ -228,6 +229,9 @@ int cmd_gc(struct velo_request *request)
 	}
 	free(scan.stale);
 	sweep_litter(&request->config);
+	/* Veths retired while a velod ran that is gone now: nobody else deletes them. */
+	if (!velo_agent_running(&request->config.paths) && velo_retired_reap() < 0)
+		pr_warn("gc: delete retired veths failed");
 	if (first_err)
 		return cni_fail(first_err, VELO_ERR_STATE, "gc: some attachments not released: %s",
 				strerror(-first_err));

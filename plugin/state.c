@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * Endpoint records as JSON files. Written atomically (temp file in the same
- * directory, fsync, rename) so a crash leaves the old record or the new one,
- * never half of one. Reading checks every field's type: a corrupt file is
- * -EINVAL, never a crash or a half-filled record.
+ * directory, rename) so a killed process leaves the old record or the new
+ * one, never half of one. No fsync: a power loss takes every pod with it and
+ * velod releases what the records left say; a lost record can only leak a
+ * lease, which host-local doesn't sync either. fsync cost up to ms per write
+ * under disk load, three writes per ADD. Reading checks every field's type: a
+ * corrupt file is -EINVAL, never a crash or a half-filled record.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -340,16 +343,6 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
-static void fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		fsync(fd); /* the rename's durability; the record is valid either way */
-		close(fd);
-	}
-}
-
 int state_record_write(const struct velo_paths *paths, const struct velo_record *record)
 {
 	char dir[PATH_MAX], path[PATH_MAX], temp[PATH_MAX];
@@ -385,16 +378,12 @@ int state_record_write(const struct velo_paths *paths, const struct velo_record 
 	ret = write_all(fd, text, strlen(text));
 	if (!ret && write_all(fd, "\n", 1))
 		ret = -EIO;
-	if (!ret && fsync(fd))
-		ret = -errno;
 	if (close(fd) && !ret)
 		ret = -errno;
 	if (!ret && rename(temp, path))
 		ret = -errno;
 	if (ret)
 		unlink(temp);
-	else
-		fsync_dir(dir);
 out:
 	cJSON_free(text);
 	return ret;

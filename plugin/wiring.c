@@ -20,6 +20,7 @@
 #include "log.h"
 #include "netlink.h"
 #include "netns.h"
+#include "retire.h"
 #include "wiring.h"
 
 #define FALLBACK_MTU 1500
@@ -206,11 +207,10 @@ unsigned wiring_default_mtu(void)
 
 /* Precheck and teardown */
 
-int wiring_precheck(const struct wiring_spec *spec)
+/* The pod interface in the pod netns: 0 and *link when it exists, -ENODEV when not. */
+static int pod_link_get(const struct wiring_spec *spec, struct velo_nl_link *link)
 {
-	_cleanup_nl_sock_ struct nl_sock *host_sk = NULL;
 	struct netns_guard guard;
-	struct velo_nl_link link;
 	int ret;
 
 	ret = netns_enter(spec->netns_path, &guard);
@@ -219,9 +219,22 @@ int wiring_precheck(const struct wiring_spec *spec)
 	{
 		_cleanup_nl_sock_ struct nl_sock *pod_sk = velo_nl_open();
 
-		ret = pod_sk ? velo_nl_link_get(pod_sk, spec->pod_ifname, &link) : -errno;
+		ret = pod_sk ? velo_nl_link_get(pod_sk, spec->pod_ifname, link) : -errno;
 	}
 	netns_leave(&guard);
+	return ret;
+}
+
+int wiring_precheck(const struct wiring_spec *spec)
+{
+	_cleanup_nl_sock_ struct nl_sock *host_sk = NULL;
+	struct velo_nl_link link;
+	int ret;
+
+	ret = pod_link_get(spec, &link);
+	/* A veth whose host side a DEL retired and velod hasn't deleted yet is no conflict. */
+	if (!ret && velo_retired_clear(link.peer_ifindex))
+		ret = pod_link_get(spec, &link);
 	if (!ret)
 		return cni_fail(-EEXIST, VELO_ERR_IF_EXISTS, "interface %s already exists in %s",
 				spec->pod_ifname, spec->netns_path);
@@ -231,6 +244,8 @@ int wiring_precheck(const struct wiring_spec *spec)
 
 	host_sk = velo_nl_open();
 	ret = host_sk ? velo_nl_link_get(host_sk, spec->host_ifname, &link) : -errno;
+	if (!ret && velo_retired_clear(link.ifindex))
+		ret = velo_nl_link_get(host_sk, spec->host_ifname, &link);
 	if (!ret)
 		return cni_fail(-EEXIST, VELO_ERR_IF_EXISTS,
 				"interface %s already exists on the node", spec->host_ifname);

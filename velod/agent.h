@@ -24,6 +24,7 @@ struct agent_config {
 	double sample_window_s;
 	bool pod_metrics; /* per-pod series */
 	unsigned max_pod_series; /* cap on pods with their own series */
+	unsigned reap_interval_ms; /* deleting retired veths; 0: DEL deletes them itself */
 	enum velo_log_level log_level;
 };
 
@@ -59,9 +60,18 @@ struct reconcile_stats {
 	int last_scan_error; /* 0 or -errno of the last pass's record scan */
 };
 
+/* Deleting the veths DELs retired (plugin/retire.h). */
+struct reaper {
+	int lock_fd; /* the agent lock: DELs retire only while it is held; -1 when not */
+	uint64_t next_ns;
+	uint64_t reaps; /* group deletes that removed at least one veth */
+	uint64_t errors;
+};
+
 struct agent {
 	struct agent_config config;
 	struct sampler sampler;
+	struct reaper reaper;
 	struct reconcile_stats reconcile;
 	double started_unix;
 };
@@ -71,6 +81,13 @@ void sampler_init(struct sampler *sampler, const struct agent_config *config);
 void sampler_step(struct sampler *sampler, const struct agent_config *config, uint64_t now_ns);
 uint64_t sampler_deadline(const struct sampler *sampler, const struct agent_config *config);
 void sampler_fini(struct sampler *sampler);
+
+/* Takes the agent lock (-EWOULDBLOCK: another velod has this runDir) and reaps once. */
+int reaper_start(struct reaper *reaper, const struct agent_config *config);
+void reaper_step(struct reaper *reaper, const struct agent_config *config, uint64_t now_ns);
+uint64_t reaper_deadline(const struct reaper *reaper, const struct agent_config *config);
+/* Releases the lock first (new DELs delete themselves), then reaps what is left. */
+void reaper_stop(struct reaper *reaper);
 
 /* One reconciliation pass over every configured network. */
 void reconcile_run(struct agent *agent);

@@ -33,6 +33,7 @@ static void config_defaults(struct agent_config *config)
 	config->sample_window_s = 1;
 	config->pod_metrics = true;
 	config->max_pod_series = 1000;
+	config->reap_interval_ms = 100;
 	config->log_level = VELO_LOG_INFO;
 }
 
@@ -161,6 +162,8 @@ static int parse_field(const cJSON *item, struct agent_config *config)
 	}
 	if (!strcmp(key, "maxPodSeries"))
 		return get_seconds(item, &config->max_pod_series);
+	if (!strcmp(key, "reapIntervalMs"))
+		return get_seconds(item, &config->reap_interval_ms);
 	if (!strcmp(key, "logLevel"))
 		return get_log_level(item, &config->log_level);
 	return -ENOENT;

@@ -19,6 +19,7 @@
 
 #include "agent.h"
 #include "log.h"
+#include "retire.h"
 
 #ifndef VELO_VERSION
 #define VELO_VERSION "dev"
@@ -86,11 +87,14 @@ static void run_loop(struct agent *agent, struct http_server *server)
 			next_reconcile = now + config->reconcile_interval_s * 1000 * NS_PER_MS;
 		}
 		sampler_step(&agent->sampler, config, now);
+		reaper_step(&agent->reaper, config, now);
 
 		if (config->reconcile_interval_s)
 			deadline = next_reconcile;
 		if (sampler_deadline(&agent->sampler, config) < deadline)
 			deadline = sampler_deadline(&agent->sampler, config);
+		if (reaper_deadline(&agent->reaper, config) < deadline)
+			deadline = reaper_deadline(&agent->reaper, config);
 		wait_ms = deadline == UINT64_MAX ? MAX_SLEEP_MS
 			  : deadline <= now	 ? 0
 						 : (long long)((deadline - now) / NS_PER_MS) + 1;
@@ -167,6 +171,7 @@ int main(int argc, char **argv)
 
 	if (once) {
 		reconcile_run(&agent);
+		velo_retired_reap();
 		pr_info("reconcile: %llu released, %llu busy, %llu errors",
 			(unsigned long long)agent.reconcile.released,
 			(unsigned long long)agent.reconcile.busy,
@@ -176,6 +181,12 @@ int main(int argc, char **argv)
 	ret = setup_signals();
 	if (ret) {
 		pr_err("signals: %s", strerror(-ret));
+		return 1;
+	}
+	ret = reaper_start(&agent.reaper, &agent.config);
+	if (ret) {
+		pr_err("agent lock in runDir %s: %s", agent.config.paths.run_dir,
+		       ret == -EWOULDBLOCK ? "another velod holds it" : strerror(-ret));
 		return 1;
 	}
 	if (agent.config.listen[0]) {
@@ -195,6 +206,7 @@ int main(int argc, char **argv)
 
 	pr_info("velod stopping (signal %d)", (int)stop_signal);
 	sampler_fini(&agent.sampler);
+	reaper_stop(&agent.reaper);
 	http_stop(server);
 	log_close();
 	return 0;

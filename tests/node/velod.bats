@@ -358,6 +358,86 @@ vd_start() {
 	vt_ping_from_node "$ip_new"
 }
 
+# vd_link_group IFNAME: the link's group in the node ("" when the link doesn't exist).
+vd_link_group() {
+	vt_node ip -j -d link show "$1" 2>/dev/null | jq -r '.[0].group // empty'
+}
+
+@test "with velod running, DEL retires the host veth (down, routes gone, lease released) and velod deletes it" {
+	local conf pod host ip i rc=0
+	conf="$(vt_config -f dual)"
+	pod="$(vt_pod_new)"
+	vt_add "$pod" ctr-ret "$conf"
+	ip="$(vt_ip "$VT_RESULT" 4)"
+	host="$(vt_host_ifname vt ctr-ret eth0)"
+	# A long interval: the retired veth stays until velod stops.
+	vd_config 0
+	jq '.reapIntervalMs = 600000' "$VT/velod.json" >"$VT/velod.json.new" && mv "$VT/velod.json.new" "$VT/velod.json"
+	vd_start
+	# One velod per runDir.
+	vt_node "$VD_BIN" --config "$VT/velod.json" 2>"$VT/work/second.log" || rc=$?
+	[ "$rc" -eq 1 ] && grep -q 'another velod holds it' "$VT/work/second.log"
+
+	vt_cni DEL ctr-ret "$pod" eth0 "$conf"
+	vt_assert_ok
+	# 1986358383 is 0x76656c6f, "velo": the retired group (plugin/retire.h).
+	[ "$(vd_link_group "$host")" = 1986358383 ] || { vt_node ip -d link show "$host"; false; }
+	vt_node ip link show "$host" | grep -q 'state DOWN'
+	if vt_node ip route show | grep -q "^$ip "; then echo "route to $ip left"; false; fi
+	if vt_node ip -6 route show | grep -q "dev $host"; then echo "IPv6 route left"; false; fi
+	if vt_lease_exists "$ip"; then echo "lease $ip kept"; false; fi
+	[ ! -f "$VT_STATE/$VT_NETWORK/ctr-ret_eth0.json" ]
+
+	# The same sandbox ADDed again at once: the retired pair is no conflict.
+	vt_add "$pod" ctr-ret "$conf"
+	[ "$(vd_link_group "$host")" != 1986358383 ]
+	vt_ping_from_node "$(vt_ip "$VT_RESULT" 4)"
+	vt_cni DEL ctr-ret "$pod" eth0 "$conf"
+	vt_assert_ok
+	[ "$(vd_link_group "$host")" = 1986358383 ]
+	# SIGTERM: velod lets go of the lock, then deletes what is retired.
+	kill -TERM "$VD_PID"
+	wait "$VD_PID"
+	[ -z "$(vd_link_group "$host")" ] || { echo "retired $host kept after velod stopped"; false; }
+
+	# The default interval (100 ms): a DEL's veth is gone within a second.
+	vd_config 0
+	vd_start
+	vt_add "$pod" ctr-ret2 "$conf"
+	host="$(vt_host_ifname vt ctr-ret2 eth0)"
+	vt_cni DEL ctr-ret2 "$pod" eth0 "$conf"
+	vt_assert_ok
+	for i in $(seq 20); do [ -z "$(vd_link_group "$host")" ] && break; sleep 0.05; done
+	[ -z "$(vd_link_group "$host")" ] || { echo "$host still there"; false; }
+	vt_assert_nothing_left
+}
+
+@test "without velod, DEL deletes the veth itself; GC deletes veths a vanished velod left retired" {
+	local conf pod host
+	conf="$(vt_config -f 4)"
+	pod="$(vt_pod_new)"
+	vt_add "$pod" ctr-noagent "$conf"
+	host="$(vt_host_ifname vt ctr-noagent eth0)"
+	vt_cni DEL ctr-noagent "$pod" eth0 "$conf"
+	vt_assert_ok
+	[ -z "$(vd_link_group "$host")" ]
+
+	# A veth retired by a DEL while a velod ran that was then killed (SIGKILL: no final reap).
+	vd_config 0
+	jq '.reapIntervalMs = 600000' "$VT/velod.json" >"$VT/velod.json.new" && mv "$VT/velod.json.new" "$VT/velod.json"
+	vd_start
+	vt_add "$pod" ctr-noagent "$conf"
+	vt_cni DEL ctr-noagent "$pod" eth0 "$conf"
+	vt_assert_ok
+	kill -KILL "$VD_PID"
+	wait "$VD_PID" || true
+	[ "$(vd_link_group "$host")" = 1986358383 ]
+	vt_cni_env "$(vt_config -v 1.1.0 -f 4 | jq -c '.["cni.dev/valid-attachments"] = []')" \
+		CNI_COMMAND=GC "CNI_PATH=$VT_BIN"
+	vt_assert_ok
+	[ -z "$(vd_link_group "$host")" ] || { echo "GC left retired $host"; false; }
+}
+
 @test "velod refuses a config with an unknown key, naming it" {
 	local rc=0
 	echo '{"stateDir": "/nonexistent", "reconcileInterval": 5}' >"$VT/velod.json"
