@@ -9,7 +9,9 @@
 #   permanent           build/kernel/permanent/bzImage (hack/kernel-build.sh): BPF_F_PERMANENT
 #   /path/to/bzImage    any kernel with everything built in
 # Env: BUILD, KERNEL_TIMEOUT (seconds per boot, default 600), KERNEL_SMP (default 2),
-#      KERNEL_ONLY (one guest test by name).
+#      KERNEL_ONLY (one guest test by name; sockmap_bench, the benchmark, runs only this way),
+#      KERNEL_APPEND (more kernel command line, e.g. velotest.bench_sizes=64,1024).
+# A kernel splat (WARN, BUG, Oops, panic) on a guest's console fails that kernel.
 # Exits 0 when every test passed; a kernel that can't be had prints a TAP skip, not a failure.
 set -uo pipefail
 
@@ -23,6 +25,9 @@ kernels=("$@")
 tap_all=$(mktemp "${TMPDIR:-/tmp}/velotest-matrix.XXXXXX")
 trap 'rm -f "$tap_all"' EXIT
 mkdir -p "$kdir"
+
+# What the kernel prints when it hurts itself (kernel/matrix/init copies dmesg's to the console).
+SPLAT_RE='WARNING: CPU|BUG:|kernel BUG|Oops|general protection|Kernel panic|cut here|UBSAN|KASAN'
 
 skip() { printf 'ok - %s # skip %s\n' "$1" "$2" >>"$tap_all"; }
 fail() { printf 'not ok - %s\n# %s\n' "$1" "$2" >>"$tap_all"; }
@@ -60,7 +65,8 @@ boot() {
 	timeout "$timeout_s" qemu-system-x86_64 -accel tcg -cpu max -smp "$smp" -m 1024 \
 		-nographic -monitor none -no-reboot -serial "file:$log" -serial "file:$tap" \
 		-kernel "$kernel" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 loglevel=4 rdinit=/init $extra" </dev/null >/dev/null 2>&1
+		-append "console=ttyS0 panic=-1 loglevel=4 rdinit=/init $extra ${KERNEL_APPEND:-}" \
+		</dev/null >/dev/null 2>&1
 	rc=$?
 	echo "== $name: qemu exited $rc after $(($(date +%s) - start)) s; console: $log" >&2
 	grep -Ev '^1\.\.[0-9]+' "$tap" >>"$tap_all" 2>/dev/null
@@ -68,6 +74,12 @@ boot() {
 	if ! grep -q '^1\.\.[0-9]' "$tap" 2>/dev/null; then
 		fail "$name: the guest did not finish its tests (qemu rc $rc)" \
 			"last console lines: $(tail -n 5 "$log" 2>/dev/null | tr '\n' '|')"
+	fi
+	if grep -qE "$SPLAT_RE" "$log" 2>/dev/null; then
+		fail "$name: kernel splat on the console ($log)" \
+			"$(grep -E -m 8 "$SPLAT_RE" "$log" | tr -d '\r' | tr '\n' '|')"
+	else
+		printf 'ok - %s: no kernel splat (WARN, BUG, Oops) on the console\n' "$name" >>"$tap_all"
 	fi
 }
 

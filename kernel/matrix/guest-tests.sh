@@ -5,12 +5,15 @@
 # A "node" netns (forwarding off) where velo runs, pod netns wired by velo through the CNI
 # protocol, each pod in a cgroup of its own; traffic between pods checked by SHA-256 digest
 # (busybox nc) or by the stream checker sockmap_stream (content, order, length). One test per
-# datapath: routed, fast path tc, fast path xdp, sockmap, and the cgroup features. What velo's
+# datapath: routed, fast path tc, fast path xdp, sockmap (and a peer pod deleted mid-stream), and
+# the cgroup features; on request, a throughput benchmark of the sk_msg verdict modes. What velo's
 # probes find missing on this kernel must be a clean fallback: ADD succeeds, traffic flows; the
 # TAP diagnostics say which way each feature went.
 #
 # Kernel command line knobs: velotest.permanent=1 expects BPF_F_PERMANENT (the patched kernel),
-# velotest.only=NAME runs one test.
+# velotest.only=NAME runs one test; the tests in ON_REQUEST (the benchmark) run only that way.
+# velotest.bench_sizes=64,1024 velotest.bench_reps=3 velotest.bench_secs=2 tune the benchmark.
+# After every test the kernel log must hold no new splat (SPLAT_RE): a WARN or BUG fails it.
 set -u
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 
@@ -28,6 +31,8 @@ cmdline=$(cat /proc/cmdline)
 opt() { sed -n "s/.*velotest\.$1=\([^ ]*\).*/\1/p" <<<"$cmdline"; }
 EXPECT_PERMANENT=$(opt permanent)
 ONLY=$(opt only)
+ON_REQUEST=" sockmap_bench "
+SPLAT_RE='WARNING: CPU|BUG:|kernel BUG|Oops|general protection|Kernel panic|cut here|UBSAN|KASAN'
 
 diag() { sed 's/^/# /'; }
 node() { nsenter --net=/run/netns/$NODE "$@"; }
@@ -63,9 +68,13 @@ node_setup() {
 ALL_FWD6=false
 [ -e /proc/sys/net/ipv6/conf/lo/force_forwarding ] || ALL_FWD6=true
 
+# A pod's bpffs dir and VELO_SOCKMAP_MODE (the benchmark's pods differ): this test's by default.
+declare -A POD_BPFFS POD_SMMODE
+pod_bpffs() { echo "${POD_BPFFS[$1]:-$BPFFS/velotest-$TEST}"; }
+
 # config ANNOTATIONS_JSON POD: velo's dual-stack config for one pod of the current test.
 config() {
-	jq -cn --arg t $T --arg b "$BPFFS/velotest-$TEST" --argjson a "$1" \
+	jq -cn --arg t $T --arg b "$(pod_bpffs "$2")" --argjson a "$1" \
 		--arg cg "/velotest-$2" --argjson fwd6 $ALL_FWD6 '{
 		cniVersion: "1.0.0", name: "velotest", type: "velo", vethPrefix: "vt",
 		stateDir: ($t + "/state"), runDir: ($t + "/run"), bpffsDir: $b,
@@ -82,7 +91,7 @@ cni() {
 	OUT=$(config "$3" "$2" | node env -i PATH="$PATH" CNI_COMMAND="$1" \
 		CNI_CONTAINERID="ctr-$2" CNI_NETNS="/run/netns/velotest-pod-$2" CNI_IFNAME=eth0 \
 		CNI_PATH=$V CNI_ARGS="K8S_POD_NAMESPACE=velotest;K8S_POD_NAME=$2" \
-		$V/velo 2>"$err") || RC=$?
+		VELO_SOCKMAP_MODE="${POD_SMMODE[$2]:-}" $V/velo 2>"$err") || RC=$?
 	if [ "$RC" -ne 0 ]; then
 		echo "$1 of pod $2 failed (rc $RC): $OUT $(cat "$err")"
 		return 1
@@ -125,7 +134,7 @@ leftovers() {
 	node ip -o link show | awk -F': ' '{print $2}' | grep '^vt' || true
 	find $T/ipam -type f \( -name '10.*' -o -name 'fd99*' \) 2>/dev/null
 	find $T/state -type f -name '*.json' 2>/dev/null
-	[ ! -d "$BPFFS/velotest-$TEST/links" ] || find "$BPFFS/velotest-$TEST/links" -type f
+	find "$BPFFS/velotest-$TEST"/links "$BPFFS/velotest-$TEST"-*/links -type f 2>/dev/null || true
 }
 
 # ------------------------------------------------------------------ traffic
@@ -198,20 +207,28 @@ stream() {
 
 log_has() { grep -q -- "$1" $T/log/cni.log; }
 
-# sm_stat NAME: one velo_smstat_v1 counter summed over CPUs.
+# sm_stat NAME [BPFFS_DIR]: one velo_smstat_v1 counter summed over CPUs.
 sm_stat() {
-	local i
+	local i dir=${2:-$BPFFS/velotest-$TEST}
 	for i in "${!SM_STATS[@]}"; do
 		[ "${SM_STATS[$i]}" = "$1" ] || continue
-		bpftool map lookup pinned "$BPFFS/velotest-$TEST/velo_smstat_v1" key "$i" 0 0 0 -j |
+		bpftool map lookup pinned "$dir/velo_smstat_v1" key "$i" 0 0 0 -j |
 			jq '[.formatted.values[].value] | add // 0'
 		return
 	done
 }
 
+# run_cnt PROG [BPFFS_DIR]: the program's BPF_ENABLE_STATS run count.
 run_cnt() {
-	bpftool prog show pinned "$BPFFS/velotest-$TEST/progs_v1/$1" -j | jq '.run_cnt // 0'
+	bpftool prog show pinned "${2:-$BPFFS/velotest-$TEST}/progs_v1/$1" -j | jq '.run_cnt // 0'
 }
+
+# sm_map_len MAP [BPFFS_DIR]: entries in one of the sockmap's pinned maps.
+sm_map_len() {
+	bpftool map dump pinned "${2:-$BPFFS/velotest-$TEST}/$1" -j 2>/dev/null | jq 'length'
+}
+
+splat_count() { dmesg | grep -cE "$SPLAT_RE"; }
 
 # cg_counter POD FIELD: a velo_cg_counters field of the pod's cgroup, summed over CPUs.
 cg_counter() {
@@ -361,6 +378,167 @@ t_sockmap() {
 	del a && del b
 }
 
+# A peer pod deleted mid-stream, as a runtime deletes it: its processes are killed, DEL, its
+# netns removed. The sender must get an error or EOF, not hang; its socket and the dead
+# peer's must leave the sockhash; the peer's addresses leave velo's pod map (run() checks
+# that the kernel logged no splat).
+t_sockmap_peer_gone() {
+	local ann='{"velo.dev/sockmap": "true"}' cg=$CGROOT/velotest-b port sink blast pid p i
+	local rc=0 pods_before pods_after socks
+	add a "$ann" && add b "$ann" || return 1
+	if ! log_has "sockmap on "; then
+		echo "sockmap fell back to the routed path on this kernel: nothing is redirected"
+		return $SKIP
+	fi
+	port=$((20000 + RANDOM % 20000))
+	sink=$T/work/sink.$port blast=$T/work/blast.$port
+	in_cg b timeout 120 $V/sockmap_stream sink "${IP4[b]}" "$port" >"$sink" 2>&1 &
+	for i in $(seq 200); do
+		grep -q listening "$sink" && break
+		sleep 0.05
+	done
+	in_cg a timeout 60 $V/sockmap_stream blast "${IP4[b]}" "$port" 65536 8 >"$blast" 2>&1 &
+	pid=$!
+	# Mid-stream: wait until redirected bytes flow.
+	for i in $(seq 100); do
+		[ "$(sm_stat redirect)" -ge 1 ] && break
+		sleep 0.1
+	done
+	[ "$(sm_stat redirect)" -ge 1 ] || { echo "the stream was not redirected"; return 1; }
+	sleep 1
+	pods_before=$(sm_map_len velo_smpod_v1)
+	echo "mid-stream: sockets in the sockhash $(sm_map_len velo_sock_v1), pod map entries $pods_before"
+	while read -r p; do kill -9 "$p" 2>/dev/null; done <"$cg/cgroup.procs"
+	cni DEL b "${ANN[b]}" || return 1
+	ip netns del velotest-pod-b
+	wait "$pid" || rc=$?
+	echo "sender: exit $rc: $(tr '\n' ' ' <"$blast")"
+	[ "$rc" -ne 124 ] || { echo "the sender hung until its timeout"; return 1; }
+	[ "$rc" -ne 0 ] || { echo "the sender reported success to a deleted peer"; return 1; }
+	for i in $(seq 50); do
+		socks=$(sm_map_len velo_sock_v1)
+		[ "$socks" -eq 0 ] && break
+		sleep 0.1
+	done
+	pods_after=$(sm_map_len velo_smpod_v1)
+	echo "after: sockets in the sockhash $socks, pod map entries $pods_after;" \
+		"stats: $(for st in "${SM_STATS[@]}"; do printf '%s=%s ' "$st" "$(sm_stat "$st")"; done)"
+	[ "$socks" -eq 0 ] || { echo "sockets left in the sockhash:"; bpftool map dump pinned \
+		"$BPFFS/velotest-$TEST/velo_sock_v1"; return 1; }
+	[ "$pods_after" -lt "$pods_before" ] || { echo "the deleted pod is still in velo_smpod_v1"; return 1; }
+	rmdir "$cg" || return 1
+	del a
+}
+
+# ------------------------------------------------------------------ benchmark (on request)
+
+# Stream throughput by write size for the three sk_msg verdict modes side by side: a pod pair
+# per mode (VELO_SOCKMAP_MODE at ADD, each mode in its own bpffs dir, as bench/sockmap.sh),
+# sockmap_stream blast (Nagle on, SIZE-byte writes) into sink (1 MiB reads) for SECS s, REPS
+# repetitions with the mode order rotated; median Gbit/s and ratios. Under TCG the absolute
+# numbers are ~10x too low: only the ratios mean anything. Then, untimed, the verdict program's
+# run count per mode for one 4 MiB stream in 64 KiB writes (BPF_ENABLE_STATS).
+t_sockmap_bench() {
+	local ann='{"velo.dev/sockmap": "true"}' modes=(per-message apply-bytes permanent)
+	local sizes reps secs m size rep i k gbps order before after start
+	local -A smport res
+	sizes=$(opt bench_sizes | tr , ' ')
+	sizes=${sizes:-64 128 512 1024 65536 1048576}
+	reps=$(opt bench_reps) secs=$(opt bench_secs)
+	reps=${reps:-3} secs=${secs:-2}
+	for m in "${modes[@]}"; do
+		for k in srv cli; do
+			POD_BPFFS[${m}_$k]=$BPFFS/velotest-$TEST-$m POD_SMMODE[${m}_$k]=$m
+			add "${m}_$k" "$ann" || return 1
+		done
+	done
+	if ! [ "$(grep -c 'sockmap on ' $T/log/cni.log)" -eq 6 ]; then
+		echo "sockmap is not on for every pod:"
+		grep sockmap $T/log/cni.log | tail -n 6
+		return 1
+	fi
+	if log_has "=permanent but this kernel has no BPF_F_PERMANENT"; then
+		echo "no BPF_F_PERMANENT on this kernel: the permanent mode is left out"
+		modes=(per-message apply-bytes)
+	fi
+	i=30000
+	for m in "${modes[@]}"; do
+		smport[$m]=$((i++))
+		in_cg "${m}_srv" timeout 1800 $V/sockmap_stream sink "${IP4[${m}_srv]}" "${smport[$m]}" \
+			>"$T/work/sink.$m" 2>&1 &
+	done
+	for m in "${modes[@]}"; do
+		listening "${m}_srv" "${smport[$m]}" || return 1
+	done
+	start=$(date +%s)
+	for rep in $(seq "$reps"); do
+		order=("${modes[@]:$(((rep - 1) % ${#modes[@]}))}" "${modes[@]:0:$(((rep - 1) % ${#modes[@]}))}")
+		for size in $sizes; do
+			for m in "${order[@]}"; do
+				gbps=$(in_cg "${m}_cli" timeout $((secs * 5 + 30)) $V/sockmap_stream blast \
+					"${IP4[${m}_srv]}" "${smport[$m]}" "$size" "$secs" 2>>"$T/work/blast.err") ||
+					{ echo "blast $m $size B failed: $(cat "$T/work/blast.err")"; return 1; }
+				res[$m,$size]+="$gbps "
+			done
+		done
+	done
+	echo "$reps reps x ${#modes[@]} modes x $(wc -w <<<"$sizes") sizes x $secs s in $(($(date +%s) - start)) s;" \
+		"mode order rotated per rep; cells: median Gbit/s of $reps (min-max)"
+	echo
+	echo "| size | per-message | apply-bytes | permanent | apply/per-msg | perm/apply | perm/per-msg |"
+	echo "|---:|---:|---:|---:|---:|---:|---:|"
+	for size in $sizes; do
+		for m in per-message apply-bytes permanent; do
+			echo "$m ${res[$m,$size]:-}"
+		done | awk -v size="$size" '
+		# sorted V[1..N] from the fields 2..NF (busybox awk has no asort)
+		function sorted(   i, j, t) {
+			n = 0
+			for (i = 2; i <= NF; i++) v[++n] = $i + 0
+			for (i = 2; i <= n; i++)
+				for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+		}
+		function ratio(x, y) { return (x > 0 && y > 0) ? sprintf("%.2f", x / y) : "-" }
+		{
+			sorted(); m = $1; med[m] = -1; cell[m] = "-"
+			if (n) {
+				med[m] = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+				cell[m] = sprintf("%.3f (%s-%s)", med[m], v[1], v[n])
+			}
+		}
+		END {
+			printf "| %s | %s | %s | %s | %s | %s | %s |\n", size, cell["per-message"],
+				cell["apply-bytes"], cell["permanent"],
+				ratio(med["apply-bytes"], med["per-message"]),
+				ratio(med["permanent"], med["apply-bytes"]),
+				ratio(med["permanent"], med["per-message"])
+		}'
+	done
+	echo
+	[ ! -s "$T/work/blast.err" ] || echo "blast stderr: $(sort "$T/work/blast.err" | uniq -c | tr '\n' ' ')"
+	for m in "${modes[@]}"; do
+		[ "$(sm_stat redirect "${POD_BPFFS[${m}_srv]}")" -gt 0 ] ||
+			{ echo "$m: nothing was redirected"; return 1; }
+		[ "$(sm_stat redirect_lost "${POD_BPFFS[${m}_srv]}")" -eq 0 ] ||
+			{ echo "$m: redirects lost"; return 1; }
+	done
+	# The verdict program's runs for one socket's 4 MiB in 64 KiB writes, per mode (untimed).
+	sysctl -qw kernel.bpf_stats_enabled=1
+	for m in "${modes[@]}"; do
+		before=$(run_cnt velo_sk_msg "${POD_BPFFS[${m}_srv]}")
+		stream "${m}_srv" "${m}_cli" "${IP4[${m}_srv]}" 1 4194304 65536 >/dev/null || return 1
+		after=$(run_cnt velo_sk_msg "${POD_BPFFS[${m}_srv]}")
+		echo "velo_sk_msg runs, $m, one socket, 4 MiB in 64 KiB writes: $((after - before))"
+	done
+	sysctl -qw kernel.bpf_stats_enabled=0
+	for m in "${modes[@]}" permanent; do
+		for k in srv cli; do
+			[ -z "${ANN[${m}_$k]:-}" ] || del "${m}_$k" || return 1
+			ANN[${m}_$k]=
+		done
+	done
+}
+
 # Accounting, egress deny list and TCP congestion control on one pod's cgroup.
 t_cgroup() {
 	local ann cc
@@ -441,22 +619,30 @@ cleanup() {
 		sleep 0.1
 		rmdir "$cg" 2>/dev/null
 	done
-	rm -rf "$BPFFS/velotest-$TEST" $T/state/* $T/ipam/*
+	rm -rf "$BPFFS/velotest-$TEST" "$BPFFS/velotest-$TEST"-* $T/state/* $T/ipam/*
+	POD_BPFFS=() POD_SMMODE=()
 	node ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep '^vt' |
 		while read -r l; do node ip link del "$l"; done
 }
 
 # run NAME DESCRIPTION: one TAP line; output of a failing test and the log's tail as diagnostics.
 run() {
-	local name=$1 desc=$2 out=$T/work/out.$1 left="" start rc
+	local name=$1 desc=$2 out=$T/work/out.$1 left="" start rc splats
 	[ -z "$ONLY" ] || [ "$ONLY" = "$name" ] || return 0
+	[ -n "$ONLY" ] || [[ $ON_REQUEST != *" $name "* ]] || return 0
 	TEST=$name
 	n=$((n + 1))
 	echo "velotest: test $n: $name" >&2
 	: >$T/log/cni.log
 	start=$(date +%s)
+	splats=$(splat_count)
 	"t_$name" >"$out" 2>&1
 	rc=$?
+	# Whatever the test thought, a kernel that WARNed or BUGged during it failed it.
+	if [ "$(splat_count)" -gt "$splats" ]; then
+		{ echo "kernel splat during the test:"; dmesg | grep -E -A12 "$SPLAT_RE" | tail -n 40; } >>"$out"
+		rc=1
+	fi
 	if [ "$rc" -eq $SKIP ]; then
 		echo "ok $n - $KLABEL: $desc # skip $(tail -n 1 "$out")"
 	elif [ "$rc" -eq 0 ] && left=$(leftovers) && [ -z "$left" ]; then
@@ -479,10 +665,12 @@ run routed "routed path: ADD, ping, TCP by digest both ways over IPv4 and IPv6, 
 run tc "fast path tc: attached or clean fallback, traffic by digest, DEL leaves nothing"
 run xdp "fast path xdp: attached or clean fallback, traffic by digest, DEL leaves nothing"
 run sockmap "sockmap: attached or clean fallback, checked streams, connect race, sk_msg runs"
+run sockmap_peer_gone "sockmap: a peer pod deleted mid-stream: the sender gets an error, no leak, no splat"
 run cgroup "cgroup features: accounting, egress-deny, tcp-congestion reno"
 run objects "velo's BPF objects pass this kernel's verifier (nf_conntrack not loaded)"
 run tc_ct "fast path tc with nf_conntrack loaded: attached, traffic by digest"
 run xdp_ct "fast path xdp with nf_conntrack loaded: attached, traffic by digest"
+run sockmap_bench "benchmark: stream throughput by write size, per-message vs apply-bytes vs permanent"
 for f in bpf-probes sockmap-probe; do
 	[ -f "$T/run/$f" ] && echo "velo's $f cache: $(tr '\n' ' ' <"$T/run/$f")" | diag
 done
