@@ -86,16 +86,21 @@ int velo_cg_acct_eg(struct __sk_buff *skb)
 	return SK_PASS;
 }
 
-/* The destination as a deny-list key (IPv4 mapped into IPv6); -1 for anything else. */
-static __always_inline int velo_deny_key_of(struct __sk_buff *skb, struct velo_deny_key *key)
+/*
+ * The destination as a deny-list key (IPv4 mapped into IPv6) of the IP header
+ * at l3 (0 in cgroup programs, after the Ethernet header at tc); -1 for
+ * anything else.
+ */
+static __always_inline int velo_deny_key_of(struct __sk_buff *skb, __u32 l3,
+					    struct velo_deny_key *key)
 {
 	if (skb->protocol == bpf_htons(VELO_ETH_P_IP)) {
 		key->addr[10] = 0xff;
 		key->addr[11] = 0xff;
-		return bpf_skb_load_bytes(skb, 16, &key->addr[12], 4) ? -1 : 0;
+		return bpf_skb_load_bytes(skb, l3 + 16, &key->addr[12], 4) ? -1 : 0;
 	}
 	if (skb->protocol == bpf_htons(VELO_ETH_P_IPV6))
-		return bpf_skb_load_bytes(skb, 24, key->addr, 16) ? -1 : 0;
+		return bpf_skb_load_bytes(skb, l3 + 24, key->addr, 16) ? -1 : 0;
 	return -1;
 }
 
@@ -114,7 +119,7 @@ int velo_cg_deny_eg(struct __sk_buff *skb)
 	if (config->flags & VELO_CG_F_READY) {
 		key.prefixlen = VELO_DENY_PREFIX_BASE + 128;
 		key.cgroup_id = config->cgroup_id;
-		if (velo_deny_key_of(skb, &key))
+		if (velo_deny_key_of(skb, 0, &key))
 			return SK_PASS; /* not IP: ARP and friends don't leave through sockets */
 		if (!bpf_map_lookup_elem(&velo_deny_v1, &key))
 			return SK_PASS;
@@ -123,4 +128,31 @@ int velo_cg_deny_eg(struct __sk_buff *skb)
 	counters->deny_packets += packets;
 	counters->deny_bytes += bytes;
 	return SK_DROP;
+}
+
+#define VELO_ETH_HLEN 14
+#define VELO_TC_ACT_UNSPEC (-1) /* tcx: TCX_NEXT; clsact: the next filter */
+#define VELO_TC_ACT_SHOT 2
+
+/*
+ * tc ingress of a deny-listed pod's host veth: every frame the pod sends,
+ * also what an AF_PACKET socket (CAP_NET_RAW) writes past the cgroup hook.
+ * Runs before the fast path's program. Unknown veth (entry not written yet,
+ * or gone): dropped, failing closed like velo_cg_deny_eg.
+ */
+SEC("tc")
+int velo_tc_deny(struct __sk_buff *skb)
+{
+	struct velo_deny_key key = {};
+	__u32 ifindex = skb->ifindex;
+	__u64 *cgroup_id;
+
+	cgroup_id = bpf_map_lookup_elem(&velo_deny_if_v1, &ifindex);
+	if (!cgroup_id)
+		return VELO_TC_ACT_SHOT;
+	key.prefixlen = VELO_DENY_PREFIX_BASE + 128;
+	key.cgroup_id = *cgroup_id;
+	if (velo_deny_key_of(skb, VELO_ETH_HLEN, &key))
+		return VELO_TC_ACT_UNSPEC; /* ARP, and IP too short to have a destination */
+	return bpf_map_lookup_elem(&velo_deny_v1, &key) ? VELO_TC_ACT_SHOT : VELO_TC_ACT_UNSPEC;
 }

@@ -41,10 +41,12 @@ static const struct velo_pin cgroup_pins[] = {
 	{ VELO_MAP_CG_COUNTERS, true, offsetof(struct velo_bpf_cgroup, counters_fd) },
 	{ VELO_MAP_CG_CONFIG, true, offsetof(struct velo_bpf_cgroup, config_fd) },
 	{ VELO_MAP_DENY, true, offsetof(struct velo_bpf_cgroup, deny_fd) },
+	{ VELO_MAP_DENY_IF, true, offsetof(struct velo_bpf_cgroup, deny_if_fd) },
 	{ VELO_PROG_CG_ACCT_IN, false, offsetof(struct velo_bpf_cgroup, acct_in_fd) },
 	{ VELO_PROG_CG_ACCT_EG, false, offsetof(struct velo_bpf_cgroup, acct_eg_fd) },
 	{ VELO_PROG_CG_DENY_EG, false, offsetof(struct velo_bpf_cgroup, deny_eg_fd) },
 	{ VELO_PROG_CG_SOCKOPT, false, offsetof(struct velo_bpf_cgroup, sockopt_fd) },
+	{ VELO_PROG_TC_DENY, false, offsetof(struct velo_bpf_cgroup, tc_deny_fd) },
 };
 
 /* A group of objects loaded together: its pins and the struct of fds they open into. */

@@ -45,10 +45,12 @@ struct velo_bpf_cgroup {
 	int counters_fd; /* velo_cg_cnt_v1 */
 	int config_fd; /* velo_cg_cfg_v1 */
 	int deny_fd; /* velo_deny_v1 */
+	int deny_if_fd; /* velo_deny_if_v1 */
 	int acct_in_fd; /* velo_cg_acct_in */
 	int acct_eg_fd; /* velo_cg_acct_eg */
 	int deny_eg_fd; /* velo_cg_deny_eg */
 	int sockopt_fd; /* velo_cg_sockopt */
+	int tc_deny_fd; /* velo_tc_deny */
 };
 
 /* As velo_bpf_open and friends, for the cgroup group. */

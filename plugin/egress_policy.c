@@ -2,7 +2,8 @@
 /*
  * velo.dev/egress-deny: "<cidr>[,<cidr>...]". velo_cg_deny_eg on the pod's
  * own cgroup drops (and counts) packets of the pod's sockets to the listed
- * prefixes, looked up in velo_deny_v1 under the pod cgroup's id. Policy
+ * prefixes, looked up in velo_deny_v1 under the pod cgroup's id; velo_tc_deny
+ * on the host veth drops what AF_PACKET sockets send (egress_tc.c). Policy
  * fails closed: when it can't be attached the ADD fails (code 107); the
  * program itself drops everything until velo marked the cgroup ready.
  */
@@ -17,6 +18,7 @@
 
 #include "../bpf/lib/velo_shared.h"
 #include "cgroup_link.h"
+#include "egress_tc.h"
 #include "error.h"
 #include "feature.h"
 #include "log.h"
@@ -135,10 +137,18 @@ static int egress_policy_attach(struct velo_request *request)
 					 BPF_CGROUP_INET_EGRESS);
 	if (!ret)
 		ret = cgroup_config_write(&ctx, NULL);
-	if (ret)
+	if (ret) {
 		cni_fail(ret, VELO_ERR_FEATURE,
 			 "egress-deny: can't enforce the deny list on cgroup %s: %s", ctx.path,
 			 strerror(-ret));
+		cgroup_ctx_close(&ctx);
+		return ret;
+	}
+	ret = egress_tc_attach(request, &ctx.bpf, ctx.cgroup_id);
+	if (ret)
+		cni_fail(ret, VELO_ERR_FEATURE,
+			 "egress-deny: can't attach velo_tc_deny to %s: %s",
+			 request->record.host_ifname, strerror(-ret));
 	else
 		pr_info("egress-deny: %u prefix(es) on cgroup %s (id %llu)", annotations->n_deny,
 			ctx.path, (unsigned long long)ctx.cgroup_id);
@@ -209,15 +219,19 @@ static int egress_policy_detach(struct velo_request *request)
 	if (lock_fd < 0)
 		return lock_fd;
 	cgroup_link_unpin(request, KIND_DENY);
+	if (velo_bpf_cgroup_open_pinned(&request->config.paths, &bpf)) {
+		egress_tc_detach(request, NULL);
+		cgroup_unlock(lock_fd);
+		return 0;
+	}
+	egress_tc_detach(request, &bpf);
 	/*
 	 * Entries of cgroups no velo deny link is on any more: ours unless a
 	 * newer sandbox took the link over, and any a crash left behind.
 	 */
-	if (!velo_bpf_cgroup_open_pinned(&request->config.paths, &bpf)) {
-		live_ids_collect(request, &live);
-		deny_remove_unless(bpf.deny_fd, keep_live, &live);
-		velo_bpf_cgroup_close(&bpf);
-	}
+	live_ids_collect(request, &live);
+	deny_remove_unless(bpf.deny_fd, keep_live, &live);
+	velo_bpf_cgroup_close(&bpf);
 	cgroup_unlock(lock_fd);
 	return 0;
 }
@@ -251,6 +265,8 @@ static int egress_policy_check(struct velo_request *request)
 	if (bpf_obj_get_info_by_fd(fd, &info, &info_len))
 		ret = -EIO;
 	close(fd);
+	if (!ret && egress_tc_check(request, &bpf, info.cgroup.cgroup_id))
+		ret = -EIO;
 	for (unsigned i = 0; !ret && i < annotations->n_deny; i++) {
 		struct velo_deny_key key;
 		__u8 value;

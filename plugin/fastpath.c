@@ -36,15 +36,10 @@
 #include "log.h"
 #include "naming.h"
 #include "netns.h"
+#include "tc_attach.h"
 
-/* Debian 12's uapi headers predate tcx (Linux 6.6): the kernel's values. */
-#define VELO_BPF_TCX_INGRESS 46
+/* Debian 12's uapi headers predate tcx (Linux 6.6): the kernel's value. */
 #define VELO_BPF_LINK_TYPE_TCX 11
-/* clsact fallback: velo's filter on the ingress hook. */
-#define VELO_TC_HANDLE 0x7e10
-#define VELO_TC_PRIORITY 1
-/* Debug knob: use clsact even where tcx works. */
-#define VELO_ENV_CLSACT "VELO_TC_CLSACT"
 
 #define FASTPATH_FEATURE_BIT (1u << 0)
 
@@ -147,69 +142,8 @@ static int endpoints_write(struct fastpath_ctx *ctx)
 
 static int link_pin(struct fastpath_ctx *ctx, int link_fd, const char *kind)
 {
-	const struct velo_request *request = ctx->request;
-	char path[PATH_MAX], dir[PATH_MAX];
-	int ret;
-
-	ret = velo_bpf_link_path(&request->config.paths, request->record.host_ifname, kind, path,
-				 sizeof(path));
-	if (ret)
-		return ret;
-	memcpy(dir, path, sizeof(dir));
-	*strrchr(dir, '/') = '\0'; /* <bpffs_dir>/links */
-	if (mkdir(dir, 0700) && errno != EEXIST)
-		return -errno;
-	/* A pin left by a crashed ADD of this same endpoint: replace it. */
-	if (unlink(path) && errno != ENOENT)
-		return -errno;
-	return bpf_obj_pin(link_fd, path) ? -errno : 0;
-}
-
-static void link_unpin(const struct velo_request *request, const char *kind)
-{
-	char path[PATH_MAX];
-
-	if (velo_bpf_link_path(&request->config.paths, request->record.host_ifname, kind, path,
-			       sizeof(path)))
-		return;
-	/* The link dies with its last reference: the pin. */
-	if (unlink(path) && errno != ENOENT)
-		pr_warn("fastpath: unpin %s: %s", path, strerror(errno));
-}
-
-/* tcx through the raw syscall: libbpf 1.1 has no tcx API. Returns the link fd. */
-static int tcx_link_create(int prog_fd, int ifindex)
-{
-	union bpf_attr attr;
-	long fd;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.link_create.prog_fd = (__u32)prog_fd;
-	attr.link_create.target_ifindex = (__u32)ifindex;
-	attr.link_create.attach_type = VELO_BPF_TCX_INGRESS;
-	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
-	return fd < 0 ? -errno : (int)fd;
-}
-
-static int clsact_attach(int prog_fd, int ifindex)
-{
-	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex, .attach_point = BPF_TC_INGRESS);
-	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = VELO_TC_HANDLE, .priority = VELO_TC_PRIORITY,
-		    .prog_fd = prog_fd, .flags = BPF_TC_F_REPLACE);
-	int ret;
-
-	ret = bpf_tc_hook_create(&hook);
-	if (ret && ret != -EEXIST)
-		return ret;
-	return bpf_tc_attach(&hook, &opts);
-}
-
-static void clsact_detach(int ifindex)
-{
-	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex, .attach_point = BPF_TC_INGRESS);
-	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = VELO_TC_HANDLE, .priority = VELO_TC_PRIORITY);
-
-	bpf_tc_detach(&hook, &opts); /* missing is fine */
+	return velo_endpoint_link_pin(&ctx->request->config.paths,
+				      ctx->request->record.host_ifname, kind, link_fd);
 }
 
 static int attach_tc(struct fastpath_ctx *ctx)
@@ -218,8 +152,10 @@ static int attach_tc(struct fastpath_ctx *ctx)
 	int link_fd, ret;
 
 	if (!use_tcx(&ctx->features))
-		return clsact_attach(ctx->bpf.tc_prog_fd, record->host_ifindex);
-	link_fd = tcx_link_create(ctx->bpf.tc_prog_fd, record->host_ifindex);
+		return velo_clsact_ingress_attach(ctx->bpf.tc_prog_fd, record->host_ifindex,
+						  VELO_TC_FASTPATH_HANDLE,
+						  VELO_TC_FASTPATH_PRIORITY);
+	link_fd = velo_tcx_ingress_link(ctx->bpf.tc_prog_fd, record->host_ifindex, false);
 	if (link_fd < 0)
 		return link_fd;
 	ret = link_pin(ctx, link_fd, "tc");
@@ -374,11 +310,15 @@ static int fastpath_detach(struct velo_request *request)
 	struct velo_bpf bpf;
 
 	/* Whatever mode ADD used: DEL may not see the annotations again. */
-	link_unpin(request, "tc");
-	link_unpin(request, "xdp");
+	velo_endpoint_link_unpin(&request->config.paths, record->host_ifname, "tc");
+	velo_endpoint_link_unpin(&request->config.paths, record->host_ifname, "xdp");
 	velo_bpf_probe(&request->config.paths, &features);
-	if (!use_tcx(&features) && record->host_ifindex > 0 && host_veth_is_ours(record))
-		clsact_detach(record->host_ifindex);
+	if (!use_tcx(&features) && record->host_ifindex > 0 && host_veth_is_ours(record)) {
+		velo_clsact_ingress_detach(record->host_ifindex, VELO_TC_FASTPATH_HANDLE,
+					   VELO_TC_FASTPATH_PRIORITY);
+		velo_clsact_ingress_detach(record->host_ifindex, VELO_TC_FASTPATH_HANDLE,
+					   VELO_TC_FASTPATH_PRIORITY_OLD);
+	}
 	if (velo_bpf_open_pinned(&request->config.paths, &bpf))
 		return 0; /* nothing loaded, nothing of ours in maps */
 	endpoints_remove(bpf.endpoints_fd, record, owner_of(record));
@@ -419,7 +359,8 @@ static int check_clsact(const struct velo_record *record, int prog_fd)
 {
 	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = record->host_ifindex,
 		    .attach_point = BPF_TC_INGRESS);
-	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = VELO_TC_HANDLE, .priority = VELO_TC_PRIORITY);
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = VELO_TC_FASTPATH_HANDLE,
+		    .priority = VELO_TC_FASTPATH_PRIORITY);
 	struct bpf_prog_info prog_info;
 	__u32 len = sizeof(prog_info);
 

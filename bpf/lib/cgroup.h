@@ -44,6 +44,16 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } velo_deny_v1 SEC(".maps");
 
+/* Host veth ifindex -> the pod's cgroup id: the tc half's key into velo_deny_v1. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, VELO_MAX_DENY_PODS);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} velo_deny_if_v1 SEC(".maps");
+
 static __always_inline struct velo_cg_counters *velo_cg_counters(void)
 {
 	return bpf_get_local_storage(&velo_cg_cnt_v1, 0);

@@ -85,14 +85,20 @@ _Static_assert(sizeof(struct velo_dst_counters) == 16, "velo_dst_counters layout
 #define VELO_MAP_CG_COUNTERS "velo_cg_cnt_v1"
 #define VELO_MAP_CG_CONFIG "velo_cg_cfg_v1"
 #define VELO_MAP_DENY "velo_deny_v1"
+#define VELO_MAP_DENY_IF "velo_deny_if_v1"
 
 #define VELO_PROG_CG_ACCT_IN "velo_cg_acct_in"
 #define VELO_PROG_CG_ACCT_EG "velo_cg_acct_eg"
 #define VELO_PROG_CG_DENY_EG "velo_cg_deny_eg"
 #define VELO_PROG_CG_SOCKOPT "velo_cg_sockopt"
+/* The deny list's tc half, on the host veth: what AF_PACKET sockets send skips the cgroup. */
+#define VELO_PROG_TC_DENY "velo_tc_deny"
 
 #ifndef VELO_MAX_DENY_ENTRIES
 #define VELO_MAX_DENY_ENTRIES 16384
+#endif
+#ifndef VELO_MAX_DENY_PODS
+#define VELO_MAX_DENY_PODS 4096
 #endif
 #define VELO_CG_TCP_CC_MAX 16 /* TCP_CA_NAME_MAX */
 
