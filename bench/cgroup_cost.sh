@@ -9,7 +9,7 @@
 #    pods send at the same time, and velo's programs must have run exactly once
 #    per packet (and per setsockopt) of the opted-in pod, i.e. zero times for
 #    the non-opted pod's; the non-opted cgroup's effective program list must be
-#    empty. Prints ns/run of each velo cgroup program (stats add ~20 ns/run).
+#    empty. Prints ns/run of each velo cgroup program (stats add ~75 ns/run).
 # 2. A non-opted pod's 64-byte UDP send rate, the send path isolated (a C send()
 #    loop to a sink in the pod's own netns that drops everything: a veth whose
 #    peer is down, so veth_xmit drops each packet; this kernel has no dummy):

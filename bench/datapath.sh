@@ -275,7 +275,7 @@ for ((rep = 1; rep <= reps; rep++)); do
 	done
 done
 
-# One run per class and velo path with BPF run-time stats held (stats cost ~20 ns per
+# One run per class and velo path with BPF run-time stats held (stats cost ~75 ns per
 # program run, so these runs are not among the timed ones).
 stats_csv=$work/stats.csv
 echo "path,class,id,program,run_cnt,run_time_ns,ns_per_run" >"$stats_csv"
@@ -436,7 +436,7 @@ cat "$ratios_md" >>"$md"
 	echo
 	echo "## Cost of velo's programs (BPF_ENABLE_STATS, one ${secs}s run per class, outside the timed runs)"
 	echo
-	echo "Programs pinned under this run's bpffsDir only; ns/run includes the ~20 ns the stats cost."
+	echo "Programs pinned under this run's bpffsDir only; ns/run includes the ~75 ns the stats cost."
 	echo
 	if [ "$(wc -l <"$stats_csv")" -gt 1 ]; then
 		echo "| path | class | program | runs | ns/run |"

@@ -277,7 +277,7 @@ for class in rr conn; do
 done
 
 # One run per stream size (Nagle on), rr and conn (same CPU) and sk_msg mode with BPF run-time
-# stats held (~20 ns per program run, so these runs are not among the timed ones). Each mode's
+# stats held (~75 ns per program run, so these runs are not among the timed ones). Each mode's
 # programs are told apart by the ids pinned under its own bpffs dir.
 stats_csv=$work/stats.csv
 echo "path,class,size,id,program,run_cnt,run_time_ns,ns_per_run" >"$stats_csv"
@@ -434,7 +434,7 @@ plotdat=$work/plot.dat
 	echo "## Cost of velo's programs (BPF_ENABLE_STATS, one ${secs}s run each, outside the timed runs)"
 	echo
 	echo "Both ends' programs (only those pinned under that mode's bpffsDir); ns/run includes the"
-	echo "~20 ns the stats cost. Streams: Nagle on; rr and conn: same CPU."
+	echo "~75 ns the stats cost. Streams: Nagle on; rr and conn: same CPU."
 	echo
 	if [ "$(wc -l <"$stats_csv")" -gt 1 ]; then
 		echo "| mode | run | program | runs | ns/run |"

@@ -6,7 +6,7 @@
  * The kernel counts run_cnt/run_time_ns only while BPF stats are on, and
  * they are on node-wide while anyone holds a BPF_ENABLE_STATS fd (or the
  * kernel.bpf_stats_enabled sysctl is set). Every BPF program on the node
- * then pays ~20 ns a run, so velo holds the fd only for sampling windows and
+ * then pays ~75 ns a run, so velo holds the fd only for sampling windows and
  * reports deltas over the window, never the raw counters.
  */
 #ifndef VELOCTL_BPF_PROGS_H

@@ -93,7 +93,7 @@ static void print_window(const struct velo_prog_delta *deltas, unsigned n, doubl
 	for (unsigned i = 0; i < n; i++)
 		total_ns += (double)deltas[i].run_time_ns;
 	printf("veloctl top - %.1f s window, %ld CPUs, BPF total %.2f%% of one CPU "
-	       "(stats on: ~20 ns/run extra for every BPF program)\n\n",
+	       "(stats on: ~75 ns/run extra for every BPF program)\n\n",
 	       seconds, cpus, 100.0 * total_ns / (seconds * 1e9));
 	printf("%-8s %-16s %-16s %12s %10s %8s\n", "ID", "NAME", "TYPE", "RUNS/S", "NS/RUN",
 	       "CPU%");

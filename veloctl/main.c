@@ -46,7 +46,7 @@ static const struct ctl_command commands[] = {
 	  "  -i, --interval SECONDS  window length (default 2)\n"
 	  "  -n, --iterations COUNT  stop after COUNT windows (default: until ^C; 1 with -j)\n"
 	  "  -a, --all               every BPF program on the node, not only velo's\n"
-	  "While it runs, every BPF program on the node pays ~20 ns per run for the stats.\n" },
+	  "While it runs, every BPF program on the node pays ~75 ns per run for the stats.\n" },
 	{ "bugtool", cmd_ctl_bugtool, "one archive with what a maintainer needs",
 	  "Usage: veloctl bugtool [-o FILE]\n"
 	  "Writes a tar.gz with the CNI configs, velo's logs and state files, bpftool\n"

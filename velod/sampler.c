@@ -3,7 +3,7 @@
  * BPF program cost from sampling windows. Every sampleIntervalSeconds velod
  * holds a BPF_ENABLE_STATS fd for sampleWindowSeconds, reads run_cnt and
  * run_time_ns of velo's programs at both ends and adds the deltas to
- * per-program counters. Stats cost every BPF program on the node ~20 ns a
+ * per-program counters. Stats cost every BPF program on the node ~75 ns a
  * run while they are on, so they are on only during windows; the counters
  * are therefore samples, and velo_bpf_stats_sampled_seconds_total says how
  * much time they cover.
