@@ -1,9 +1,11 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: Apache-2.0
 # Churn: 4 parallel workers each creating and deleting pods (two alive per worker at a time,
-# so ADDs and DELs of different pods overlap). Asserts no address is held by two live pods,
-# every pod answers a ping from the node, nothing leaks (links, routes, leases, records, locks
-# counted before and after) and every line of velo's log is whole logfmt
+# so ADDs and DELs of different pods overlap), every pod opted into the tc fast path, while two
+# long-lived opted-in pods stream to each other through it. Asserts no address is held by two
+# live pods, every pod answers a ping from the node, the stream arrives whole (digest) and was
+# redirected, nothing leaks (links, routes, leases, records, locks, link pins and endpoint-map
+# entries counted before and after) and every line of velo's log is whole logfmt
 # (ts=... level=... ... msg=...), so concurrent writers never tore or interleaved a line.
 #
 # VELOTEST_CHURN_PODS (default 50; `make stress` runs 200) pods per worker,
@@ -20,8 +22,14 @@ setup() {
 	vt_setup
 	vt_velo_only
 	command -v python3 >/dev/null 2>&1 || skip "python3 not installed"
+	command -v bpftool >/dev/null 2>&1 || skip "bpftool not installed"
+	CH_BPFFS="/sys/fs/bpf/velotest-churn-$VT_TAG-$BATS_TEST_NUMBER"
 }
-teardown() { vt_teardown; }
+teardown() {
+	vt_teardown
+	[ -n "${CH_BPFFS:-}" ] && rm -rf "$CH_BPFFS"
+	return 0
+}
 
 # What a pod could leak, as counts (one "name count" per line).
 ch_counts() {
@@ -33,6 +41,47 @@ ch_counts() {
 	echo "records $([ -d "$VT_STATE" ] && find "$VT_STATE" -type f | wc -l || echo 0)"
 	echo "locks $([ -d "$VT/run/locks" ] && find "$VT/run/locks" -type f | wc -l || echo 0)"
 	echo "netns $(ip netns list | grep -c "^velotest-pod-$VT_TAG-" || true)"
+	echo "pins $(find "$CH_BPFFS/links" -type f 2>/dev/null | wc -l)"
+	echo "endpoints $(bpftool map dump pinned "$CH_BPFFS/velo_ep_v1" -j 2>/dev/null | jq length)"
+}
+
+# ch_stream_start CONFIG: two long-lived pods; B receives, A sends 1 KiB every 2 ms of random
+# bytes until $VT/work/stop exists. Each side writes "<bytes> <sha256>" to its own file.
+ch_stream_start() {
+	local a b b4
+	a="$(vt_pod_new)"
+	b="$(vt_pod_new)"
+	vt_add "$a" churn-stream-a "$1"
+	vt_add "$b" churn-stream-b "$1"
+	CH_A="$a" CH_B="$b"
+	b4="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod "$b" timeout 600 python3 -c '
+import hashlib, socket, sys
+srv = socket.socket(); srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.bind(("0.0.0.0", 5099)); srv.listen(1)
+conn, _ = srv.accept(); h = hashlib.sha256(); n = 0
+while True:
+    data = conn.recv(65536)
+    if not data:
+        break
+    h.update(data); n += len(data)
+print(n, h.hexdigest())
+' >"$VT/work/stream.recv" 2>&1 &
+	VT_PIDS+=($!)
+	sleep 0.5
+	vt_pod "$a" timeout 600 python3 -c '
+import hashlib, os, socket, sys, time
+s = socket.create_connection((sys.argv[1], 5099), timeout=10)
+h = hashlib.sha256(); n = 0
+while not os.path.exists(sys.argv[2]):
+    chunk = os.urandom(1024)
+    s.sendall(chunk); h.update(chunk); n += len(chunk)
+    time.sleep(0.002)
+s.close()
+print(n, h.hexdigest())
+' "$b4" "$VT/work/stop" >"$VT/work/stream.sent" 2>&1 &
+	CH_SENDER=$!
+	VT_PIDS+=("$CH_SENDER")
 }
 
 # ch_worker N CONFIG: CH_PODS pods, two alive at a time. Failures go to its log, exit 1.
@@ -111,11 +160,16 @@ print(f'{bad} bad lines' if bad else '', end='')
 EOF
 }
 
-@test "churn: parallel workers create and delete pods: no duplicate address, no leak, whole log lines" {
-	local config before after w pids=() failed=0 lines bad f
-	config="$(vt_config -f dual | jq -c '.logMaxBytes = 104857600')"
+@test "churn: parallel workers create and delete fast-path pods while two stream through it: no duplicate address, no leak, stream intact, whole log lines" {
+	local config before after w pids=() failed=0 lines bad f redirects
+	config="$(vt_config -f dual | jq -c --arg b "$CH_BPFFS" '.logMaxBytes = 104857600 |
+		.bpffsDir = $b | .runtimeConfig = {"io.kubernetes.cri.pod-annotations":
+		{"velo.dev/fastpath": "tc"}}')"
 	mkdir -p "$VT/work/live"
+	ch_stream_start "$config"
 	before="$(ch_counts)"
+	redirects="$(bpftool map lookup pinned "$CH_BPFFS/velo_stats_v2" key 0 0 0 0 -j |
+		jq '[.formatted.values[].value] | add')"
 
 	for ((w = 0; w < CH_WORKERS; w++)); do
 		ch_worker "$w" "$config" >"$VT/work/worker-$w.log" 2>&1 &
@@ -130,6 +184,15 @@ EOF
 	done
 	[ "$failed" -eq 0 ]
 
+	touch "$VT/work/stop"
+	wait "$CH_SENDER" || { echo "sender: $(cat "$VT/work/stream.sent")"; false; }
+	for _ in $(seq 50); do [ -s "$VT/work/stream.recv" ] && break; sleep 0.1; done
+	echo "stream sent: $(cat "$VT/work/stream.sent"), received: $(cat "$VT/work/stream.recv")"
+	[ "$(cat "$VT/work/stream.sent")" = "$(cat "$VT/work/stream.recv")" ]
+	# The stream went through the tc fast path (velo_stats_v2 tc_redirect) during the churn.
+	[ "$(bpftool map lookup pinned "$CH_BPFFS/velo_stats_v2" key 0 0 0 0 -j |
+		jq '[.formatted.values[].value] | add')" -gt $((redirects + 100)) ]
+
 	after="$(ch_counts)"
 	if [ "$before" != "$after" ]; then
 		echo "leaked (before / after):"
@@ -137,7 +200,13 @@ EOF
 		false
 	fi
 	[ -z "$(ls -A "$VT/work/live")" ] || { echo "markers left: $(ls "$VT/work/live")"; false; }
+	vt_cni DEL churn-stream-a "$CH_A" eth0 "$config"
+	vt_assert_ok
+	vt_cni DEL churn-stream-b "$CH_B" eth0 "$config"
+	vt_assert_ok
 	vt_assert_nothing_left
+	[ "$(bpftool map dump pinned "$CH_BPFFS/velo_ep_v1" -j | jq length)" -eq 0 ]
+	[ "$(find "$CH_BPFFS/links" -type f | wc -l)" -eq 0 ]
 
 	lines="$(cat "$VT_LOG" "$VT_LOG.1" 2>/dev/null | wc -l)"
 	[ "$lines" -ge $((CH_WORKERS * CH_PODS * 2)) ] || { echo "only $lines log lines"; false; }
