@@ -2,7 +2,8 @@
 # velo's BPF part: the BPF_PROG_TEST_RUN tests and regenerating bpf/include/vmlinux.h.
 
 BPF_TEST_BIN := $(BUILD)/tests/test_bpf_prog_run
-TEST_BINS    += $(BPF_TEST_BIN)
+BPF_DENY_BIN := $(BUILD)/tests/test_bpf_tc_deny
+TEST_BINS    += $(BPF_TEST_BIN) $(BPF_DENY_BIN)
 
 .PHONY: test-bpf vmlinux
 
@@ -11,7 +12,11 @@ $(BPF_TEST_BIN): tests/bpf/test_prog_run.c bpf/lib/velo_shared.h $(BPF_SKELS) | 
 	$(CC) $(CPPFLAGS) -Ibpf $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(LDFLAGS) \
 		$(shell pkg-config --libs libbpf) -lelf -lz -lcmocka
 
-test-bpf: $(BPF_TEST_BIN) ## BPF program tests (BPF_PROG_TEST_RUN; root, else they skip)
+$(BPF_DENY_BIN): tests/bpf/test_tc_deny.c bpf/lib/velo_shared.h $(BPF_SKELS) | $(BUILD)/tests
+	$(CC) $(CPPFLAGS) -Ibpf $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(LDFLAGS) \
+		$(shell pkg-config --libs libbpf) -lelf -lz -lcmocka
+
+test-bpf: $(BPF_TEST_BIN) $(BPF_DENY_BIN) ## BPF program tests (BPF_PROG_TEST_RUN; root, else they skip)
 	tests/run.sh bpf
 
 # The checked-in bpf/include/vmlinux.h comes from a BTF kernel; run this on one to refresh it.

@@ -471,6 +471,15 @@ static void not_tcp_udp(runner_fn run, int pass)
 	build_ip4(&p, mac_a, "10.0.0.1", "10.0.0.2", 64, 0, 100);
 	p.buf[ETH_HLEN] = 0x46; /* 4 bytes of options (the UDP header stands in for them) */
 	assert_passed_untouched(run, &p, pass);
+	/* IPv6 extension header chains (hop-by-hop, routing, destination options), one with a
+	 * length far past the end of the packet: the stack's, never parsed here */
+	build_ip6(&p, mac_a, "fd00::1", "fd00::2", 64, 0);
+	assert_passed_untouched(run, &p, pass);
+	build_ip6(&p, mac_a, "fd00::1", "fd00::2", 64, 43);
+	assert_passed_untouched(run, &p, pass);
+	build_ip6(&p, mac_a, "fd00::1", "fd00::2", 64, 60);
+	p.buf[ETH_HLEN + 41] = 0xff;
+	assert_passed_untouched(run, &p, pass);
 }
 
 /* TCP is shortcut like UDP: no conntrack entry in this netns means no NAT. */
