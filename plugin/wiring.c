@@ -144,6 +144,14 @@ static int host_sysctls(const struct wiring_spec *spec)
 	}
 	/* The IPv4 forward path checks the input device's forwarding, not ip_forward. */
 	ret = conf_set("host", 4, host, "forwarding", "1");
+	/*
+	 * Strict reverse-path check on this link only (the kernel uses the larger
+	 * of all and the device): a packet with a source the node doesn't route
+	 * back to this veth, such as another pod's address, is dropped. IPv6 has
+	 * no rp_filter; docs/threat-model.md says so.
+	 */
+	if (!ret)
+		ret = conf_set("host", 4, host, "rp_filter", "1");
 	if (ret)
 		return ret;
 	if (has_family(spec, AF_INET6))

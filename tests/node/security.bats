@@ -137,3 +137,51 @@ SEC_FORGE="K8S_POD_NAMESPACE=ns;K8S_POD_NAME=a"$'\n'"ts=2000-01-01T00:00:00Z lev
 	vt_assert_ok
 	vt_assert_nothing_left
 }
+
+@test "routed path: a pod can't send with another pod's IPv4 address (strict rp_filter on its veth)" {
+	local conf a b c a4 b4 c4 got
+	conf="$(vt_config -f 4)"
+	a="$(vt_pod_new)"
+	b="$(vt_pod_new)"
+	c="$(vt_pod_new)"
+	vt_add "$a" ctr-spoof-a "$conf"
+	a4="$(vt_ip "$VT_RESULT" 4)"
+	vt_add "$b" ctr-spoof-b "$conf"
+	b4="$(vt_ip "$VT_RESULT" 4)"
+	vt_add "$c" ctr-spoof-c "$conf"
+	c4="$(vt_ip "$VT_RESULT" 4)"
+	[ "$(vt_node cat "/proc/sys/net/ipv4/conf/$(vt_host_ifname vt ctr-spoof-a eth0)/rp_filter")" = 1 ]
+	vt_pod "$c" timeout 5 python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("0.0.0.0", 9999))
+s.settimeout(3)
+got = []
+try:
+    while True:
+        got.append(s.recv(100).decode())
+except socket.timeout:
+    pass
+print(" ".join(sorted(set(got))) or "nothing")
+' >"$VT/work/spoof.recv" &
+	VT_PIDS+=($!)
+	sleep 0.5
+	# Pod A sends IPv4/UDP with a header it wrote: once from its own address, once from B's.
+	vt_pod "$a" python3 - "$a4" "$b4" "$c4" <<'PY'
+import socket, struct, sys
+def packet(src, dst, payload):
+    udp = struct.pack("!HHHH", 40000, 9999, 8 + len(payload), 0) + payload
+    return struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 1, 0, 64, 17, 0,
+                       socket.inet_aton(src), socket.inet_aton(dst)) + udp
+own, other, dst = sys.argv[1:]
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+for _ in range(3):
+    s.sendto(packet(own, dst, b"own"), (dst, 0))
+    s.sendto(packet(other, dst, b"spoofed"), (dst, 0))
+PY
+	wait "${VT_PIDS[@]: -1}" || true
+	got="$(cat "$VT/work/spoof.recv")"
+	echo "pod C got: $got"
+	# Its own address arrives (the packets are good); B's never does.
+	[ "$got" = own ]
+}
