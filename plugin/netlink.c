@@ -362,23 +362,28 @@ int velo_nl_addr_add(struct nl_sock *sk, const struct velo_nl_addr *addr)
 	return velo_nl_errno(rtnl_addr_add(sk, rtnl_addr, NLM_F_EXCL));
 }
 
-int velo_nl_route_add(struct nl_sock *sk, const struct velo_nl_route *route)
+/* route as a libnl object (one nexthop); NULL with errno on failure. */
+static struct rtnl_route *route_build(const struct velo_nl_route *route)
 {
-	_cleanup_route_ struct rtnl_route *rtnl_route = rtnl_route_alloc();
+	struct rtnl_route *rtnl_route = rtnl_route_alloc();
 	_cleanup_nl_addr_ struct nl_addr *dst = NULL;
 	_cleanup_nl_addr_ struct nl_addr *gateway = NULL;
 	struct rtnl_nexthop *nexthop;
 	int ret;
 
-	if (!rtnl_route)
-		return -ENOMEM;
+	if (!rtnl_route) {
+		errno = ENOMEM;
+		return NULL;
+	}
 	dst = ip_build(route->family, route->dst, route->dst_len);
 	if (!dst)
-		return -errno;
+		goto err;
 	rtnl_route_set_family(rtnl_route, route->family);
 	ret = velo_nl_errno(rtnl_route_set_dst(rtnl_route, dst));
-	if (ret)
-		return ret;
+	if (ret) {
+		errno = -ret;
+		goto err;
+	}
 	rtnl_route_set_table(rtnl_route, route->table ? route->table : RT_TABLE_MAIN);
 	rtnl_route_set_protocol(rtnl_route, route->protocol);
 	rtnl_route_set_scope(rtnl_route, route->scope);
@@ -388,23 +393,55 @@ int velo_nl_route_add(struct nl_sock *sk, const struct velo_nl_route *route)
 		rtnl_route_set_flags(rtnl_route, route->flags);
 
 	nexthop = rtnl_route_nh_alloc();
-	if (!nexthop)
-		return -ENOMEM;
-	rtnl_route_nh_set_ifindex(nexthop, route->oif);
+	if (!nexthop) {
+		errno = ENOMEM;
+		goto err;
+	}
+	if (route->oif)
+		rtnl_route_nh_set_ifindex(nexthop, route->oif);
 	if (route->has_gateway) {
 		gateway = ip_build(route->family, route->gateway,
 				   velo_nl_addr_len(route->family) * 8);
 		if (!gateway) {
-			ret = -errno;
 			rtnl_route_nh_free(nexthop);
-			return ret;
+			goto err;
 		}
 		rtnl_route_nh_set_gateway(nexthop, gateway);
 	}
 	if (route->flags)
 		rtnl_route_nh_set_flags(nexthop, route->flags);
 	rtnl_route_add_nexthop(rtnl_route, nexthop); /* the route owns it now */
+	return rtnl_route;
+err:
+	rtnl_route_put(rtnl_route);
+	return NULL;
+}
+
+int velo_nl_route_add(struct nl_sock *sk, const struct velo_nl_route *route)
+{
+	_cleanup_route_ struct rtnl_route *rtnl_route = route_build(route);
+
+	if (!rtnl_route)
+		return -errno;
 	return velo_nl_errno(rtnl_route_add(sk, rtnl_route, NLM_F_EXCL));
+}
+
+int velo_nl_route_replace(struct nl_sock *sk, const struct velo_nl_route *route)
+{
+	_cleanup_route_ struct rtnl_route *rtnl_route = route_build(route);
+
+	if (!rtnl_route)
+		return -errno;
+	return velo_nl_errno(rtnl_route_add(sk, rtnl_route, NLM_F_REPLACE));
+}
+
+int velo_nl_route_del(struct nl_sock *sk, const struct velo_nl_route *route)
+{
+	_cleanup_route_ struct rtnl_route *rtnl_route = route_build(route);
+
+	if (!rtnl_route)
+		return -errno;
+	return velo_nl_errno(rtnl_route_delete(sk, rtnl_route, 0));
 }
 
 int velo_nl_neigh_add(struct nl_sock *sk, const struct velo_nl_neigh *neigh)

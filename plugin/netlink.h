@@ -76,8 +76,11 @@ struct velo_nl_route {
 	int oifs[8];
 };
 
-/* Adds a unicast route in route->table (0: main), NLM_F_EXCL. */
+/* Adds a unicast route in route->table (0: main), NLM_F_EXCL; oif 0: the kernel picks it. */
 int velo_nl_route_add(struct nl_sock *sk, const struct velo_nl_route *route);
+/* Creates or replaces it (NLM_F_REPLACE). */
+int velo_nl_route_replace(struct nl_sock *sk, const struct velo_nl_route *route);
+int velo_nl_route_del(struct nl_sock *sk, const struct velo_nl_route *route);
 
 struct velo_nl_neigh {
 	int family;

@@ -25,6 +25,9 @@ struct agent_config {
 	bool pod_metrics; /* per-pod series */
 	unsigned max_pod_series; /* cap on pods with their own series */
 	unsigned reap_interval_ms; /* deleting retired veths; 0: DEL deletes them itself */
+	char node_name[VELO_NAME_MAX]; /* this node in nodes_file */
+	char nodes_file[PATH_MAX]; /* the static node list for host-gw routes; "" = none */
+	unsigned route_sync_s; /* how often the node list is read and routes synced */
 	enum velo_log_level log_level;
 };
 
@@ -68,10 +71,19 @@ struct reaper {
 	uint64_t errors;
 };
 
+/* Routes to other nodes' pod CIDRs via their addresses (hostgw.c). */
+struct hostgw_stats {
+	uint64_t next_ns;
+	unsigned routes; /* installed by the last pass */
+	uint64_t syncs;
+	uint64_t errors; /* unreadable node list, next hops not on a local link, netlink */
+};
+
 struct agent {
 	struct agent_config config;
 	struct sampler sampler;
 	struct reaper reaper;
+	struct hostgw_stats hostgw;
 	struct reconcile_stats reconcile;
 	double started_unix;
 };
@@ -88,6 +100,10 @@ void reaper_step(struct reaper *reaper, const struct agent_config *config, uint6
 uint64_t reaper_deadline(const struct reaper *reaper, const struct agent_config *config);
 /* Releases the lock first (new DELs delete themselves), then reaps what is left. */
 void reaper_stop(struct reaper *reaper);
+
+/* One pass when due: reads nodes_file, installs and removes host-gw routes. */
+void hostgw_step(struct hostgw_stats *stats, const struct agent_config *config, uint64_t now_ns);
+uint64_t hostgw_deadline(const struct hostgw_stats *stats, const struct agent_config *config);
 
 /* One reconciliation pass over every configured network. */
 void reconcile_run(struct agent *agent);

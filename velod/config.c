@@ -34,6 +34,7 @@ static void config_defaults(struct agent_config *config)
 	config->pod_metrics = true;
 	config->max_pod_series = 1000;
 	config->reap_interval_ms = 100;
+	config->route_sync_s = 10;
 	config->log_level = VELO_LOG_INFO;
 }
 
@@ -164,6 +165,12 @@ static int parse_field(const cJSON *item, struct agent_config *config)
 		return get_seconds(item, &config->max_pod_series);
 	if (!strcmp(key, "reapIntervalMs"))
 		return get_seconds(item, &config->reap_interval_ms);
+	if (!strcmp(key, "nodeName"))
+		return get_string(item, config->node_name, sizeof(config->node_name), false);
+	if (!strcmp(key, "nodesFile"))
+		return get_string(item, config->nodes_file, sizeof(config->nodes_file), true);
+	if (!strcmp(key, "routeSyncSeconds"))
+		return get_seconds(item, &config->route_sync_s);
 	if (!strcmp(key, "logLevel"))
 		return get_log_level(item, &config->log_level);
 	return -ENOENT;
@@ -210,6 +217,10 @@ int agent_config_load(const char *path, struct agent_config *config)
 	    config->sample_window_s >= config->sample_interval_s) {
 		pr_err("config %s: sampleWindowSeconds must be shorter than sampleIntervalSeconds",
 		       path);
+		ret = -EINVAL;
+	}
+	if (!ret && config->nodes_file[0] && !config->node_name[0]) {
+		pr_err("config %s: nodesFile needs nodeName (this node's entry in it)", path);
 		ret = -EINVAL;
 	}
 	cJSON_Delete(root);

@@ -88,6 +88,7 @@ static void run_loop(struct agent *agent, struct http_server *server)
 		}
 		sampler_step(&agent->sampler, config, now);
 		reaper_step(&agent->reaper, config, now);
+		hostgw_step(&agent->hostgw, config, now);
 
 		if (config->reconcile_interval_s)
 			deadline = next_reconcile;
@@ -95,6 +96,8 @@ static void run_loop(struct agent *agent, struct http_server *server)
 			deadline = sampler_deadline(&agent->sampler, config);
 		if (reaper_deadline(&agent->reaper, config) < deadline)
 			deadline = reaper_deadline(&agent->reaper, config);
+		if (hostgw_deadline(&agent->hostgw, config) < deadline)
+			deadline = hostgw_deadline(&agent->hostgw, config);
 		wait_ms = deadline == UINT64_MAX ? MAX_SLEEP_MS
 			  : deadline <= now	 ? 0
 						 : (long long)((deadline - now) / NS_PER_MS) + 1;

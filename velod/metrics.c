@@ -394,6 +394,16 @@ static void put_agent(const struct agent *agent, struct text *text)
 	header(text, "velo_reconcile_last_success_timestamp_seconds", "gauge",
 	       "When the last reconciliation pass completed its scan (unix time).");
 	put(text, "velo_reconcile_last_success_timestamp_seconds %.3f\n", stats->last_success_unix);
+	if (!agent->config.nodes_file[0])
+		return;
+	header(text, "velo_hostgw_routes", "gauge",
+	       "Routes to other nodes' pod CIDRs the last host-gw pass installed.");
+	put(text, "velo_hostgw_routes %u\n", agent->hostgw.routes);
+	header(text, "velo_hostgw_syncs_total", "counter", "host-gw passes over the node list.");
+	put(text, "velo_hostgw_syncs_total %llu\n", (unsigned long long)agent->hostgw.syncs);
+	header(text, "velo_hostgw_errors_total", "counter",
+	       "Node-list errors, claimed own CIDRs, unreachable next hops, failed route changes.");
+	put(text, "velo_hostgw_errors_total %llu\n", (unsigned long long)agent->hostgw.errors);
 }
 
 char *metrics_render(const struct agent *agent, size_t *len)

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * host-gw routing: every other node's pod CIDRs via that node's address, from
+ * a static node list (nodesFile, re-read every routeSyncSeconds, so node adds
+ * and removals follow). Routes carry velo's protocol number (118) and a
+ * gateway; only such routes are ever replaced or deleted (velo's pod routes
+ * have no gateway). This node's own CIDRs are never routed away; a next hop
+ * the kernel can't reach on a local link is reported and left out. The
+ * uplink holding this node's address forwards (per-device forwarding).
+ *
+ * nodesFile: {"nodes": [{"name": "n1", "addresses": ["192.168.77.1", "fd00:77::1"],
+ *                        "podCIDRs": ["10.77.1.0/24", "fd77:1::/64"]}, ...]}
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <net/if.h>
+
+#include <cJSON.h>
+
+#include "agent.h"
+#include "annotations.h"
+#include "log.h"
+#include "netlink.h"
+#include "wiring.h"
+
+#define NS_PER_S 1000000000ull
+#define MAX_NODES 256
+#define MAX_CIDRS 4
+#define NODES_FILE_MAX (1024 * 1024)
+
+struct node {
+	char name[VELO_NAME_MAX];
+	unsigned n_addrs;
+	struct velo_cidr addrs[2]; /* one per family, prefix unused */
+	unsigned n_cidrs;
+	struct velo_cidr cidrs[MAX_CIDRS];
+};
+
+struct node_list {
+	unsigned n;
+	struct node nodes[MAX_NODES];
+	const struct node *self;
+};
+
+static int parse_node(const cJSON *json, struct node *node)
+{
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(json, "name"), *item;
+
+	if (!cJSON_IsString(name) || strlen(name->valuestring) >= sizeof(node->name))
+		return -EINVAL;
+	snprintf(node->name, sizeof(node->name), "%s", name->valuestring);
+	cJSON_ArrayForEach (item, cJSON_GetObjectItemCaseSensitive(json, "addresses")) {
+		if (!cJSON_IsString(item) || node->n_addrs == 2 ||
+		    velo_cidr_parse(item->valuestring, &node->addrs[node->n_addrs]))
+			return -EINVAL;
+		node->n_addrs++;
+	}
+	cJSON_ArrayForEach (item, cJSON_GetObjectItemCaseSensitive(json, "podCIDRs")) {
+		if (!cJSON_IsString(item) || node->n_cidrs == MAX_CIDRS ||
+		    velo_cidr_parse(item->valuestring, &node->cidrs[node->n_cidrs]))
+			return -EINVAL;
+		node->n_cidrs++;
+	}
+	return 0;
+}
+
+static int read_nodes(const struct agent_config *config, struct node_list *list)
+{
+	const cJSON *item;
+	struct stat st;
+	cJSON *root;
+	char *text;
+	ssize_t n;
+	int fd, ret = 0;
+
+	fd = open(config->nodes_file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || st.st_size > NODES_FILE_MAX) {
+		close(fd);
+		return -EFBIG;
+	}
+	text = calloc(1, (size_t)st.st_size + 1);
+	n = text ? read(fd, text, (size_t)st.st_size) : -1;
+	close(fd);
+	root = n == st.st_size ? cJSON_Parse(text) : NULL;
+	free(text);
+	if (!root)
+		return -EINVAL;
+	memset(list, 0, sizeof(*list));
+	cJSON_ArrayForEach (item, cJSON_GetObjectItemCaseSensitive(root, "nodes")) {
+		if (list->n == MAX_NODES || parse_node(item, &list->nodes[list->n])) {
+			ret = -EINVAL;
+			break;
+		}
+		if (!strcmp(list->nodes[list->n].name, config->node_name))
+			list->self = &list->nodes[list->n];
+		list->n++;
+	}
+	cJSON_Delete(root);
+	return ret;
+}
+
+static bool overlaps(const struct velo_cidr *a, const struct velo_cidr *b)
+{
+	unsigned bits = a->prefix < b->prefix ? a->prefix : b->prefix;
+
+	if (a->family != b->family)
+		return false;
+	for (unsigned i = 0; i < bits; i++) {
+		uint8_t mask = (uint8_t)(0x80 >> (i % 8));
+
+		if ((a->addr[i / 8] & mask) != (b->addr[i / 8] & mask))
+			return false;
+	}
+	return true;
+}
+
+static bool own_cidr(const struct node_list *list, const struct velo_cidr *cidr)
+{
+	for (unsigned i = 0; list->self && i < list->self->n_cidrs; i++)
+		if (overlaps(&list->self->cidrs[i], cidr))
+			return true;
+	return false;
+}
+
+static const struct velo_cidr *address_of(const struct node *node, int family)
+{
+	for (unsigned i = 0; i < node->n_addrs; i++)
+		if (node->addrs[i].family == family)
+			return &node->addrs[i];
+	return NULL;
+}
+
+static void route_of(const struct velo_cidr *cidr, const struct velo_cidr *via,
+		     struct velo_nl_route *route)
+{
+	memset(route, 0, sizeof(*route));
+	route->family = cidr->family;
+	route->protocol = VELO_RTPROT;
+	route->scope = RT_SCOPE_UNIVERSE;
+	memcpy(route->dst, cidr->addr, sizeof(route->dst));
+	route->dst_len = cidr->prefix;
+	route->has_gateway = true;
+	memcpy(route->gateway, via->addr, sizeof(route->gateway));
+}
+
+/* Whether a dumped velo host-gw route is one the node list still wants. */
+static bool wanted(const struct node_list *list, const struct velo_nl_route *route)
+{
+	for (unsigned n = 0; n < list->n; n++) {
+		const struct node *node = &list->nodes[n];
+		const struct velo_cidr *via = address_of(node, route->family);
+
+		if (node == list->self || !via || memcmp(via->addr, route->gateway, 16))
+			continue;
+		for (unsigned c = 0; c < node->n_cidrs; c++)
+			if (node->cidrs[c].family == route->family &&
+			    node->cidrs[c].prefix == route->dst_len &&
+			    !memcmp(node->cidrs[c].addr, route->dst, 16) &&
+			    !own_cidr(list, &node->cidrs[c]))
+				return true;
+	}
+	return false;
+}
+
+struct stale_scan {
+	const struct node_list *list;
+	struct velo_nl_route stale[MAX_NODES * MAX_CIDRS];
+	unsigned n;
+};
+
+static int collect_stale(const struct velo_nl_route *route, void *arg)
+{
+	struct stale_scan *scan = arg;
+
+	if (route->protocol != VELO_RTPROT || !route->has_gateway ||
+	    (route->table && route->table != RT_TABLE_MAIN) || wanted(scan->list, route))
+		return 0;
+	if (scan->n < sizeof(scan->stale) / sizeof(scan->stale[0]))
+		scan->stale[scan->n++] = *route;
+	return 0;
+}
+
+/* Per-device forwarding on the link that holds this node's address (packets from other nodes). */
+struct uplink_scan {
+	const struct velo_cidr *addr;
+	int ifindex;
+};
+
+static int find_uplink(const struct velo_nl_addr *addr, void *arg)
+{
+	struct uplink_scan *scan = arg;
+
+	if (addr->family == scan->addr->family &&
+	    !memcmp(addr->addr, scan->addr->addr, velo_nl_addr_len(addr->family)))
+		scan->ifindex = addr->ifindex;
+	return 0;
+}
+
+static void uplink_forwarding(struct nl_sock *sk, const struct node *self)
+{
+	for (unsigned i = 0; i < self->n_addrs; i++) {
+		struct uplink_scan scan = { .addr = &self->addrs[i] };
+		char name[IF_NAMESIZE], path[128];
+		int fd;
+
+		if (velo_nl_addr_dump(sk, scan.addr->family, find_uplink, &scan) || !scan.ifindex ||
+		    !if_indextoname((unsigned)scan.ifindex, name))
+			continue;
+		snprintf(path, sizeof(path), "/proc/sys/net/ipv%d/conf/%s/%s",
+			 scan.addr->family == AF_INET ? 4 : 6, name,
+			 scan.addr->family == AF_INET ? "forwarding" : "force_forwarding");
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue; /* IPv6 before 6.17: the node's own all.forwarding decides */
+		if (write(fd, "1", 1) != 1)
+			pr_warn("hostgw: %s: %s", path, strerror(errno));
+		close(fd);
+	}
+}
+
+static int sync_routes(struct hostgw_stats *stats, const struct agent_config *config)
+{
+	_cleanup_nl_sock_ struct nl_sock *sk = velo_nl_open();
+	static struct node_list list;
+	static struct stale_scan scan;
+	char dst[INET6_ADDRSTRLEN], via[INET6_ADDRSTRLEN];
+	unsigned routes = 0;
+	int ret;
+
+	if (!sk)
+		return -errno;
+	ret = read_nodes(config, &list);
+	if (ret) {
+		pr_warn("hostgw: node list %s: %s; routes left as they are", config->nodes_file,
+			strerror(-ret));
+		return ret;
+	}
+	if (list.self)
+		uplink_forwarding(sk, list.self);
+	else
+		pr_warn("hostgw: node %s is not in %s", config->node_name, config->nodes_file);
+	for (unsigned n = 0; n < list.n; n++) {
+		const struct node *node = &list.nodes[n];
+
+		if (node == list.self)
+			continue;
+		for (unsigned c = 0; c < node->n_cidrs; c++) {
+			const struct velo_cidr *cidr = &node->cidrs[c];
+			const struct velo_cidr *gw = address_of(node, cidr->family);
+			struct velo_nl_route route;
+
+			inet_ntop(cidr->family, cidr->addr, dst, sizeof(dst));
+			if (own_cidr(&list, cidr)) {
+				pr_warn("hostgw: node %s claims %s/%u, which is this node's: not routed",
+					node->name, dst, cidr->prefix);
+				stats->errors++;
+				continue;
+			}
+			if (!gw)
+				continue; /* no address of that family: nothing to route via */
+			route_of(cidr, gw, &route);
+			ret = velo_nl_route_replace(sk, &route);
+			if (ret) {
+				inet_ntop(gw->family, gw->addr, via, sizeof(via));
+				pr_warn("hostgw: %s/%u via %s (node %s): %s", dst, cidr->prefix, via,
+					node->name,
+					ret == -ENETUNREACH ? "next hop not on a local link" :
+							      strerror(-ret));
+				stats->errors++;
+				continue;
+			}
+			routes++;
+		}
+	}
+	scan.list = &list;
+	scan.n = 0;
+	if (!velo_nl_route_dump(sk, AF_UNSPEC, collect_stale, &scan))
+		for (unsigned i = 0; i < scan.n; i++) {
+			inet_ntop(scan.stale[i].family, scan.stale[i].dst, dst, sizeof(dst));
+			ret = velo_nl_route_del(sk, &scan.stale[i]);
+			if (ret && ret != -ESRCH)
+				stats->errors++;
+			pr_info("hostgw: removed %s/%u (no node has it now)%s", dst,
+				scan.stale[i].dst_len, ret && ret != -ESRCH ? ": failed" : "");
+		}
+	stats->routes = routes;
+	stats->syncs++;
+	return 0;
+}
+
+void hostgw_step(struct hostgw_stats *stats, const struct agent_config *config, uint64_t now_ns)
+{
+	if (!config->nodes_file[0] || !config->route_sync_s || now_ns < stats->next_ns)
+		return;
+	if (sync_routes(stats, config))
+		stats->errors++;
+	stats->next_ns = now_ns + config->route_sync_s * NS_PER_S;
+}
+
+uint64_t hostgw_deadline(const struct hostgw_stats *stats, const struct agent_config *config)
+{
+	return config->nodes_file[0] && config->route_sync_s ? stats->next_ns : UINT64_MAX;
+}
