@@ -4,7 +4,9 @@
 # off until velo turns it on per device) with pairs of pods wired by velo through
 # the CNI protocol - routed, tc fast path, XDP fast path, sockmap - traffic through
 # each checked by digest, throughput measured side by side, what velo's BPF
-# programs cost (veloctl top), CHECK, and DEL leaving nothing behind.
+# programs cost (veloctl top), a second node on an underlay bridge with velod
+# keeping host-gw routes between the two (a pod on each side, traffic checked),
+# and DEL leaving nothing behind (with velod deleting the retired veths).
 # Everything it creates is named velodemo-* and removed at exit.
 # Usage: sudo hack/demo.sh [--no-deps]
 set -euo pipefail
@@ -20,13 +22,17 @@ work=$(mktemp -d /tmp/velodemo.XXXXXX)
 node=velodemo-node-$$
 cgmount=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") print $5; break } }' \
 	/proc/self/mountinfo | head -n1)
-pods=() cgroups=()
+node2=velodemo-node2-$$ underlay=velodemo-ul-$$
+pods=() cgroups=() velods=()
 cleanup() {
 	set +e
-	pkill -f "iperf3 -s -1 -B 10.77." 2>/dev/null
+	for pid in "${velods[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
+	pkill -f "iperf3 -s -1 -B 10.7[78]." 2>/dev/null
 	for pod in "${pods[@]}"; do ip netns del "$pod" 2>/dev/null; done
 	for cg in "${cgroups[@]}"; do rmdir "$cg" 2>/dev/null; done
 	ip netns del "$node" 2>/dev/null
+	ip netns del "$node2" 2>/dev/null
+	ip netns del "$underlay" 2>/dev/null
 	mountpoint -q "$work/bpffs" && umount "$work/bpffs"
 	rm -rf "$work"
 }
@@ -47,22 +53,27 @@ for key in net.ipv4.ip_forward net.ipv4.conf.all.forwarding net.ipv4.conf.defaul
 	in_node sysctl -qw "$key=0"
 done
 
-# config ANNOTATIONS_JSON CGROUP: the conflist entry with the pod's runtimeConfig.
+# config ANNOTATIONS_JSON CGROUP [2]: the conflist entry with the pod's runtimeConfig; with
+# "2", node 2's (its own state, locks, pins, log and pod CIDRs 10.78.0.0/24, fd78::/120).
 config() {
-	jq -cn --arg w "$work" --argjson a "$1" --arg cg "$2" '{
+	jq -cn --arg w "$work${3:+/n2}" --argjson a "$1" --arg cg "$2" --arg n "${3:+8}" '{
 		cniVersion: "1.0.0", name: "velodemo", type: "velo", vethPrefix: "vd",
-		stateDir: "\($w)/state", runDir: "\($w)/run", bpffsDir: "\($w)/bpffs/velo",
+		stateDir: "\($w)/state", runDir: "\($w)/run",
+		bpffsDir: (if $n == "" then "\($w)/bpffs/velo" else "\($w | rtrimstr("/n2"))/bpffs/velo2" end),
 		logFile: "\($w)/cni.log",
 		ipam: {type: "host-local", dataDir: "\($w)/ipam",
-		       ranges: [[{subnet: "10.77.0.0/24"}], [{subnet: "fd77::/120"}]]},
+		       ranges: [[{subnet: "10.7\(if $n == "" then "7" else $n end).0.0/24"}],
+		                [{subnet: "fd7\(if $n == "" then "7" else $n end)::/120"}]]},
 		runtimeConfig: ({"io.kubernetes.cri.pod-annotations": $a} +
 		                (if $cg == "" then {} else {cgroupPath: $cg} end))}'
 }
 
 declare -A ip4 ip6 cg conf
-# pod NAME ANNOTATIONS: a netns and a cgroup of its own, wired by velo's ADD.
+# pod NAME ANNOTATIONS [2]: a netns and a cgroup of its own, wired by velo's ADD (on node 2
+# with "2").
 pod() {
-	local name=$1 annotations=$2 ns=velodemo-$1-$$ rel="" start end result
+	local name=$1 annotations=$2 on=${3:-} ns=velodemo-$1-$$ rel="" start end result
+	local nodens=$node
 	ip netns add "$ns"
 	pods+=("$ns")
 	ip -n "$ns" link set lo up
@@ -72,9 +83,10 @@ pod() {
 		cgroups+=("$cgmount$rel")
 		cg[$name]=$cgmount$rel
 	fi
-	conf[$name]=$(config "$annotations" "$rel")
+	conf[$name]=$(config "$annotations" "$rel" "$on")
+	[ -z "$on" ] || nodens=$node2
 	start=$(date +%s%N)
-	result=$(printf '%s' "${conf[$name]}" | in_node env CNI_COMMAND=ADD \
+	result=$(printf '%s' "${conf[$name]}" | nsenter --net="/run/netns/$nodens" env CNI_COMMAND=ADD \
 		CNI_CONTAINERID="velodemo-$name" CNI_NETNS="/run/netns/$ns" CNI_IFNAME=eth0 \
 		CNI_ARGS="K8S_POD_NAMESPACE=demo;K8S_POD_NAME=$name" CNI_PATH="$bin" "$bin/velo")
 	end=$(date +%s%N)
@@ -156,20 +168,83 @@ build/veloctl --bpffs "$work/bpffs/velo" --state-dir "$work/state" top -i 2 -n 1
 wait
 
 echo
+echo "A second node: namespace $node2 on an underlay bridge with node 1 (192.168.78.0/24);"
+echo "velod on each keeps host-gw routes to the other's pod CIDRs from a node list:"
+ip netns add "$underlay"
+ip -n "$underlay" link add br0 type bridge
+ip -n "$underlay" link set br0 up
+ip netns add "$node2"
+for n in 1 2; do
+	ns=$node
+	[ "$n" = 1 ] || ns=$node2
+	ip link add "vdul$n" netns "$underlay" type veth peer name ul0 netns "$ns"
+	ip -n "$underlay" link set "vdul$n" master br0 up
+	ip -n "$ns" link set lo up
+	ip -n "$ns" addr add "192.168.78.$n/24" dev ul0
+	ip -n "$ns" addr add "fd00:78::$n/64" dev ul0 nodad
+	ip -n "$ns" link set ul0 up
+done
+for key in net.ipv4.ip_forward net.ipv4.conf.all.forwarding net.ipv6.conf.all.forwarding; do
+	nsenter --net="/run/netns/$node2" sysctl -qw "$key=0"
+done
+mkdir -p "$work/n2"
+jq -n '{nodes: [
+	{name: "node1", addresses: ["192.168.78.1", "fd00:78::1"], podCIDRs: ["10.77.0.0/24", "fd77::/120"]},
+	{name: "node2", addresses: ["192.168.78.2", "fd00:78::2"], podCIDRs: ["10.78.0.0/24", "fd78::/120"]}]}' \
+	>"$work/nodes.json"
+for n in 1 2; do
+	ns=$node dir=$work bpffs=$work/bpffs/velo
+	[ "$n" = 1 ] || { ns=$node2 dir=$work/n2 bpffs=$work/bpffs/velo2; }
+	jq -n --arg d "$dir" --arg b "$bpffs" --arg f "$work/nodes.json" --arg n "node$n" --arg c "$bin" \
+		'{stateDir: ($d + "/state"), runDir: ($d + "/run"), bpffsDir: $b, cniPath: $c,
+		  listen: "127.0.0.1:9099", sampleIntervalSeconds: 0, nodeName: $n, nodesFile: $f,
+		  routeSyncSeconds: 1}' >"$dir/velod.json"
+	nsenter --net="/run/netns/$ns" build/velod --config "$dir/velod.json" 2>>"$dir/velod.log" &
+	velods+=($!)
+done
+for _ in $(seq 50); do
+	in_node ip route show proto 118 | grep -q '^10.78.0.0/24 via' && break
+	sleep 0.1
+done
+{ in_node ip -4 route show proto 118; in_node ip -6 route show proto 118; } | grep ' via ' |
+	sed 's/^/  node 1: /'
+pod c1 '{}' 2
+printf '  pod r1 (node 1) -> pod c1 (node 2): %s\n' \
+	"$(in_pod r1 ping -c1 -W2 "${ip4[c1]}" | grep -o 'time=.*')"
+transfer r1 c1
+printf '  16 MiB r1 -> c1 digest-checked; one TCP stream across the nodes: %.2f Gb/s (128K writes)\n' \
+	"$(iperf r1 c1 128K)"
+printf '  velod on node 1: velo_hostgw_routes %s\n' \
+	"$(in_node curl -sf http://127.0.0.1:9099/metrics | awk '$1 == "velo_hostgw_routes" { print $2 }')"
+
+echo
 echo "Endpoints (veloctl endpoints):"
 build/veloctl --state-dir "$work/state" --run-dir "$work/run" --bpffs "$work/bpffs/velo" endpoints |
 	sed 's/^/  /'
 
 echo
+start=$(date +%s%N)
 for name in r1 r2 t1 t2 x1 x2 s1 s2; do
 	printf '%s' "${conf[$name]}" | in_node env CNI_COMMAND=DEL CNI_CONTAINERID="velodemo-$name" \
 		CNI_NETNS="/run/netns/velodemo-$name-$$" CNI_IFNAME=eth0 CNI_PATH="$bin" "$bin/velo"
 done
+end=$(date +%s%N)
+printf '%s' "${conf[c1]}" | nsenter --net="/run/netns/$node2" env CNI_COMMAND=DEL \
+	CNI_CONTAINERID=velodemo-c1 CNI_NETNS="/run/netns/velodemo-c1-$$" CNI_IFNAME=eth0 \
+	CNI_PATH="$bin" "$bin/velo"
+echo "DEL of node 1's 8 pods: $(((end - start) / 8000000)) ms each (velod deletes the retired veths)"
+# velod's reaper runs every 100 ms.
+for _ in $(seq 30); do
+	in_node ip -o link show | grep -q ' vd' || break
+	sleep 0.1
+done
 links=$(in_node ip -o link show | grep -c ' vd' || true)
-leases=$(find "$work/ipam" -type f -name '10.*' | wc -l)
+leases=$(find "$work/ipam" "$work/n2/ipam" -type f -name '10.*' | wc -l)
 # The node-wide sk_msg link stays with velo's maps; per-pod links are named after the veth.
-pins=$(find "$work/bpffs/velo/links" -name 'vd*' 2>/dev/null | wc -l)
-records=$(find "$work/state" -name '*.json' | wc -l)
-echo "After DEL of all 8 pods: $links velo veths, $leases IPAM leases, $records records," \
+links=$((links + $(nsenter --net="/run/netns/$node2" ip -o link show | grep -c ' vd' || true)))
+pins=$({ find "$work/bpffs/velo/links" "$work/bpffs/velo2/links" -name 'vd*' 2>/dev/null || true; } |
+	wc -l)
+records=$(find "$work/state" "$work/n2/state" -name '*.json' | wc -l)
+echo "After DEL of all 9 pods: $links velo veths, $leases IPAM leases, $records records," \
 	"$pins per-pod link pins left."
 [ $((links + leases + records + pins)) -eq 0 ]
