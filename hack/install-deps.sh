@@ -8,10 +8,11 @@ packages=(
 	# build
 	build-essential make pkg-config clang llvm libbpf-dev libelf-dev zlib1g-dev
 	libcjson-dev libnl-3-dev libnl-route-3-dev bpftool linux-libc-dev libmicrohttpd-dev
+	libnftables-dev
 	libcurl4-openssl-dev openssl
 	# tests
 	libcmocka-dev bats python3 iputils-ping iproute2 ethtool jq socat netcat-openbsd procps util-linux
-	containernetworking-plugins kmod valgrind
+	containernetworking-plugins kmod valgrind nftables
 	# real CNI clients (runc named so podman doesn't pick crun)
 	podman runc conmon containerd busybox-static
 	# the kernel matrix (qemu guests of Debian's own kernels)

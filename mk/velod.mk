@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # veloctl and velod: the agent's HTTP library, the code they share, the version they report.
-# Debian package: libmicrohttpd-dev (hack/install-deps.sh).
+# Debian packages: libmicrohttpd-dev, libnftables-dev (hack/install-deps.sh).
 
 VELO_VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 MHD_CFLAGS   := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
@@ -12,4 +12,4 @@ VELOD_SHARED := $(OBJ)/veloctl/bpf_progs.o $(OBJ)/veloctl/netns_state.o
 $(OBJ)/velod/%.o: CPPFLAGS += -Iveloctl -Ibpf/lib $(MHD_CFLAGS) -DVELO_VERSION='"$(VELO_VERSION)"'
 $(OBJ)/veloctl/%.o: CPPFLAGS += -DVELO_VERSION='"$(VELO_VERSION)"'
 $(BUILD)/velod: $(VELOD_SHARED)
-AGENT_LDLIBS += $(MHD_LIBS)
+AGENT_LDLIBS += $(MHD_LIBS) $(shell pkg-config --libs libnftables 2>/dev/null || echo -lnftables)

@@ -7,10 +7,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "annotations.h"
 #include "bpf_progs.h"
 #include "config.h"
 
 #define AGENT_MAX_NETWORKS 16
+#define AGENT_MAX_CLUSTER_CIDRS 16
 
 struct agent_config {
 	struct velo_paths paths; /* stateDir, runDir, bpffsDir as the plugin's config has them */
@@ -28,6 +30,9 @@ struct agent_config {
 	char node_name[VELO_NAME_MAX]; /* this node in nodes_file */
 	char nodes_file[PATH_MAX]; /* the static node list for host-gw routes; "" = none */
 	unsigned route_sync_s; /* how often the node list is read and routes synced */
+	bool masquerade; /* pod traffic leaving the cluster takes the node's address */
+	unsigned n_cluster_cidrs;
+	struct velo_cidr cluster_cidrs[AGENT_MAX_CLUSTER_CIDRS]; /* exempt besides pod CIDRs */
 	enum velo_log_level log_level;
 };
 

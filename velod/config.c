@@ -111,6 +111,22 @@ static int get_networks(const cJSON *item, struct agent_config *config)
 	return 0;
 }
 
+static int get_cluster_cidrs(const cJSON *item, struct agent_config *config)
+{
+	const cJSON *cidr;
+
+	if (!cJSON_IsArray(item))
+		return -EINVAL;
+	cJSON_ArrayForEach (cidr, item) {
+		if (!cJSON_IsString(cidr) || config->n_cluster_cidrs == AGENT_MAX_CLUSTER_CIDRS ||
+		    velo_cidr_parse(cidr->valuestring,
+				    &config->cluster_cidrs[config->n_cluster_cidrs]))
+			return -EINVAL;
+		config->n_cluster_cidrs++;
+	}
+	return 0;
+}
+
 static int get_log_level(const cJSON *item, enum velo_log_level *level)
 {
 	static const char *const names[] = { "error", "warn", "info", "debug" };
@@ -171,6 +187,14 @@ static int parse_field(const cJSON *item, struct agent_config *config)
 		return get_string(item, config->nodes_file, sizeof(config->nodes_file), true);
 	if (!strcmp(key, "routeSyncSeconds"))
 		return get_seconds(item, &config->route_sync_s);
+	if (!strcmp(key, "masquerade")) {
+		if (!cJSON_IsBool(item))
+			return -EINVAL;
+		config->masquerade = cJSON_IsTrue(item);
+		return 0;
+	}
+	if (!strcmp(key, "clusterCIDRs"))
+		return get_cluster_cidrs(item, config);
 	if (!strcmp(key, "logLevel"))
 		return get_log_level(item, &config->log_level);
 	return -ENOENT;
@@ -217,6 +241,10 @@ int agent_config_load(const char *path, struct agent_config *config)
 	    config->sample_window_s >= config->sample_interval_s) {
 		pr_err("config %s: sampleWindowSeconds must be shorter than sampleIntervalSeconds",
 		       path);
+		ret = -EINVAL;
+	}
+	if (!ret && config->masquerade && !config->nodes_file[0]) {
+		pr_err("config %s: masquerade needs nodesFile (the pod CIDRs to exempt)", path);
 		ret = -EINVAL;
 	}
 	if (!ret && config->nodes_file[0] && !config->node_name[0]) {

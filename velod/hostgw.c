@@ -27,6 +27,7 @@
 #include "agent.h"
 #include "annotations.h"
 #include "log.h"
+#include "masquerade.h"
 #include "netlink.h"
 #include "wiring.h"
 
@@ -227,6 +228,20 @@ static void uplink_forwarding(struct nl_sock *sk, const struct node *self)
 	}
 }
 
+/* Masquerade this node's pod CIDRs, exempting every node's and the cluster CIDRs. */
+static int masquerade_sync(const struct agent_config *config, const struct node_list *list)
+{
+	static struct velo_cidr exempt[MAX_NODES * MAX_CIDRS + AGENT_MAX_CLUSTER_CIDRS];
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < list->n; i++)
+		for (unsigned c = 0; c < list->nodes[i].n_cidrs; c++)
+			exempt[n++] = list->nodes[i].cidrs[c];
+	for (unsigned i = 0; i < config->n_cluster_cidrs; i++)
+		exempt[n++] = config->cluster_cidrs[i];
+	return masquerade_apply(list->self->cidrs, list->self->n_cidrs, exempt, n);
+}
+
 static int sync_routes(struct hostgw_stats *stats, const struct agent_config *config)
 {
 	_cleanup_nl_sock_ struct nl_sock *sk = velo_nl_open();
@@ -248,6 +263,8 @@ static int sync_routes(struct hostgw_stats *stats, const struct agent_config *co
 		uplink_forwarding(sk, list.self);
 	else
 		pr_warn("hostgw: node %s is not in %s", config->node_name, config->nodes_file);
+	if (config->masquerade && list.self && masquerade_sync(config, &list))
+		stats->errors++;
 	for (unsigned n = 0; n < list.n; n++) {
 		const struct node *node = &list.nodes[n];
 

@@ -20,6 +20,7 @@ setup() {
 teardown() {
 	local i
 	for i in 1 2; do ip netns del "velotest-mn-n$i-$VT_TAG" 2>/dev/null || true; done
+	ip netns del "velotest-mn-out-$VT_TAG" 2>/dev/null || true
 	ip netns del "velotest-mn-ul-$VT_TAG" 2>/dev/null || true
 	vt_teardown
 	rm -rf "$MN_BPFFS"-n1 "$MN_BPFFS"-n2
@@ -33,12 +34,21 @@ mn_in() {
 	nsenter --net="/run/netns/$(mn_node "$i")" "$@"
 }
 
-# mn_underlay: nodes 1 and 2 on a bridge, 192.168.77.N/24 and fd00:77::N/64, forwarding off.
+# mn_underlay: nodes 1 and 2 on a bridge, 192.168.77.N/24 and fd00:77::N/64, forwarding off,
+# and a host outside the cluster on it (MN_OUT: .100 and ::100).
 mn_underlay() {
 	local ul="velotest-mn-ul-$VT_TAG" i
 	ip netns add "$ul"
 	ip -n "$ul" link add br0 type bridge
 	ip -n "$ul" link set br0 up
+	MN_OUT="velotest-mn-out-$VT_TAG"
+	ip netns add "$MN_OUT"
+	ip link add vtmnuo netns "$ul" type veth peer name ul0 netns "$MN_OUT"
+	ip -n "$ul" link set vtmnuo master br0 up
+	ip -n "$MN_OUT" link set lo up
+	ip -n "$MN_OUT" addr add 192.168.77.100/24 dev ul0
+	ip -n "$MN_OUT" addr add fd00:77::100/64 dev ul0 nodad
+	ip -n "$MN_OUT" link set ul0 up
 	for i in 1 2; do
 		ip netns add "$(mn_node "$i")"
 		ip link add "vtmnu$i" netns "$ul" type veth peer name ul0 netns "$(mn_node "$i")"
@@ -80,7 +90,8 @@ mn_velod() {
 	jq -n --arg t "$VT/n$1" --arg b "$MN_BPFFS-n$1" --arg bin "$VT_BIN" --arg f "$VT/nodes.json" \
 		--arg n "n$1" '{stateDir: ($t + "/state"), runDir: ($t + "/run"), bpffsDir: $b,
 		cniPath: $bin, listen: "127.0.0.1:19299", reconcileIntervalSeconds: 0,
-		sampleIntervalSeconds: 0, nodeName: $n, nodesFile: $f, routeSyncSeconds: 1}' \
+		sampleIntervalSeconds: 0, nodeName: $n, nodesFile: $f, routeSyncSeconds: 1,
+		masquerade: true, clusterCIDRs: ["10.96.0.0/12"]}' \
 		>"$VT/n$1/velod.json"
 	# nsenter execs velod, so $! is velod itself.
 	nsenter --net="/run/netns/$(mn_node "$1")" "$MN_VELOD" --config "$VT/n$1/velod.json" \
@@ -99,6 +110,27 @@ mn_add() {
 	MN_IP6="$(vt_ip "$out" 6)"
 }
 
+# mn_peer NETNS ADDR CLIENT_POD: the source address a TCP server in NETNS on ADDR sees when
+# CLIENT_POD connects to it.
+mn_peer() {
+	local port=$((30000 + RANDOM % 10000)) pid
+	nsenter --net="/run/netns/$1" timeout 10 python3 -c '
+import socket, sys
+fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
+s = socket.socket(fam); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], int(sys.argv[2]))); s.listen(1)
+c, peer = s.accept(); print(peer[0])
+' "$2" "$port" >"$VT/work/peer" 2>&1 &
+	pid=$!
+	sleep 0.4
+	vt_pod "$3" timeout 5 python3 -c '
+import socket, sys
+socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=3).close()
+' "$2" "$port" || { echo "connect to $2 failed"; return 1; }
+	wait "$pid"
+	cat "$VT/work/peer"
+}
+
 # mn_wait_route N PATTERN [absent]: waits up to 5 s for node N's velo routes to (not) match.
 mn_wait_route() {
 	local i
@@ -115,7 +147,7 @@ mn_wait_route() {
 	return 1
 }
 
-@test "two nodes: host-gw routes from the node list, pods talk across nodes (IPv4, IPv6), a removed node's routes go" {
+@test "two nodes: host-gw routes from the node list, pods talk across nodes (IPv4, IPv6), traffic leaving the cluster is masqueraded, a removed node's routes go" {
 	local a1 a1_4 b1 b1_4 a2 a2_4 a2_6 tc_before tc_after
 	mkdir -p "$VT/n1" "$VT/n2"
 	mn_underlay
@@ -156,6 +188,12 @@ mn_wait_route() {
 		jq '[.formatted.values[].value] | add')"
 	echo "node 1 tc redirects: $tc_before -> $tc_after"
 	[ "$tc_after" -gt $((tc_before + 100)) ]
+
+	# Leaving the cluster, a pod's traffic takes its node's address; inside, it keeps its own.
+	[ "$(mn_peer "$MN_OUT" 192.168.77.100 "$a1")" = 192.168.77.1 ]
+	[ "$(mn_peer "$MN_OUT" fd00:77::100 "$a1")" = fd00:77::1 ]
+	[ "$(mn_peer "$a2" "$a2_4" "$a1")" = "$a1_4" ]
+	mn_in 1 nft list table inet velo_masq | grep -q 'ip saddr 10.77.1.0/24 ip daddr != @exempt0 masquerade'
 
 	# Node 2 leaves the list: node 1 drops its routes, keeps everything else.
 	mn_nodes
