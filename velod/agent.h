@@ -31,6 +31,7 @@ struct agent_config {
 	char nodes_file[PATH_MAX]; /* the static node list for host-gw routes; "" = none */
 	unsigned route_sync_s; /* how often the node list is read and routes synced */
 	bool masquerade; /* pod traffic leaving the cluster takes the node's address */
+	char guard_prefix[16]; /* host veths whose sources are checked (nftables); "" = off */
 	unsigned n_cluster_cidrs;
 	struct velo_cidr cluster_cidrs[AGENT_MAX_CLUSTER_CIDRS]; /* exempt besides pod CIDRs */
 	enum velo_log_level log_level;

@@ -35,6 +35,7 @@ static void config_defaults(struct agent_config *config)
 	config->max_pod_series = 1000;
 	config->reap_interval_ms = 100;
 	config->route_sync_s = 10;
+	snprintf(config->guard_prefix, sizeof(config->guard_prefix), "velo"); /* the plugin's default */
 	config->log_level = VELO_LOG_INFO;
 }
 
@@ -108,6 +109,20 @@ static int get_networks(const cJSON *item, struct agent_config *config)
 		if (get_network(network, config))
 			return -EINVAL;
 	}
+	return 0;
+}
+
+/* The plugin's vethPrefix rule (a-z 0-9), so the nft interface pattern can't be bent. */
+static int get_guard_prefix(const cJSON *item, struct agent_config *config)
+{
+	const char *c;
+
+	if (!cJSON_IsString(item) || strlen(item->valuestring) >= sizeof(config->guard_prefix))
+		return -EINVAL;
+	for (c = item->valuestring; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9')))
+			return -EINVAL;
+	snprintf(config->guard_prefix, sizeof(config->guard_prefix), "%s", item->valuestring);
 	return 0;
 }
 
@@ -193,6 +208,8 @@ static int parse_field(const cJSON *item, struct agent_config *config)
 		config->masquerade = cJSON_IsTrue(item);
 		return 0;
 	}
+	if (!strcmp(key, "sourceGuardPrefix"))
+		return get_guard_prefix(item, config);
 	if (!strcmp(key, "clusterCIDRs"))
 		return get_cluster_cidrs(item, config);
 	if (!strcmp(key, "logLevel"))

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "guard.h"
 #include "log.h"
 #include "retire.h"
 
@@ -197,6 +198,9 @@ int main(int argc, char **argv)
 		if (!server)
 			return 1;
 	}
+	/* Without nf_tables velod still does its other jobs; the IPv4 rp_filter stays. */
+	if (agent.config.guard_prefix[0] && guard_apply(&agent.config))
+		pr_err("guard: no strict source check for IPv6 on this node");
 	sampler_init(&agent.sampler, &agent.config);
 	pr_info("velod %s started: state %s, listen %s, reconcile every %us (grace %us), "
 		"BPF stats %.1fs every %us",
