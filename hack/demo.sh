@@ -198,7 +198,7 @@ for n in 1 2; do
 	jq -n --arg d "$dir" --arg b "$bpffs" --arg f "$work/nodes.json" --arg n "node$n" --arg c "$bin" \
 		'{stateDir: ($d + "/state"), runDir: ($d + "/run"), bpffsDir: $b, cniPath: $c,
 		  listen: "127.0.0.1:9099", sampleIntervalSeconds: 0, nodeName: $n, nodesFile: $f,
-		  routeSyncSeconds: 1}' >"$dir/velod.json"
+		  routeSyncSeconds: 1, sourceGuardPrefix: "vd"}' >"$dir/velod.json"
 	nsenter --net="/run/netns/$ns" build/velod --config "$dir/velod.json" 2>>"$dir/velod.log" &
 	velods+=($!)
 done
