@@ -25,8 +25,7 @@ static int load_trivial(void)
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
 
-	return bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "velo_stats_cost", "GPL", insns, 2,
-			     NULL);
+	return bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "velo_stats_cost", "GPL", insns, 2, NULL);
 }
 
 /* Mean ns per run over repeat runs, as the kernel measured it; negative errno on failure. */

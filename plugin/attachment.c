@@ -99,8 +99,8 @@ int attachment_release(struct velo_request *request)
 	 * be handed to a new pod whose route then collides.
 	 */
 	if (record->host_ifname[0]) {
-		ret = velo_agent_running(&config->paths) ? velo_veth_retire(record->host_ifname) :
-							   wiring_teardown(record->host_ifname);
+		ret = velo_agent_running(&config->paths) ? velo_veth_retire(record->host_ifname)
+							 : wiring_teardown(record->host_ifname);
 		if (ret)
 			return ret;
 	}

@@ -146,8 +146,7 @@ static int egress_policy_attach(struct velo_request *request)
 	}
 	ret = egress_tc_attach(request, &ctx.bpf, ctx.cgroup_id);
 	if (ret)
-		cni_fail(ret, VELO_ERR_FEATURE,
-			 "egress-deny: can't attach velo_tc_deny to %s: %s",
+		cni_fail(ret, VELO_ERR_FEATURE, "egress-deny: can't attach velo_tc_deny to %s: %s",
 			 request->record.host_ifname, strerror(-ret));
 	else
 		pr_info("egress-deny: %u prefix(es) on cgroup %s (id %llu)", annotations->n_deny,

@@ -142,8 +142,8 @@ static int endpoints_write(struct fastpath_ctx *ctx)
 
 static int link_pin(struct fastpath_ctx *ctx, int link_fd, const char *kind)
 {
-	return velo_endpoint_link_pin(&ctx->request->config.paths,
-				      ctx->request->record.host_ifname, kind, link_fd);
+	return velo_endpoint_link_pin(&ctx->request->config.paths, ctx->request->record.host_ifname,
+				      kind, link_fd);
 }
 
 static int attach_tc(struct fastpath_ctx *ctx)

@@ -35,7 +35,8 @@ static void config_defaults(struct agent_config *config)
 	config->max_pod_series = 1000;
 	config->reap_interval_ms = 100;
 	config->route_sync_s = 10;
-	snprintf(config->guard_prefix, sizeof(config->guard_prefix), "velo"); /* the plugin's default */
+	snprintf(config->guard_prefix, sizeof(config->guard_prefix),
+		 "velo"); /* the plugin's default */
 	config->log_level = VELO_LOG_INFO;
 }
 

@@ -288,10 +288,10 @@ static int sync_routes(struct hostgw_stats *stats, const struct agent_config *co
 			ret = velo_nl_route_replace(sk, &route);
 			if (ret) {
 				inet_ntop(gw->family, gw->addr, via, sizeof(via));
-				pr_warn("hostgw: %s/%u via %s (node %s): %s", dst, cidr->prefix, via,
-					node->name,
-					ret == -ENETUNREACH ? "next hop not on a local link" :
-							      strerror(-ret));
+				pr_warn("hostgw: %s/%u via %s (node %s): %s", dst, cidr->prefix,
+					via, node->name,
+					ret == -ENETUNREACH ? "next hop not on a local link"
+							    : strerror(-ret));
 				stats->errors++;
 				continue;
 			}

@@ -90,8 +90,8 @@ static void ruleset(struct text *text, const struct velo_cidr *own, unsigned n_o
 
 		if (!add_cidrs(&sources, own, n_own, families[f].family))
 			continue;
-		add(text, "\t\t%s saddr { %s } %s daddr != @exempt%u masquerade\n", families[f].match,
-		    sources.buf, families[f].match, f);
+		add(text, "\t\t%s saddr { %s } %s daddr != @exempt%u masquerade\n",
+		    families[f].match, sources.buf, families[f].match, f);
 	}
 	add(text, "\t}\n}\n");
 }

@@ -36,7 +36,7 @@ int reaper_start(struct reaper *reaper, const struct agent_config *config)
 	reaper->lock_fd = -1;
 	if (!config->reap_interval_ms)
 		return 0;
-	if (mkdir(config->paths.run_dir, 0755) && errno != EEXIST)
+	if (mkdir(config->paths.run_dir, 0700) && errno != EEXIST) /* root-only, as velo makes it */
 		return -errno;
 	fd = velo_agent_lock(&config->paths);
 	if (fd < 0)

@@ -71,8 +71,8 @@ static int run(int ifindex, uint8_t *buf, unsigned len)
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = buf, .data_size_in = len, .ctx_in = &ctx,
 		    .ctx_size_in = sizeof(ctx));
 
-	assert_int_equal(bpf_prog_test_run_opts(bpf_program__fd(fx.skel->progs.velo_tc_deny), &opts),
-			 0);
+	assert_int_equal(
+		bpf_prog_test_run_opts(bpf_program__fd(fx.skel->progs.velo_tc_deny), &opts), 0);
 	return (int)opts.retval;
 }
 
