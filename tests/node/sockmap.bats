@@ -117,6 +117,14 @@ two_pods() {
 	[ "$a_tx" -le "$size" ] && [ "$a_tx" -gt $((size - step)) ]
 	[ "$b_rx" -eq "$a_tx" ]
 	[ "$a_rx" -eq 0 ]
+	# veloctl reads the same counters per pod (found through the pods' addresses).
+	local ctl
+	ctl="$(vt_node "$VELOTEST_REPO/build/veloctl" -j --state-dir "$VT/state" --run-dir "$VT/run" \
+		--bpffs "$SM_BPFFS" endpoints)"
+	jq -e --arg a "$A_CID" --arg b "$B_CID" --argjson tx "$a_tx" --argjson rx "$b_rx" '
+		(.[] | select(.containerId == $a) | .counters.socketRedirectTxBytes == $tx) and
+		(.[] | select(.containerId == $b) | .counters.socketRedirectRxBytes == $rx)' <<<"$ctl" ||
+		{ echo "$ctl"; false; }
 }
 
 @test "the sk_msg program's run count rises with redirected traffic" {
