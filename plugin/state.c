@@ -550,3 +550,22 @@ int state_record_foreach(const struct velo_paths *paths, const char *network, st
 	closedir(dir);
 	return ret;
 }
+
+int state_network_foreach(const struct velo_paths *paths, state_network_fn fn, void *ctx)
+{
+	struct dirent *entry;
+	DIR *dir;
+	int ret = 0;
+
+	dir = opendir(paths->state_dir);
+	if (!dir)
+		return errno == ENOENT ? 0 : -errno; /* nothing wired yet */
+	while (!ret && (entry = readdir(dir))) {
+		/* Record dirs are networks; locks and the like live in run_dir, not here. */
+		if (entry->d_name[0] == '.' || entry->d_type != DT_DIR)
+			continue;
+		ret = fn(entry->d_name, ctx);
+	}
+	closedir(dir);
+	return ret;
+}

@@ -56,6 +56,10 @@ typedef int (*state_record_fn)(const struct velo_record *record, void *ctx);
 int state_record_foreach(const struct velo_paths *paths, const char *network, state_record_fn fn,
 			 void *ctx);
 void state_record_free(struct velo_record *record);
+/* Calls fn for every network directory under paths->state_dir (none when it doesn't exist);
+ * stops at and returns fn's first non-zero. */
+typedef int (*state_network_fn)(const char *network, void *ctx);
+int state_network_foreach(const struct velo_paths *paths, state_network_fn fn, void *ctx);
 
 /* <run_dir>/locks/<network>/<container>_<ifname>.lock */
 int state_lock_path(const struct velo_paths *paths, const char *network, const char *container_id,

@@ -4,7 +4,6 @@
  * Commands are a {name, fn} table like bpftool's; every one prints text for
  * people or, with -j, one JSON document for tools (errors too).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -125,23 +124,9 @@ int ctl_print_json(const struct ctl *ctl, cJSON *json)
 
 int ctl_foreach_network(const struct ctl *ctl, ctl_network_fn fn, void *ctx)
 {
-	struct dirent *entry;
-	DIR *dir;
-	int ret = 0;
-
 	if (ctl->network[0])
 		return fn(ctl->network, ctx);
-	dir = opendir(ctl->paths.state_dir);
-	if (!dir)
-		return errno == ENOENT ? 0 : -errno; /* nothing wired yet */
-	while (!ret && (entry = readdir(dir))) {
-		/* Record dirs are networks; "locks" etc. live in run_dir, not here. */
-		if (entry->d_name[0] == '.' || entry->d_type != DT_DIR)
-			continue;
-		ret = fn(entry->d_name, ctx);
-	}
-	closedir(dir);
-	return ret;
+	return state_network_foreach(&ctl->paths, fn, ctx);
 }
 
 cJSON *ctl_feature_names(unsigned bits)

@@ -13,7 +13,6 @@
  *     that replaced it meanwhile is seen.
  * Absence from the Kubernetes API alone is never a reason.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,24 +49,12 @@ double agent_now_unix(void)
 
 int agent_foreach_network(const struct agent_config *config, agent_network_fn fn, void *ctx)
 {
-	struct dirent *entry;
-	DIR *dir;
 	int ret = 0;
 
-	if (config->n_networks) {
-		for (unsigned i = 0; !ret && i < config->n_networks; i++)
-			ret = fn(config->networks[i], ctx);
-		return ret;
-	}
-	dir = opendir(config->paths.state_dir);
-	if (!dir)
-		return errno == ENOENT ? 0 : -errno;
-	while (!ret && (entry = readdir(dir))) {
-		if (entry->d_name[0] == '.' || entry->d_type != DT_DIR)
-			continue;
-		ret = fn(entry->d_name, ctx);
-	}
-	closedir(dir);
+	if (!config->n_networks)
+		return state_network_foreach(&config->paths, fn, ctx);
+	for (unsigned i = 0; !ret && i < config->n_networks; i++)
+		ret = fn(config->networks[i], ctx);
 	return ret;
 }
 
