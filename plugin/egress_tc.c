@@ -2,8 +2,6 @@
 /* velo_tc_deny on a deny-listed pod's host veth: attach, detach, check. */
 #include <errno.h>
 #include <limits.h>
-#include <net/if.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -19,21 +17,13 @@
 
 #define KIND_TC_DENY "tc_deny"
 
+/* One probe per call into this file (cached on disk after the first). */
 static bool use_tcx(const struct velo_request *request)
 {
 	struct velo_bpf_features features;
 
 	velo_bpf_probe(&request->config.paths, &features);
-	return features.tcx && !getenv(VELO_ENV_CLSACT);
-}
-
-/* The host veth at the record's ifindex is still this record's (ifindexes are reused). */
-static bool host_veth_is_ours(const struct velo_record *record)
-{
-	char name[IF_NAMESIZE];
-
-	return record->host_ifindex > 0 && if_indextoname((unsigned)record->host_ifindex, name) &&
-	       !strcmp(name, record->host_ifname);
+	return velo_tc_use_tcx(&features);
 }
 
 int egress_tc_attach(const struct velo_request *request, const struct velo_bpf_cgroup *bpf,
@@ -67,7 +57,7 @@ void egress_tc_detach(const struct velo_request *request, const struct velo_bpf_
 	__u64 cgroup_id;
 
 	velo_endpoint_link_unpin(&request->config.paths, record->host_ifname, KIND_TC_DENY);
-	if (!host_veth_is_ours(record))
+	if (!velo_host_veth_is_ours(record))
 		return;
 	if (!use_tcx(request))
 		velo_clsact_ingress_detach(record->host_ifindex, VELO_TC_DENY_HANDLE,

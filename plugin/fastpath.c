@@ -12,7 +12,6 @@
 #include <limits.h>
 #include <net/if.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -85,20 +84,6 @@ static void ep_key(const struct velo_ip *ip, struct velo_ep_key *key)
 	}
 }
 
-static bool use_tcx(const struct velo_bpf_features *features)
-{
-	return features->tcx && !getenv(VELO_ENV_CLSACT);
-}
-
-/* The host veth at ifindex is still this record's (ifindexes are reused). */
-static bool host_veth_is_ours(const struct velo_record *record)
-{
-	char name[IF_NAMESIZE];
-
-	return if_indextoname((unsigned)record->host_ifindex, name) &&
-	       !strcmp(name, record->host_ifname);
-}
-
 /* Entries written by this owner are removed by this owner only. */
 static void endpoints_remove(int map_fd, const struct velo_record *record, uint64_t owner)
 {
@@ -151,7 +136,7 @@ static int attach_tc(struct fastpath_ctx *ctx)
 	const struct velo_record *record = &ctx->request->record;
 	int link_fd, ret;
 
-	if (!use_tcx(&ctx->features))
+	if (!velo_tc_use_tcx(&ctx->features))
 		return velo_clsact_ingress_attach(ctx->bpf.tc_prog_fd, record->host_ifindex,
 						  VELO_TC_FASTPATH_HANDLE,
 						  VELO_TC_FASTPATH_PRIORITY);
@@ -228,7 +213,7 @@ static void devmap_remove(const struct velo_bpf *bpf, const struct velo_record *
 	__u32 key = (__u32)record->host_ifindex;
 
 	/* The kernel drops entries of deleted devices; a reused ifindex is someone else's. */
-	if (!host_veth_is_ours(record))
+	if (!velo_host_veth_is_ours(record))
 		return;
 	bpf_map_delete_elem(bpf->xdp_tx_fd, &key);
 	bpf_map_delete_elem(bpf->dst_stats_fd, &key);
@@ -287,9 +272,9 @@ static int fastpath_attach(struct velo_request *request)
 		goto err_endpoints;
 	pr_info("fastpath %s on %s (%s)", velo_fastpath_str(request->config.effective.fastpath),
 		record->host_ifname,
-		ctx.xdp			 ? "xdp native + devmap"
-		: use_tcx(&ctx.features) ? "tcx"
-					 : "clsact");
+		ctx.xdp				 ? "xdp native + devmap"
+		: velo_tc_use_tcx(&ctx.features) ? "tcx"
+						 : "clsact");
 	velo_bpf_close(&ctx.bpf);
 	return 0;
 
@@ -313,7 +298,7 @@ static int fastpath_detach(struct velo_request *request)
 	velo_endpoint_link_unpin(&request->config.paths, record->host_ifname, "tc");
 	velo_endpoint_link_unpin(&request->config.paths, record->host_ifname, "xdp");
 	velo_bpf_probe(&request->config.paths, &features);
-	if (!use_tcx(&features) && record->host_ifindex > 0 && host_veth_is_ours(record)) {
+	if (!velo_tc_use_tcx(&features) && velo_host_veth_is_ours(record)) {
 		velo_clsact_ingress_detach(record->host_ifindex, VELO_TC_FASTPATH_HANDLE,
 					   VELO_TC_FASTPATH_PRIORITY);
 		velo_clsact_ingress_detach(record->host_ifindex, VELO_TC_FASTPATH_HANDLE,
@@ -435,7 +420,7 @@ static int fastpath_check(struct velo_request *request)
 	if (xdp) {
 		if (check_link(request, "xdp", BPF_LINK_TYPE_XDP, bpf.xdp_prog_fd))
 			ret = -EIO;
-	} else if (use_tcx(&features)) {
+	} else if (velo_tc_use_tcx(&features)) {
 		if (check_link(request, "tc", VELO_BPF_LINK_TYPE_TCX, bpf.tc_prog_fd))
 			ret = -EIO;
 	} else if (check_clsact(record, bpf.tc_prog_fd)) {

@@ -2,6 +2,8 @@
 /* tc ingress attachments on host veths and their per-endpoint link pins. */
 #include <errno.h>
 #include <limits.h>
+#include <net/if.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -19,6 +21,19 @@
 /* Debian 12's uapi headers predate tcx (Linux 6.6): the kernel's values. */
 #define VELO_BPF_TCX_INGRESS 46
 #define VELO_BPF_F_BEFORE (1u << 3)
+
+bool velo_tc_use_tcx(const struct velo_bpf_features *features)
+{
+	return features->tcx && !getenv(VELO_ENV_CLSACT);
+}
+
+bool velo_host_veth_is_ours(const struct velo_record *record)
+{
+	char name[IF_NAMESIZE];
+
+	return record->host_ifindex > 0 && if_indextoname((unsigned)record->host_ifindex, name) &&
+	       !strcmp(name, record->host_ifname);
+}
 
 /* tcx through the raw syscall: libbpf 1.1 has no tcx API. */
 int velo_tcx_ingress_link(int prog_fd, int ifindex, bool first)

@@ -11,7 +11,9 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
+#include "bpf_probe.h"
 #include "config.h"
+#include "state.h"
 
 /* Debug knob: use clsact even where tcx works. */
 #define VELO_ENV_CLSACT "VELO_TC_CLSACT"
@@ -23,6 +25,11 @@
 #define VELO_TC_FASTPATH_PRIORITY 2
 /* Where velo before the deny list's tc half put the fast path (detach still looks there). */
 #define VELO_TC_FASTPATH_PRIORITY_OLD 1
+
+/* tcx links where the kernel has them, unless VELO_TC_CLSACT asks for clsact. */
+bool velo_tc_use_tcx(const struct velo_bpf_features *features);
+/* The host veth at the record's ifindex is still this record's (ifindexes are reused). */
+bool velo_host_veth_is_ours(const struct velo_record *record);
 
 /* A tcx ingress link (first in the chain when first); the link fd or -errno. */
 int velo_tcx_ingress_link(int prog_fd, int ifindex, bool first);
