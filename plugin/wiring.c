@@ -58,7 +58,7 @@ static bool ipv6_conf_exists(const char *ifname)
 }
 
 /* Writes net.ipv<version>.conf.<ifname>.<key>; /proc/sys shows the caller's current netns. */
-static int conf_write(int version, const char *ifname, const char *key, const char *value)
+int wiring_dev_sysctl_write(int version, const char *ifname, const char *key, const char *value)
 {
 	char path[160];
 	ssize_t written;
@@ -80,7 +80,7 @@ static int conf_write(int version, const char *ifname, const char *key, const ch
 static int conf_set(const char *side, int version, const char *ifname, const char *key,
 		    const char *value)
 {
-	int ret = conf_write(version, ifname, key, value);
+	int ret = wiring_dev_sysctl_write(version, ifname, key, value);
 
 	if (ret)
 		return cni_fail(ret, VELO_ERR_NETLINK, "%s %s: sysctl net.ipv%d.conf.%s.%s=%s: %s",

@@ -44,6 +44,9 @@ int wiring_setup(const struct wiring_spec *spec, struct wiring_state *state);
 int wiring_teardown(const char *host_ifname);
 /* Read-only; records every drift with cni_error_detail(); -EIO-like error if any. */
 int wiring_check(const struct wiring_spec *spec, const struct wiring_state *expected);
+/* /proc/sys/net/ipv<version>/conf/<ifname>/<key> = value in the current netns; -ENOENT when
+ * the kernel has no such key. */
+int wiring_dev_sysctl_write(int version, const char *ifname, const char *key, const char *value);
 /* Smallest MTU of the IPv4 and IPv6 default-route devices, else 1500. */
 unsigned wiring_default_mtu(void);
 

@@ -37,6 +37,8 @@ struct agent_config {
 	enum velo_log_level log_level;
 };
 
+/* The whole file as a string, when it is at most max bytes; NULL with errno otherwise. */
+char *agent_read_file(const char *path, size_t max);
 /* Parses the JSON config file at path; -errno with the reason logged. */
 int agent_config_load(const char *path, struct agent_config *config);
 
@@ -103,7 +105,7 @@ void sampler_fini(struct sampler *sampler);
 /* Takes the agent lock (-EWOULDBLOCK: another velod has this runDir) and reaps once. */
 int reaper_start(struct reaper *reaper, const struct agent_config *config);
 void reaper_step(struct reaper *reaper, const struct agent_config *config, uint64_t now_ns);
-uint64_t reaper_deadline(const struct reaper *reaper, const struct agent_config *config);
+uint64_t reaper_deadline(const struct reaper *reaper);
 /* Releases the lock first (new DELs delete themselves), then reaps what is left. */
 void reaper_stop(struct reaper *reaper);
 

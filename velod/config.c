@@ -40,7 +40,7 @@ static void config_defaults(struct agent_config *config)
 	config->log_level = VELO_LOG_INFO;
 }
 
-static char *read_file(const char *path)
+char *agent_read_file(const char *path, size_t max)
 {
 	struct stat st;
 	char *text;
@@ -50,8 +50,8 @@ static char *read_file(const char *path)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) || st.st_size > CONFIG_FILE_MAX) {
-		if (!errno || st.st_size > CONFIG_FILE_MAX)
+	if (fstat(fd, &st) || (size_t)st.st_size > max) {
+		if (!errno || (size_t)st.st_size > max)
 			errno = EFBIG;
 		close(fd);
 		return NULL;
@@ -226,7 +226,7 @@ int agent_config_load(const char *path, struct agent_config *config)
 	int ret = 0;
 
 	config_defaults(config);
-	text = read_file(path);
+	text = agent_read_file(path, CONFIG_FILE_MAX);
 	if (!text) {
 		ret = -errno;
 		pr_err("read config %s: %s", path, strerror(-ret));

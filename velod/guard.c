@@ -11,16 +11,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <nftables/libnftables.h>
-
 #include "agent.h"
 #include "guard.h"
 #include "log.h"
+#include "nft.h"
 
 int guard_apply(const struct agent_config *config)
 {
 	char text[1024];
-	struct nft_ctx *nft;
 	int n, ret;
 
 	n = snprintf(text, sizeof(text),
@@ -33,16 +31,9 @@ int guard_apply(const struct agent_config *config)
 		     config->guard_prefix);
 	if (n < 0 || (size_t)n >= sizeof(text))
 		return -E2BIG;
-	nft = nft_ctx_new(NFT_CTX_DEFAULT);
-	if (!nft)
-		return -ENOMEM;
-	nft_ctx_buffer_error(nft);
-	ret = nft_run_cmd_from_buffer(nft, text);
-	if (ret)
-		pr_warn("guard: nftables refused the ruleset: %s", nft_ctx_get_error_buffer(nft));
-	else
+	ret = nft_apply("guard", text);
+	if (!ret)
 		pr_info("guard: strict source check on %s* (table inet velo_guard)",
 			config->guard_prefix);
-	nft_ctx_free(nft);
-	return ret ? -EINVAL : 0;
+	return ret;
 }

@@ -13,12 +13,9 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <net/if.h>
 
@@ -75,23 +72,14 @@ static int parse_node(const cJSON *json, struct node *node)
 static int read_nodes(const struct agent_config *config, struct node_list *list)
 {
 	const cJSON *item;
-	struct stat st;
 	cJSON *root;
 	char *text;
-	ssize_t n;
-	int fd, ret = 0;
+	int ret = 0;
 
-	fd = open(config->nodes_file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	text = agent_read_file(config->nodes_file, NODES_FILE_MAX);
+	if (!text)
 		return -errno;
-	if (fstat(fd, &st) || st.st_size > NODES_FILE_MAX) {
-		close(fd);
-		return -EFBIG;
-	}
-	text = calloc(1, (size_t)st.st_size + 1);
-	n = text ? read(fd, text, (size_t)st.st_size) : -1;
-	close(fd);
-	root = n == st.st_size ? cJSON_Parse(text) : NULL;
+	root = cJSON_Parse(text);
 	free(text);
 	if (!root)
 		return -EINVAL;
@@ -210,21 +198,18 @@ static void uplink_forwarding(struct nl_sock *sk, const struct node *self)
 {
 	for (unsigned i = 0; i < self->n_addrs; i++) {
 		struct uplink_scan scan = { .addr = &self->addrs[i] };
-		char name[IF_NAMESIZE], path[128];
-		int fd;
+		bool v4 = scan.addr->family == AF_INET;
+		char name[IF_NAMESIZE];
+		int ret;
 
 		if (velo_nl_addr_dump(sk, scan.addr->family, find_uplink, &scan) || !scan.ifindex ||
 		    !if_indextoname((unsigned)scan.ifindex, name))
 			continue;
-		snprintf(path, sizeof(path), "/proc/sys/net/ipv%d/conf/%s/%s",
-			 scan.addr->family == AF_INET ? 4 : 6, name,
-			 scan.addr->family == AF_INET ? "forwarding" : "force_forwarding");
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue; /* IPv6 before 6.17: the node's own all.forwarding decides */
-		if (write(fd, "1", 1) != 1)
-			pr_warn("hostgw: %s: %s", path, strerror(errno));
-		close(fd);
+		ret = wiring_dev_sysctl_write(v4 ? 4 : 6, name,
+					      v4 ? "forwarding" : "force_forwarding", "1");
+		/* IPv6 before 6.17 has no force_forwarding: the node's own all.forwarding decides. */
+		if (ret && ret != -ENOENT)
+			pr_warn("hostgw: forwarding on %s: %s", name, strerror(-ret));
 	}
 }
 

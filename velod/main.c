@@ -69,6 +69,11 @@ static void usage(FILE *out)
 		"  -h, --help         this text\n");
 }
 
+static uint64_t earlier(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
 static void run_loop(struct agent *agent, struct http_server *server)
 {
 	const struct agent_config *config = &agent->config;
@@ -93,12 +98,9 @@ static void run_loop(struct agent *agent, struct http_server *server)
 
 		if (config->reconcile_interval_s)
 			deadline = next_reconcile;
-		if (sampler_deadline(&agent->sampler, config) < deadline)
-			deadline = sampler_deadline(&agent->sampler, config);
-		if (reaper_deadline(&agent->reaper, config) < deadline)
-			deadline = reaper_deadline(&agent->reaper, config);
-		if (hostgw_deadline(&agent->hostgw, config) < deadline)
-			deadline = hostgw_deadline(&agent->hostgw, config);
+		deadline = earlier(deadline, sampler_deadline(&agent->sampler, config));
+		deadline = earlier(deadline, reaper_deadline(&agent->reaper));
+		deadline = earlier(deadline, hostgw_deadline(&agent->hostgw, config));
 		wait_ms = deadline == UINT64_MAX ? MAX_SLEEP_MS
 			  : deadline <= now	 ? 0
 						 : (long long)((deadline - now) / NS_PER_MS) + 1;

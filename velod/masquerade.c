@@ -15,11 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <nftables/libnftables.h>
-
 #include "agent.h"
 #include "log.h"
 #include "masquerade.h"
+#include "nft.h"
 
 #define RULESET_MAX 16384
 
@@ -101,7 +100,6 @@ int masquerade_apply(const struct velo_cidr *own, unsigned n_own, const struct v
 {
 	static char applied[RULESET_MAX];
 	static struct text text;
-	struct nft_ctx *nft;
 	int ret;
 
 	memset(&text, 0, sizeof(text));
@@ -110,19 +108,10 @@ int masquerade_apply(const struct velo_cidr *own, unsigned n_own, const struct v
 		return -E2BIG;
 	if (!strcmp(text.buf, applied))
 		return 0;
-	nft = nft_ctx_new(NFT_CTX_DEFAULT);
-	if (!nft)
-		return -ENOMEM;
-	nft_ctx_buffer_error(nft);
-	ret = nft_run_cmd_from_buffer(nft, text.buf);
-	if (ret) {
-		pr_warn("masquerade: nftables refused the ruleset: %s",
-			nft_ctx_get_error_buffer(nft));
-		ret = -EINVAL;
-	} else {
+	ret = nft_apply("masquerade", text.buf);
+	if (!ret) {
 		snprintf(applied, sizeof(applied), "%s", text.buf);
 		pr_info("masquerade: table inet velo_masq updated");
 	}
-	nft_ctx_free(nft);
 	return ret;
 }

@@ -54,9 +54,8 @@ void reaper_step(struct reaper *reaper, const struct agent_config *config, uint6
 	reaper->next_ns = now_ns + config->reap_interval_ms * NS_PER_MS;
 }
 
-uint64_t reaper_deadline(const struct reaper *reaper, const struct agent_config *config)
+uint64_t reaper_deadline(const struct reaper *reaper)
 {
-	(void)config;
 	return reaper->lock_fd < 0 ? UINT64_MAX : reaper->next_ns;
 }
 
