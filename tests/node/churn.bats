@@ -168,8 +168,7 @@ EOF
 	mkdir -p "$VT/work/live"
 	ch_stream_start "$config"
 	before="$(ch_counts)"
-	redirects="$(bpftool map lookup pinned "$CH_BPFFS/velo_stats_v2" key 0 0 0 0 -j |
-		jq '[.formatted.values[].value] | add')"
+	redirects="$(vt_percpu_u64 "$CH_BPFFS/velo_stats_v2" 0 0 0 0)"
 
 	for ((w = 0; w < CH_WORKERS; w++)); do
 		ch_worker "$w" "$config" >"$VT/work/worker-$w.log" 2>&1 &
@@ -190,8 +189,7 @@ EOF
 	echo "stream sent: $(cat "$VT/work/stream.sent"), received: $(cat "$VT/work/stream.recv")"
 	[ "$(cat "$VT/work/stream.sent")" = "$(cat "$VT/work/stream.recv")" ]
 	# The stream went through the tc fast path (velo_stats_v2 tc_redirect) during the churn.
-	[ "$(bpftool map lookup pinned "$CH_BPFFS/velo_stats_v2" key 0 0 0 0 -j |
-		jq '[.formatted.values[].value] | add')" -gt $((redirects + 100)) ]
+	[ "$(vt_percpu_u64 "$CH_BPFFS/velo_stats_v2" 0 0 0 0)" -gt $((redirects + 100)) ]
 
 	after="$(ch_counts)"
 	if [ "$before" != "$after" ]; then

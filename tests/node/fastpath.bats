@@ -66,25 +66,10 @@ fp_pod() {
 	FP_HOST="$(vt_host_ifname vt "$FP_CID" eth0)"
 }
 
-# fp_percpu_u64 PIN KEY_BYTES...: the u64 at the start of a per-CPU map's value, summed
-# over CPUs (bpftool prints the value's bytes, little-endian hex, when the map has no BTF).
-fp_percpu_u64() {
-	local pin="$1"
-	shift
-	bpftool -j map lookup pinned "$pin" key "$@" | jq '
-		def byte: ltrimstr("0x") | explode |
-			map(if . >= 97 then . - 87 elif . >= 65 then . - 55 else . - 48 end) |
-			.[0] * 16 + .[1];
-		if .formatted then [.formatted.values[].value | if type == "object" then .packets
-			else . end] | add
-		else [.values[].value[0:8] | reverse | reduce .[] as $b (0; . * 256 + ($b | byte))] | add
-		end'
-}
-
 # fp_stat NAME: a velo_stats_v2 counter (0 before anything was loaded).
 fp_stat() {
 	[ -e "$FP_BPFFS/velo_stats_v2" ] || { echo 0; return; }
-	fp_percpu_u64 "$FP_BPFFS/velo_stats_v2" "${FP_STAT[$1]}" 0 0 0
+	vt_percpu_u64 "$FP_BPFFS/velo_stats_v2" "${FP_STAT[$1]}" 0 0 0
 }
 
 # fp_link HOST_IFNAME KIND: the pinned link of that endpoint and hook exists.
@@ -176,7 +161,7 @@ fp_udp_arrives() {
 		{ echo "xdp redirects: $before -> $(fp_stat xdp_redirect)"; false; }
 	# The devmap program counted what it delivered to B.
 	ifindex_b="$(vt_node ip -j link show "$host_b" | jq '.[0].ifindex')"
-	delivered="$(fp_percpu_u64 "$FP_BPFFS/velo_dst_v1" $((ifindex_b & 255)) \
+	delivered="$(vt_percpu_u64 "$FP_BPFFS/velo_dst_v1" $((ifindex_b & 255)) \
 		$(((ifindex_b >> 8) & 255)) 0 0)"
 	[ "$delivered" -gt 1000 ] || { echo "devmap program counted $delivered packets to B"; false; }
 	# Nothing was lost on the way into the pods (redirected frames need NAPI there).

@@ -447,3 +447,18 @@ vt_tcp_transfer() {
 		return 1
 	fi
 }
+
+# vt_percpu_u64 PIN KEY_BYTES...: the u64 at the start of a per-CPU map's value, summed
+# over CPUs (bpftool prints the value's bytes, little-endian hex, when the map has no BTF).
+vt_percpu_u64() {
+	local pin="$1"
+	shift
+	bpftool -j map lookup pinned "$pin" key "$@" | jq '
+		def byte: ltrimstr("0x") | explode |
+			map(if . >= 97 then . - 87 elif . >= 65 then . - 55 else . - 48 end) |
+			.[0] * 16 + .[1];
+		if .formatted then [.formatted.values[].value | if type == "object" then .packets
+			else . end] | add
+		else [.values[].value[0:8] | reverse | reduce .[] as $b (0; . * 256 + ($b | byte))] | add
+		end'
+}

@@ -181,11 +181,9 @@ mn_wait_route() {
 	vt_tcp_transfer "$a2" "$a2_6" "$a1" 5102
 	vt_tcp_transfer "$a1" "$a1_4" "$a2" 5103
 	# On node 1, between its two fast-path pods, the tc shortcut still redirects.
-	tc_before="$(bpftool map lookup pinned "$MN_BPFFS-n1/velo_stats_v2" key 0 0 0 0 -j |
-		jq '[.formatted.values[].value] | add')"
+	tc_before="$(vt_percpu_u64 "$MN_BPFFS-n1/velo_stats_v2" 0 0 0 0)"
 	vt_tcp_transfer "$b1" "$b1_4" "$a1" 5104
-	tc_after="$(bpftool map lookup pinned "$MN_BPFFS-n1/velo_stats_v2" key 0 0 0 0 -j |
-		jq '[.formatted.values[].value] | add')"
+	tc_after="$(vt_percpu_u64 "$MN_BPFFS-n1/velo_stats_v2" 0 0 0 0)"
 	echo "node 1 tc redirects: $tc_before -> $tc_after"
 	[ "$tc_after" -gt $((tc_before + 100)) ]
 
