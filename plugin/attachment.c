@@ -74,6 +74,16 @@ static int release_features(struct velo_request *request)
 	return first_err;
 }
 
+int attachment_remove_veth(struct velo_request *request)
+{
+	const char *host_ifname = request->record.host_ifname;
+
+	if (!host_ifname[0])
+		return 0;
+	return velo_agent_running(&request->config.paths) ? velo_veth_retire(host_ifname)
+							  : wiring_teardown(host_ifname);
+}
+
 int attachment_release(struct velo_request *request)
 {
 	struct velo_record *record = &request->record;
@@ -98,12 +108,9 @@ int attachment_release(struct velo_request *request)
 	 * before the lease: a lease released while the old route still exists could
 	 * be handed to a new pod whose route then collides.
 	 */
-	if (record->host_ifname[0]) {
-		ret = velo_agent_running(&config->paths) ? velo_veth_retire(record->host_ifname)
-							 : wiring_teardown(record->host_ifname);
-		if (ret)
-			return ret;
-	}
+	ret = attachment_remove_veth(request);
+	if (ret)
+		return ret;
 
 	if (config->ipam) {
 		ret = ipam_del(&call);

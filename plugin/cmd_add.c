@@ -186,9 +186,10 @@ int cmd_add(struct velo_request *request)
 	};
 	struct wiring_spec spec = { 0 };
 	struct wiring_state wired = { 0 };
+	struct ipam_pending *pending;
 	char plugin_path[4096];
+	int ret, wired_ret = -1;
 	cJSON *json;
-	int ret;
 
 	if (!config->ipam)
 		return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG,
@@ -227,29 +228,35 @@ int cmd_add(struct velo_request *request)
 		goto out_unlock;
 	}
 
-	ret = save_record(request, VELO_PHASE_IPAM);
+	/*
+	 * IPAM runs while velo creates the veth pair, which needs no address:
+	 * the two take about as long. One record covers both side effects.
+	 */
+	ret = save_record(request, VELO_PHASE_WIRING);
 	if (ret)
 		goto out_unlock;
-	ret = ipam_add(&call, &ipam_result);
-	if (ret == -EREMOTEIO) /* refused with an error answer: no lease, only the record */
+	ret = ipam_add_start(&call, &pending);
+	if (ret)
 		goto err_remove_record;
+	wired_ret = wiring_create(&spec, &wired);
+	ret = ipam_add_finish(pending, &ipam_result);
+	if (ret == -EREMOTEIO) /* refused with an error answer: no lease */
+		goto err_undo_veth;
+	if (!ret)
+		ret = wired_ret;
 	if (ret)
 		goto err_release;
 	ret = take_ipam_addresses(request, &ipam_result);
 	if (ret)
 		goto err_release;
-
-	ret = save_record(request, VELO_PHASE_WIRING);
-	if (ret)
-		goto err_release;
-	spec.n_ips = record->n_ips;
-	spec.ips = record->ips;
-	ret = wiring_setup(&spec, &wired);
-	if (ret)
-		goto err_release;
 	record->host_ifindex = wired.host_ifindex;
 	snprintf(record->host_mac, sizeof(record->host_mac), "%s", wired.host_mac);
 	snprintf(record->pod_mac, sizeof(record->pod_mac), "%s", wired.pod_mac);
+	spec.n_ips = record->n_ips;
+	spec.ips = record->ips;
+	ret = wiring_finish(&spec, &wired);
+	if (ret)
+		goto err_release;
 
 	ret = attach_features(request);
 	if (ret)
@@ -286,6 +293,10 @@ err_release:
 	if (attachment_release(request))
 		pr_err("undo of failed ADD incomplete; DEL or GC will finish it");
 	goto out_unlock;
+err_undo_veth:
+	if (!wired_ret && attachment_remove_veth(request))
+		pr_err("undo of failed ADD: veth %s not deleted; DEL or GC will",
+		       record->host_ifname);
 err_remove_record:
 	if (state_record_remove(&config->paths, config->name, record->container_id, record->ifname))
 		pr_err("undo of failed ADD: record not removed; DEL or GC will");

@@ -20,5 +20,7 @@ void attachment_unlock(struct velo_request *request, const char *container_id, c
  * lease, the record itself. Used by DEL, GC and a failed ADD.
  */
 int attachment_release(struct velo_request *request);
+/* Removes the record's host veth: retired when velod reaps, else deleted (retire.h). */
+int attachment_remove_veth(struct velo_request *request);
 
 #endif

@@ -86,6 +86,12 @@ struct plugin_run {
 	struct bounded_buf out;
 	struct bounded_buf err;
 	int status; /* from waitpid */
+	/* between plugin_start and plugin_wait: */
+	pid_t pid;
+	int in_fd, out_fd, err_fd;
+	size_t in_off; /* stdin bytes written so far */
+	long long deadline_ms;
+	struct sigaction old_pipe;
 };
 
 static int buf_append(struct bounded_buf *buf, const char *data, size_t len)
@@ -241,8 +247,8 @@ static int pidfd_for(pid_t pid)
  */
 static int plugin_io(struct plugin_run *run, pid_t pid, int in_fd, int out_fd, int err_fd)
 {
-	long long deadline = now_ms() + ipam_timeout_ms;
-	size_t in_len = strlen(run->input), in_off = 0;
+	long long deadline = run->deadline_ms;
+	size_t in_len = strlen(run->input), in_off = run->in_off;
 	int pidfd = pidfd_for(pid);
 	bool exited = false;
 	int ret = 0;
@@ -318,36 +324,65 @@ static int plugin_io(struct plugin_run *run, pid_t pid, int in_fd, int out_fd, i
 	return ret;
 }
 
-/* Runs the plugin once. Records nothing: the caller knows what a failure means. */
-static int plugin_run(struct plugin_run *run)
+/*
+ * Starts the plugin and hands it as much of its stdin as the pipe takes, so
+ * the caller can do other work while it runs. Every successful start must be
+ * followed by plugin_wait. Records nothing.
+ */
+static int plugin_start(struct plugin_run *run)
 {
-	struct sigaction ignore = { .sa_handler = SIG_IGN }, old_pipe;
+	struct sigaction ignore = { .sa_handler = SIG_IGN };
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 };
-	pid_t pid;
+	ssize_t written;
 	int ret;
 
 	run->out = (struct bounded_buf){ .max = IPAM_STDOUT_MAX };
 	run->err = (struct bounded_buf){ .max = IPAM_STDERR_MAX };
 	run->status = 0;
+	run->in_fd = run->out_fd = run->err_fd = -1;
+	run->in_off = 0;
 	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
 		ret = -errno;
-		goto out_close;
+		goto err_close;
 	}
-	ret = spawn_plugin(run, in[0], out[1], err[1], &pid);
+	run->deadline_ms = now_ms() + ipam_timeout_ms;
+	ret = spawn_plugin(run, in[0], out[1], err[1], &run->pid);
 	close_fd(&in[0]);
 	close_fd(&out[1]);
 	close_fd(&err[1]);
 	if (ret)
-		goto out_close;
+		goto err_close;
 	fcntl(in[1], F_SETFL, O_NONBLOCK);
 	fcntl(out[0], F_SETFL, O_NONBLOCK);
 	fcntl(err[0], F_SETFL, O_NONBLOCK);
+	run->in_fd = in[1];
+	run->out_fd = out[0];
+	run->err_fd = err[0];
 
 	/* A plugin that exits without reading its stdin must not kill velo with SIGPIPE. */
-	sigaction(SIGPIPE, &ignore, &old_pipe);
-	ret = plugin_io(run, pid, in[1], out[0], err[0]);
-	sigaction(SIGPIPE, &old_pipe, NULL);
-	in[1] = out[0] = err[0] = -1; /* closed by plugin_io */
+	sigaction(SIGPIPE, &ignore, &run->old_pipe);
+	written = write(run->in_fd, run->input, strlen(run->input));
+	if (written > 0)
+		run->in_off = (size_t)written;
+	return 0;
+
+err_close:
+	for (int i = 0; i < 2; i++) {
+		close_fd(&in[i]);
+		close_fd(&out[i]);
+		close_fd(&err[i]);
+	}
+	return ret;
+}
+
+/* Feeds the rest of stdin, collects the answer and reaps the plugin. */
+static int plugin_wait(struct plugin_run *run)
+{
+	int ret;
+
+	ret = plugin_io(run, run->pid, run->in_fd, run->out_fd, run->err_fd);
+	sigaction(SIGPIPE, &run->old_pipe, NULL);
+	run->in_fd = run->out_fd = run->err_fd = -1; /* closed by plugin_io */
 
 	if (run->err.len) {
 		/* One log line: inner newlines become spaces, trailing ones go. */
@@ -362,13 +397,15 @@ static int plugin_run(struct plugin_run *run)
 										   : VELO_LOG_DEBUG,
 			"IPAM plugin %s %s stderr: %s", run->name, run->command, run->err.data);
 	}
-out_close:
-	for (int i = 0; i < 2; i++) {
-		close_fd(&in[i]);
-		close_fd(&out[i]);
-		close_fd(&err[i]);
-	}
 	return ret;
+}
+
+/* Runs the plugin once. Records nothing: the caller knows what a failure means. */
+static int plugin_run(struct plugin_run *run)
+{
+	int ret = plugin_start(run);
+
+	return ret ? ret : plugin_wait(run);
 }
 
 static bool run_succeeded(const struct plugin_run *run)
@@ -714,9 +751,9 @@ out:
 	return text;
 }
 
-/* Runs command; 0 with run->out holding the answer, or the recorded failure. */
-static int plugin_call(const struct ipam_call *call, const struct ipam_plugin *plugin,
-		       const char *command, struct plugin_run *run)
+/* Starts command; 0 when it runs (plugin_call_wait must follow), or the recorded failure. */
+static int plugin_call_start(const struct ipam_call *call, const struct ipam_plugin *plugin,
+			     const char *command, struct plugin_run *run)
 {
 	char *input = plugin_input(call, plugin->version);
 	int ret;
@@ -730,45 +767,97 @@ static int plugin_call(const struct ipam_call *call, const struct ipam_plugin *p
 	if (!input)
 		return cni_fail(-ENOMEM, VELO_ERR_INTERNAL, "out of memory");
 	run->input = input;
-	ret = plugin_run(run);
-	cJSON_free(input);
-	run->input = NULL;
-	if (ret)
+	ret = plugin_start(run);
+	if (ret) {
+		cJSON_free(input);
+		run->input = NULL;
 		return fail_run(run, ret);
+	}
 	return 0;
 }
 
-int ipam_add(const struct ipam_call *call, struct velo_result *result)
+/* 0 with run->out holding the answer, or the recorded failure. */
+static int plugin_call_wait(struct plugin_run *run)
 {
-	struct ipam_plugin plugin = { 0 };
+	int ret = plugin_wait(run);
+
+	cJSON_free((char *)run->input);
+	run->input = NULL;
+	return ret ? fail_run(run, ret) : 0;
+}
+
+static int plugin_call(const struct ipam_call *call, const struct ipam_plugin *plugin,
+		       const char *command, struct plugin_run *run)
+{
+	int ret = plugin_call_start(call, plugin, command, run);
+
+	return ret ? ret : plugin_call_wait(run);
+}
+
+struct ipam_pending {
+	struct ipam_plugin plugin;
 	struct plugin_run run;
+};
+
+int ipam_add_start(const struct ipam_call *call, struct ipam_pending **pending)
+{
+	struct ipam_pending *op = calloc(1, sizeof(*op));
+	int ret;
+
+	*pending = NULL;
+	if (!op)
+		return cni_fail(-ENOMEM, VELO_ERR_INTERNAL, "out of memory");
+	ret = plugin_prepare(call, &op->plugin, VELO_ERR_IPAM);
+	if (!ret)
+		ret = plugin_call_start(call, &op->plugin, "ADD", &op->run);
+	if (ret) {
+		run_free(&op->run);
+		free(op);
+		return ret;
+	}
+	*pending = op;
+	return 0;
+}
+
+int ipam_add_finish(struct ipam_pending *pending, struct velo_result *result)
+{
+	struct plugin_run *run = &pending->run;
 	cJSON *json;
 	int ret;
 
 	memset(result, 0, sizeof(*result));
-	ret = plugin_prepare(call, &plugin, VELO_ERR_IPAM);
-	if (ret)
-		return ret;
-	ret = plugin_call(call, &plugin, "ADD", &run);
+	ret = plugin_call_wait(run);
 	if (ret)
 		goto out;
-	if (!run_succeeded(&run)) {
-		ret = fail_with_plugin_error(&run, VELO_ERR_IPAM);
+	if (!run_succeeded(run)) {
+		ret = fail_with_plugin_error(run, VELO_ERR_IPAM);
 		goto out;
 	}
-	json = cJSON_Parse(run.out.data ? run.out.data : "");
+	json = cJSON_Parse(run->out.data ? run->out.data : "");
 	if (!json) {
 		ret = cni_fail(-EINVAL, VELO_ERR_IPAM, "IPAM plugin %s: answer is not JSON",
-			       plugin.name);
+			       pending->plugin.name);
 		goto out;
 	}
 	ret = velo_result_parse(json, result);
 	cJSON_Delete(json);
 	if (!ret)
-		pr_debug("IPAM plugin %s: ADD gave %u address(es)", plugin.name, result->n_ips);
+		pr_debug("IPAM plugin %s: ADD gave %u address(es)", pending->plugin.name,
+			 result->n_ips);
 out:
-	run_free(&run);
+	run_free(run);
+	free(pending);
 	return ret;
+}
+
+int ipam_add(const struct ipam_call *call, struct velo_result *result)
+{
+	struct ipam_pending *pending;
+	int ret;
+
+	memset(result, 0, sizeof(*result));
+	ret = ipam_add_start(call, &pending);
+	return ret ? ret : ipam_add_finish(pending, result);
 }
 
 static bool error_means_gone(const struct plugin_error *error)

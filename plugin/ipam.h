@@ -29,6 +29,15 @@ struct ipam_call {
 
 /* ADD: fills result with the IPAM plugin's answer. */
 int ipam_add(const struct ipam_call *call, struct velo_result *result);
+/*
+ * ADD in two halves, so the caller can work while the plugin runs: start
+ * spawns it (and fails as ipam_add would, with nothing left running); finish
+ * must follow every successful start, waits (within the IPAM timeout counted
+ * from the start), fills result and frees pending. call must outlive both.
+ */
+struct ipam_pending;
+int ipam_add_start(const struct ipam_call *call, struct ipam_pending **pending);
+int ipam_add_finish(struct ipam_pending *pending, struct velo_result *result);
 /* DEL: idempotent at the plugin's side; "not found" answers count as done. */
 int ipam_del(const struct ipam_call *call);
 /* CHECK: only when the plugin speaks >= 0.4.0; otherwise 0 with a debug log. */

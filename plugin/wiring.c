@@ -152,11 +152,7 @@ static int host_sysctls(const struct wiring_spec *spec)
 	 */
 	if (!ret)
 		ret = conf_set("host", 4, host, "rp_filter", "1");
-	if (ret)
-		return ret;
-	if (has_family(spec, AF_INET6))
-		return host_ipv6_forwarding(spec);
-	return 0;
+	return ret;
 }
 
 /* Default MTU */
@@ -426,8 +422,8 @@ static int pod_routes(struct nl_sock *sk, const struct wiring_spec *spec, int if
 	return 0;
 }
 
-/* Runs inside the pod's netns: a socket made here talks to it. */
-static int pod_setup(const struct wiring_spec *spec, struct velo_nl_link *pod)
+/* Runs inside the pod's netns (a socket made here talks to it): the link, up. */
+static int pod_link_setup(const struct wiring_spec *spec, struct velo_nl_link *pod)
 {
 	_cleanup_nl_sock_ struct nl_sock *sk = velo_nl_open();
 	const char *name = spec->pod_ifname;
@@ -449,28 +445,44 @@ static int pod_setup(const struct wiring_spec *spec, struct velo_nl_link *pod)
 		if (ret)
 			return ret;
 	}
-	ret = pod_addresses(sk, spec, pod->ifindex);
-	if (ret)
-		return ret;
 	ret = velo_nl_link_up(sk, pod->ifindex);
 	if (ret)
 		return cni_fail(ret, VELO_ERR_NETLINK, "pod %s: set up: %s", name, strerror(-ret));
-	return pod_routes(sk, spec, pod->ifindex);
+	return 0;
 }
 
-int wiring_setup(const struct wiring_spec *spec, struct wiring_state *state)
+/* Runs inside the pod's netns: its addresses and default routes. */
+static int pod_addressing(const struct wiring_spec *spec, int ifindex)
+{
+	_cleanup_nl_sock_ struct nl_sock *sk = velo_nl_open();
+	int ret;
+
+	if (!sk)
+		return cni_fail(-errno, VELO_ERR_NETLINK, "pod %s: netlink socket: %s",
+				spec->pod_ifname, strerror(errno));
+	ret = pod_addresses(sk, spec, ifindex);
+	return ret ? ret : pod_routes(sk, spec, ifindex);
+}
+
+/* Deletes the veth; its peer, the host routes and neighbours and the pod's side go with it. */
+static void undo_veth(struct nl_sock *sk, const char *host_name)
+{
+	int undo = velo_nl_link_del(sk, host_name);
+
+	if (undo && undo != -ENODEV)
+		pr_err("undo: delete veth %s: %s", host_name, strerror(-undo));
+}
+
+int wiring_create(const struct wiring_spec *spec, struct wiring_state *state)
 {
 	_cleanup_nl_sock_ struct nl_sock *sk = NULL;
 	const char *host_name = spec->host_ifname;
 	struct velo_nl_link host = { 0 }, pod = { 0 };
 	struct netns_guard guard;
 	unsigned mtu;
-	int netns_fd, ret, undo;
+	int netns_fd, ret;
 
 	memset(state, 0, sizeof(*state));
-	if (spec->n_ips > VELO_MAX_IPS)
-		return cni_fail(-EINVAL, VELO_ERR_INTERNAL, "wiring: %u addresses, at most %d",
-				spec->n_ips, VELO_MAX_IPS);
 	mtu = spec->mtu ? spec->mtu : wiring_default_mtu();
 	sk = velo_nl_open();
 	if (!sk)
@@ -501,20 +513,11 @@ int wiring_setup(const struct wiring_spec *spec, struct wiring_state *state)
 			       strerror(-ret));
 		goto err_del_veth;
 	}
-	ret = host_routes(sk, spec, host.ifindex);
-	if (ret)
-		goto err_del_veth;
-
 	ret = netns_enter(spec->netns_path, &guard);
 	if (ret)
 		goto err_del_veth;
-	ret = pod_setup(spec, &pod);
+	ret = pod_link_setup(spec, &pod);
 	netns_leave(&guard);
-	if (ret)
-		goto err_del_veth;
-
-	/* Needs the pod's MAC, which the kernel chose when it made the peer. */
-	ret = host_neighbours(sk, spec, host.ifindex, pod.mac);
 	if (ret)
 		goto err_del_veth;
 
@@ -522,15 +525,50 @@ int wiring_setup(const struct wiring_spec *spec, struct wiring_state *state)
 	state->pod_ifindex = pod.ifindex;
 	snprintf(state->host_mac, sizeof(state->host_mac), "%s", host.mac);
 	snprintf(state->pod_mac, sizeof(state->pod_mac), "%s", pod.mac);
-	pr_debug("wired %s (ifindex %d) to %s (ifindex %d, %s), mtu %u", host_name, host.ifindex,
+	pr_debug("created %s (ifindex %d) and %s (ifindex %d, %s), mtu %u", host_name, host.ifindex,
 		 spec->pod_ifname, pod.ifindex, pod.mac, mtu);
 	return 0;
 
 err_del_veth:
-	/* The peer, the host routes and neighbours and the pod's side all go with it. */
-	undo = velo_nl_link_del(sk, host_name);
-	if (undo && undo != -ENODEV)
-		pr_err("undo: delete veth %s: %s", host_name, strerror(-undo));
+	undo_veth(sk, host_name);
+	return ret;
+}
+
+int wiring_finish(const struct wiring_spec *spec, const struct wiring_state *state)
+{
+	_cleanup_nl_sock_ struct nl_sock *sk = NULL;
+	struct netns_guard guard;
+	int ret;
+
+	if (spec->n_ips > VELO_MAX_IPS)
+		return cni_fail(-EINVAL, VELO_ERR_INTERNAL, "wiring: %u addresses, at most %d",
+				spec->n_ips, VELO_MAX_IPS);
+	sk = velo_nl_open();
+	if (!sk)
+		return cni_fail(-errno, VELO_ERR_NETLINK, "netlink socket: %s", strerror(errno));
+	if (has_family(spec, AF_INET6)) {
+		ret = host_ipv6_forwarding(spec);
+		if (ret)
+			goto err_del_veth;
+	}
+	ret = host_routes(sk, spec, state->host_ifindex);
+	if (ret)
+		goto err_del_veth;
+	ret = netns_enter(spec->netns_path, &guard);
+	if (ret)
+		goto err_del_veth;
+	ret = pod_addressing(spec, state->pod_ifindex);
+	netns_leave(&guard);
+	if (ret)
+		goto err_del_veth;
+	/* Needs the pod's MAC, which the kernel chose when it made the peer. */
+	ret = host_neighbours(sk, spec, state->host_ifindex, state->pod_mac);
+	if (ret)
+		goto err_del_veth;
+	return 0;
+
+err_del_veth:
+	undo_veth(sk, spec->host_ifname);
 	return ret;
 }
 

@@ -38,8 +38,14 @@ struct wiring_state {
 
 /* Fails with -EEXIST and code 104 when pod_ifname already exists in the netns. */
 int wiring_precheck(const struct wiring_spec *spec);
-/* All or nothing: on failure everything it created is gone again. */
-int wiring_setup(const struct wiring_spec *spec, struct wiring_state *state);
+/*
+ * Wiring in two halves, so ADD can overlap the first with IPAM: create needs
+ * no addresses (veth pair, sysctls, both ends up; spec's ips unused), finish
+ * adds them with routes and neighbours. All or nothing: each deletes the
+ * veth when it fails.
+ */
+int wiring_create(const struct wiring_spec *spec, struct wiring_state *state);
+int wiring_finish(const struct wiring_spec *spec, const struct wiring_state *state);
 /* Deletes the host veth (its peer and routes go with it); a missing one is success. */
 int wiring_teardown(const char *host_ifname);
 /* Read-only; records every drift with cni_error_detail(); -EIO-like error if any. */
