@@ -27,26 +27,33 @@
 #define BPF_LOCK_NAME "bpf.lock"
 #define PROGS_DIR VELO_BPF_PROGS_DIR
 
+/* Tests build a second velo with another generation name to stand in for the next release. */
+#ifdef VELO_BPF_GEN_OVERRIDE
+#define VELO_BPF_GEN VELO_BPF_GEN_OVERRIDE
+#else
+#include "velo_bpf_gen.h" /* generated: VELO_BPF_GEN, a hash of the veth group's objects */
+#endif
+
 static const struct velo_pin veth_pins[] = {
-	{ VELO_MAP_ENDPOINTS, true, offsetof(struct velo_bpf, endpoints_fd) },
-	{ VELO_MAP_STATS, true, offsetof(struct velo_bpf, stats_fd) },
-	{ VELO_MAP_XDP_TX, true, offsetof(struct velo_bpf, xdp_tx_fd) },
-	{ VELO_MAP_DST_STATS, true, offsetof(struct velo_bpf, dst_stats_fd) },
-	{ VELO_PROG_TC_INGRESS, false, offsetof(struct velo_bpf, tc_prog_fd) },
-	{ VELO_PROG_XDP_HOST, false, offsetof(struct velo_bpf, xdp_prog_fd) },
-	{ VELO_PROG_XDP_DST, false, offsetof(struct velo_bpf, devmap_prog_fd) },
+	{ VELO_MAP_ENDPOINTS, true, offsetof(struct velo_bpf, endpoints_fd), false },
+	{ VELO_MAP_STATS, true, offsetof(struct velo_bpf, stats_fd), false },
+	{ VELO_MAP_XDP_TX, true, offsetof(struct velo_bpf, xdp_tx_fd), false },
+	{ VELO_MAP_DST_STATS, true, offsetof(struct velo_bpf, dst_stats_fd), false },
+	{ VELO_PROG_TC_INGRESS, false, offsetof(struct velo_bpf, tc_prog_fd), true },
+	{ VELO_PROG_XDP_HOST, false, offsetof(struct velo_bpf, xdp_prog_fd), true },
+	{ VELO_PROG_XDP_DST, false, offsetof(struct velo_bpf, devmap_prog_fd), true },
 };
 
 static const struct velo_pin cgroup_pins[] = {
-	{ VELO_MAP_CG_COUNTERS, true, offsetof(struct velo_bpf_cgroup, counters_fd) },
-	{ VELO_MAP_CG_CONFIG, true, offsetof(struct velo_bpf_cgroup, config_fd) },
-	{ VELO_MAP_DENY, true, offsetof(struct velo_bpf_cgroup, deny_fd) },
-	{ VELO_MAP_DENY_IF, true, offsetof(struct velo_bpf_cgroup, deny_if_fd) },
-	{ VELO_PROG_CG_ACCT_IN, false, offsetof(struct velo_bpf_cgroup, acct_in_fd) },
-	{ VELO_PROG_CG_ACCT_EG, false, offsetof(struct velo_bpf_cgroup, acct_eg_fd) },
-	{ VELO_PROG_CG_DENY_EG, false, offsetof(struct velo_bpf_cgroup, deny_eg_fd) },
-	{ VELO_PROG_CG_SOCKOPT, false, offsetof(struct velo_bpf_cgroup, sockopt_fd) },
-	{ VELO_PROG_TC_DENY, false, offsetof(struct velo_bpf_cgroup, tc_deny_fd) },
+	{ VELO_MAP_CG_COUNTERS, true, offsetof(struct velo_bpf_cgroup, counters_fd), false },
+	{ VELO_MAP_CG_CONFIG, true, offsetof(struct velo_bpf_cgroup, config_fd), false },
+	{ VELO_MAP_DENY, true, offsetof(struct velo_bpf_cgroup, deny_fd), false },
+	{ VELO_MAP_DENY_IF, true, offsetof(struct velo_bpf_cgroup, deny_if_fd), false },
+	{ VELO_PROG_CG_ACCT_IN, false, offsetof(struct velo_bpf_cgroup, acct_in_fd), false },
+	{ VELO_PROG_CG_ACCT_EG, false, offsetof(struct velo_bpf_cgroup, acct_eg_fd), false },
+	{ VELO_PROG_CG_DENY_EG, false, offsetof(struct velo_bpf_cgroup, deny_eg_fd), false },
+	{ VELO_PROG_CG_SOCKOPT, false, offsetof(struct velo_bpf_cgroup, sockopt_fd), false },
+	{ VELO_PROG_TC_DENY, false, offsetof(struct velo_bpf_cgroup, tc_deny_fd), false },
 };
 
 /* A group of objects loaded together: its pins and the struct of fds they open into. */
@@ -61,12 +68,55 @@ static int *pin_fd(void *fds, const struct velo_pin *pin)
 	return (int *)((char *)fds + pin->fd_offset);
 }
 
+const char *velo_bpf_generation(void)
+{
+	return VELO_BPF_GEN;
+}
+
+int velo_bpf_gen_dir(const struct velo_paths *paths, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s/" VELO_BPF_GEN_PREFIX "%s", paths->bpffs_dir, VELO_BPF_GEN);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
 int velo_pin_path(const struct velo_paths *paths, const struct velo_pin *pin, char *buf, size_t len)
 {
 	int n = pin->map ? snprintf(buf, len, "%s/%s", paths->bpffs_dir, pin->name)
-			 : snprintf(buf, len, "%s/%s/%s", paths->bpffs_dir, PROGS_DIR, pin->name);
+		: pin->generation
+			? snprintf(buf, len, "%s/" VELO_BPF_GEN_PREFIX "%s/%s", paths->bpffs_dir,
+				   VELO_BPF_GEN, pin->name)
+			: snprintf(buf, len, "%s/%s/%s", paths->bpffs_dir, PROGS_DIR, pin->name);
 
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* velo_<base>_v<digits>: the length of "velo_<base>_v", else 0. */
+static size_t versioned_base_len(const char *name)
+{
+	const char *v = strrchr(name, 'v');
+
+	if (strncmp(name, "velo_", 5) || !v || v == name || v[-1] != '_' || !v[1] ||
+	    strspn(v + 1, "0123456789") != strlen(v + 1))
+		return 0;
+	return (size_t)(v + 1 - name);
+}
+
+static bool superseded_by(const char *name, const struct velo_pin *pins, size_t n_pins)
+{
+	size_t base = versioned_base_len(name);
+
+	for (size_t i = 0; base && i < n_pins; i++)
+		if (pins[i].map && versioned_base_len(pins[i].name) == base &&
+		    !strncmp(pins[i].name, name, base) && strcmp(pins[i].name, name))
+			return true;
+	return false;
+}
+
+bool velo_map_pin_superseded(const char *name)
+{
+	return superseded_by(name, veth_pins, sizeof(veth_pins) / sizeof(veth_pins[0])) ||
+	       superseded_by(name, cgroup_pins, sizeof(cgroup_pins) / sizeof(cgroup_pins[0]));
 }
 
 static __attribute__((format(printf, 2, 0))) int libbpf_print(enum libbpf_print_level level,
@@ -388,8 +438,9 @@ static int load_and_pin(const struct velo_paths *paths)
 	char dir[PATH_MAX];
 	int ret;
 
-	if (snprintf(dir, sizeof(dir), "%s/%s", paths->bpffs_dir, PROGS_DIR) >= (int)sizeof(dir))
-		return -ENAMETOOLONG;
+	ret = velo_bpf_gen_dir(paths, dir, sizeof(dir));
+	if (ret)
+		return ret;
 	ret = lock_mkdirs(dir);
 	if (ret)
 		return ret;

@@ -5,7 +5,8 @@
  * needed and loads under <run_dir>/bpf.lock, paying CO-RE relocation against
  * the kernel's BTF once. Pins under the bpffs dir (default /sys/fs/bpf/velo):
  *   <dir>/velo_*_v1                       maps, pinned by name by libbpf
- *   <dir>/progs_v1/<program name>         programs
+ *   <dir>/progs_g<generation>/<name>      the fast path's programs
+ *   <dir>/progs_v1/<program name>         the other groups' programs
  *   <dir>/links/<host_ifname>_<kind>      one link per endpoint and hook
  * The per-pod cgroup objects (cgroup_skb, cgroup_sock) form a second group
  * with its own open calls, loaded on first use the same way, so a kernel that
@@ -71,7 +72,20 @@ struct velo_pin {
 	const char *name;
 	bool map;
 	size_t fd_offset;
+	bool generation; /* a program pinned under this build's generation dir */
 };
+
+/*
+ * The fast path's programs (veth group) are pinned per generation, a hash of
+ * their objects: <bpffs_dir>/progs_g<generation>/. A new velo whose programs
+ * differ loads its own beside the old ones instead of reusing them, and
+ * velo_bpf_upgrade (bpf_upgrade.h) moves live pods over.
+ */
+#define VELO_BPF_GEN_PREFIX "progs_g"
+const char *velo_bpf_generation(void);
+int velo_bpf_gen_dir(const struct velo_paths *paths, char *buf, size_t len);
+/* A map pin name of an earlier layout: same name as one of this velo's but another _vN. */
+bool velo_map_pin_superseded(const char *name);
 
 int velo_pin_path(const struct velo_paths *paths, const struct velo_pin *pin, char *buf,
 		  size_t len);

@@ -30,6 +30,7 @@
 #include "../bpf/lib/velo_shared.h"
 #include "bpf_loader.h"
 #include "bpf_probe.h"
+#include "bpf_upgrade.h"
 #include "error.h"
 #include "feature.h"
 #include "log.h"
@@ -99,13 +100,13 @@ static void endpoints_remove(int map_fd, const struct velo_record *record, uint6
 	}
 }
 
-static int endpoints_write(struct fastpath_ctx *ctx)
+static int endpoints_write(int map_fd, const struct velo_record *record, bool xdp)
 {
-	const struct velo_record *record = &ctx->request->record;
+	uint64_t owner = owner_of(record);
 	struct velo_endpoint ep = {
-		.owner = ctx->owner,
+		.owner = owner,
 		.ifindex = (__u32)record->host_ifindex,
-		.flags = VELO_EP_F_FASTPATH | (ctx->xdp ? VELO_EP_F_XDP_RX : 0),
+		.flags = VELO_EP_F_FASTPATH | (xdp ? VELO_EP_F_XDP_RX : 0),
 	};
 
 	if (mac_parse(record->pod_mac, ep.pod_mac) || mac_parse(record->host_mac, ep.host_mac))
@@ -115,10 +116,10 @@ static int endpoints_write(struct fastpath_ctx *ctx)
 
 		ep_key(&record->ips[i], &key);
 		/* A stale entry of an older sandbox with this IP is replaced: the IP is ours now. */
-		if (bpf_map_update_elem(ctx->bpf.endpoints_fd, &key, &ep, BPF_ANY)) {
+		if (bpf_map_update_elem(map_fd, &key, &ep, BPF_ANY)) {
 			int ret = -errno;
 
-			endpoints_remove(ctx->bpf.endpoints_fd, record, ctx->owner);
+			endpoints_remove(map_fd, record, owner);
 			return ret;
 		}
 	}
@@ -264,7 +265,7 @@ static int fastpath_attach(struct velo_request *request)
 		if (ret)
 			goto err_fall_back;
 	}
-	ret = endpoints_write(&ctx);
+	ret = endpoints_write(ctx.bpf.endpoints_fd, record, ctx.xdp);
 	if (ret)
 		goto err_devmap;
 	ret = ctx.xdp ? attach_xdp(&ctx) : attach_tc(&ctx);
@@ -428,6 +429,135 @@ static int fastpath_check(struct velo_request *request)
 	}
 	velo_bpf_close(&bpf);
 	return ret;
+}
+
+/* Upgrade */
+
+static unsigned prog_id_of(int prog_fd)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	return bpf_obj_get_info_by_fd(prog_fd, &info, &len) ? 0 : info.id;
+}
+
+/* The endpoint's pinned link of kind now runs prog_fd: 1 when moved, 0 when it did already. */
+static int link_upgrade(const struct velo_paths *paths, const struct velo_record *record,
+			const char *kind, int prog_fd)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+	char path[PATH_MAX];
+	int fd, ret = 0;
+
+	if (velo_bpf_link_path(paths, record->host_ifname, kind, path, sizeof(path)))
+		return -ENAMETOOLONG;
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		ret = -errno;
+	else if (info.prog_id != prog_id_of(prog_fd))
+		ret = bpf_link_update(fd, prog_fd, NULL) ? -errno : 1;
+	close(fd);
+	return ret;
+}
+
+static bool link_pinned(const struct velo_paths *paths, const struct velo_record *record,
+			const char *kind)
+{
+	char path[PATH_MAX];
+
+	return !velo_bpf_link_path(paths, record->host_ifname, kind, path, sizeof(path)) &&
+	       access(path, F_OK) == 0;
+}
+
+/* Our clsact filter's program id (kernels without tcx), 0 when there is none. */
+static unsigned clsact_prog_id(const struct velo_record *record)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = record->host_ifindex,
+		    .attach_point = BPF_TC_INGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = VELO_TC_FASTPATH_HANDLE,
+		    .priority = VELO_TC_FASTPATH_PRIORITY);
+
+	return bpf_tc_query(&hook, &opts) ? 0 : opts.prog_id;
+}
+
+static int clsact_upgrade(const struct velo_record *record, int prog_fd)
+{
+	int ret;
+
+	if (clsact_prog_id(record) == prog_id_of(prog_fd))
+		return 0;
+	ret = velo_clsact_ingress_attach(prog_fd, record->host_ifindex, VELO_TC_FASTPATH_HANDLE,
+					 VELO_TC_FASTPATH_PRIORITY);
+	return ret ? ret : 1;
+}
+
+/* The devmap entry runs this generation's per-destination program. */
+static int devmap_upgrade(const struct velo_bpf *bpf, const struct velo_record *record)
+{
+	__u32 key = (__u32)record->host_ifindex;
+	struct bpf_devmap_val val;
+
+	if (bpf_map_lookup_elem(bpf->xdp_tx_fd, &key, &val) ||
+	    val.bpf_prog.id != prog_id_of(bpf->devmap_prog_fd)) {
+		memset(&val, 0, sizeof(val));
+		val.ifindex = key;
+		val.bpf_prog.fd = bpf->devmap_prog_fd;
+		return bpf_map_update_elem(bpf->xdp_tx_fd, &key, &val, BPF_ANY) ? -errno : 1;
+	}
+	return 0;
+}
+
+/* Entries missing from this generation's endpoint map (a renamed map starts empty). */
+static int endpoints_upgrade(const struct velo_bpf *bpf, const struct velo_record *record, bool xdp)
+{
+	for (unsigned i = 0; i < record->n_ips; i++) {
+		struct velo_endpoint ep;
+		struct velo_ep_key key;
+
+		ep_key(&record->ips[i], &key);
+		if (bpf_map_lookup_elem(bpf->endpoints_fd, &key, &ep)) {
+			int ret = endpoints_write(bpf->endpoints_fd, record, xdp);
+
+			return ret ? ret : 1;
+		}
+	}
+	return 0;
+}
+
+int velo_fastpath_upgrade(const struct velo_paths *paths, const struct velo_record *record,
+			  const struct velo_bpf *bpf)
+{
+	bool xdp, tcx, clsact;
+	int moved = 0, ret;
+
+	if (!(record->features & FASTPATH_FEATURE_BIT) || !velo_host_veth_is_ours(record))
+		return 0;
+	xdp = link_pinned(paths, record, "xdp");
+	tcx = !xdp && link_pinned(paths, record, "tc");
+	clsact = !xdp && !tcx && clsact_prog_id(record);
+	if (!xdp && !tcx && !clsact)
+		return 0; /* routed: ADD fell back */
+
+	/* As at attach: receivers first, then the addresses, then the pod's own hook. */
+	if (xdp) {
+		ret = devmap_upgrade(bpf, record);
+		if (ret < 0)
+			return ret;
+		moved |= ret;
+	}
+	ret = endpoints_upgrade(bpf, record, xdp);
+	if (ret < 0)
+		return ret;
+	moved |= ret;
+	ret = xdp   ? link_upgrade(paths, record, "xdp", bpf->xdp_prog_fd)
+	      : tcx ? link_upgrade(paths, record, "tc", bpf->tc_prog_fd)
+		    : clsact_upgrade(record, bpf->tc_prog_fd);
+	return ret < 0 ? ret : moved | ret;
 }
 
 const struct velo_feature velo_feature_fastpath = {

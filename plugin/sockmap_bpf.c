@@ -27,12 +27,12 @@
 
 /* The program pins last: their presence means the load finished. */
 static const struct velo_pin pins[] = {
-	{ VELO_MAP_SOCKHASH, true, offsetof(struct velo_sockmap_bpf, sockhash_fd) },
-	{ VELO_MAP_SM_PODS, true, offsetof(struct velo_sockmap_bpf, pods_fd) },
-	{ VELO_MAP_SM_ACCT, true, offsetof(struct velo_sockmap_bpf, acct_fd) },
-	{ VELO_MAP_SM_STATS, true, offsetof(struct velo_sockmap_bpf, stats_fd) },
-	{ VELO_PROG_SOCKOPS, false, offsetof(struct velo_sockmap_bpf, sockops_prog_fd) },
-	{ VELO_PROG_SK_MSG, false, offsetof(struct velo_sockmap_bpf, msg_prog_fd) },
+	{ VELO_MAP_SOCKHASH, true, offsetof(struct velo_sockmap_bpf, sockhash_fd), false },
+	{ VELO_MAP_SM_PODS, true, offsetof(struct velo_sockmap_bpf, pods_fd), false },
+	{ VELO_MAP_SM_ACCT, true, offsetof(struct velo_sockmap_bpf, acct_fd), false },
+	{ VELO_MAP_SM_STATS, true, offsetof(struct velo_sockmap_bpf, stats_fd), false },
+	{ VELO_PROG_SOCKOPS, false, offsetof(struct velo_sockmap_bpf, sockops_prog_fd), false },
+	{ VELO_PROG_SK_MSG, false, offsetof(struct velo_sockmap_bpf, msg_prog_fd), false },
 };
 #define N_PINS (sizeof(pins) / sizeof(pins[0]))
 

@@ -12,6 +12,7 @@
  *   - after taking the lock, the record is read and checked again, so an ADD
  *     that replaced it meanwhile is seen.
  * Absence from the Kubernetes API alone is never a reason.
+ * Each pass also moves pods still on an older BPF generation (bpf_upgrade.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,12 +21,16 @@
 #include <time.h>
 
 #include "agent.h"
+#include "bpf_upgrade.h"
 #include "commands.h"
 #include "error.h"
 #include "lock.h"
 #include "log.h"
 #include "netns_state.h"
 #include "state.h"
+
+/* Loading this generation's programs waits at most this long for another loader. */
+#define UPGRADE_LOCK_TIMEOUT_MS 5000
 
 struct candidate {
 	char container_id[256];
@@ -220,6 +225,23 @@ static int reconcile_network(const char *network, void *ctx)
 	return 0;
 }
 
+/* After an upgrade: pods still on an older generation's programs move to this one's. */
+static void upgrade_run(const struct agent *agent)
+{
+	static int last_error;
+	struct velo_upgrade upgrade;
+	int ret;
+
+	ret = velo_bpf_upgrade(&agent->config.paths, UPGRADE_LOCK_TIMEOUT_MS, &upgrade);
+	if (ret && ret != last_error)
+		pr_warn("upgrade: pods on older BPF programs can't be moved: %s", strerror(-ret));
+	last_error = ret;
+	if (upgrade.busy || upgrade.failed)
+		pr_info("upgrade: %u endpoint(s) moved, %u busy and %u failed: the old programs "
+			"stay until the next pass",
+			upgrade.moved, upgrade.busy, upgrade.failed);
+}
+
 void reconcile_run(struct agent *agent)
 {
 	int ret;
@@ -232,5 +254,6 @@ void reconcile_run(struct agent *agent)
 		agent->reconcile.last_success_unix = agent_now_unix();
 	else
 		agent->reconcile.errors++;
+	upgrade_run(agent);
 	log_set_request(NULL, NULL, NULL);
 }

@@ -426,3 +426,124 @@ fp_delete_mid_stream() {
 		vt_assert_ok
 	done
 }
+
+# fp_prog_id PIN: the id of a pinned program or link's program.
+fp_prog_id() {
+	bpftool -j prog show pinned "$1" 2>/dev/null | jq -r '.id // empty'
+}
+fp_link_prog() {
+	bpftool -j link show pinned "$FP_BPFFS/links/$1_$2" 2>/dev/null | jq -r '.prog_id // empty'
+}
+
+# fp_velod_once VELOD LOG: one velod pass (reconcile, upgrade) over this test's node, nothing
+# released (a long grace period).
+fp_velod_once() {
+	jq -n --arg t "$VT" --arg b "$FP_BPFFS" --arg n "$VT_NETWORK" --arg bin "$VT_BIN" '{
+		network: $n, stateDir: ($t + "/state"), runDir: ($t + "/run"), bpffsDir: $b,
+		cniPath: $bin, reconcileIntervalSeconds: 1, gracePeriodSeconds: 3600,
+		logLevel: "debug"}' >"$VT/velod.json"
+	vt_node "$1" --config "$VT/velod.json" --once 2>"$2" || { cat "$2"; return 1; }
+}
+
+# fp_devmap_prog IFINDEX: the program id of that devmap entry (bpf_devmap_val: ifindex, prog id).
+fp_devmap_prog() {
+	bpftool -j map lookup pinned "$FP_BPFFS/velo_xdp_tx_v1" key $(($1 & 255)) \
+		$((($1 >> 8) & 255)) 0 0 2>/dev/null | jq -r '.value[4:8] | reverse | join("")' |
+		sed 's/0x//g' | { read -r hex && echo $((16#$hex)); }
+}
+
+@test "upgrade: the next release's programs load beside the old ones, pods across generations still talk, velod moves every pod over and unpins the old generation" {
+	local next="$VELOTEST_REPO/build/tests/velo-nextgen" velod="$VELOTEST_REPO/build/tests/velod-nextgen"
+	[ -x "$next" ] && [ -x "$velod" ] || skip "make $next $velod"
+	local a a4 a_cid a_host a_conf a_result b b4 b_cid b_host b_conf b_result b_ifindex
+	local c c4 c_cid c_host gen old_tc new_tc new_xdp new_dst before
+	fp_pod tc 4
+	a="$FP_POD" a4="$FP_IP4" a_cid="$FP_CID" a_host="$FP_HOST" a_conf="$FP_CONF" a_result="$FP_RESULT"
+	fp_pod xdp 4
+	b="$FP_POD" b4="$FP_IP4" b_cid="$FP_CID" b_host="$FP_HOST" b_conf="$FP_CONF" b_result="$FP_RESULT"
+	b_ifindex="$(vt_node ip -j link show "$b_host" | jq '.[0].ifindex')"
+	gen="$(cd "$FP_BPFFS" && echo progs_g*)"
+	[ -d "$FP_BPFFS/$gen" ] || { echo "no generation dir: $(ls "$FP_BPFFS")"; false; }
+	old_tc="$(fp_prog_id "$FP_BPFFS/$gen/velo_tc_ingress")"
+
+	# The next release wires C: its programs go beside, A and B keep theirs.
+	VT_EXEC="$next" fp_pod tc 4
+	c="$FP_POD" c4="$FP_IP4" c_cid="$FP_CID" c_host="$FP_HOST"
+	new_tc="$(fp_prog_id "$FP_BPFFS/progs_gnextgen/velo_tc_ingress")"
+	new_xdp="$(fp_prog_id "$FP_BPFFS/progs_gnextgen/velo_xdp_host")"
+	new_dst="$(fp_prog_id "$FP_BPFFS/progs_gnextgen/velo_xdp_dst")"
+	[ -n "$new_tc" ] && [ "$new_tc" != "$old_tc" ]
+	[ "$(fp_link_prog "$a_host" tc)" = "$old_tc" ]
+	[ "$(fp_link_prog "$c_host" tc)" = "$new_tc" ]
+	# Across generations (the endpoint map's layout is the same, so it is shared).
+	fp_both_ways "$a" "$a4" "$c" "$c4" 7300
+
+	# A map of an older layout (velo_stats_v1, superseded by velo_stats_v2) goes with it.
+	bpftool map pin id "$(bpftool -j map show pinned "$FP_BPFFS/velo_stats_v2" | jq .id)" \
+		"$FP_BPFFS/velo_stats_v1"
+
+	# The next release's velod moves A and B and unpins the old generation.
+	fp_velod_once "$velod" "$VT/velod.log"
+	grep -q "moved to BPF generation nextgen" "$VT/velod.log" || { cat "$VT/velod.log"; false; }
+	[ "$(fp_link_prog "$a_host" tc)" = "$new_tc" ] || { cat "$VT/velod.log"; false; }
+	[ "$(fp_link_prog "$b_host" xdp)" = "$new_xdp" ]
+	[ "$(fp_devmap_prog "$b_ifindex")" = "$new_dst" ]
+	[ ! -e "$FP_BPFFS/$gen" ] || { echo "old generation still pinned: $(ls "$FP_BPFFS/$gen")"; false; }
+	[ ! -e "$FP_BPFFS/velo_stats_v1" ] && [ -e "$FP_BPFFS/velo_stats_v2" ]
+
+	# The moved pods pass the next release's CHECK, and their traffic takes its programs.
+	VT_EXEC="$next" vt_cni CHECK "$a_cid" "$a" eth0 "$(vt_with_prev "$a_conf" "$a_result")"
+	vt_assert_ok
+	VT_EXEC="$next" vt_cni CHECK "$b_cid" "$b" eth0 "$(vt_with_prev "$b_conf" "$b_result")"
+	vt_assert_ok
+	before="$(fp_stat tc_redirect)"
+	fp_both_ways "$a" "$a4" "$c" "$c4" 7310
+	[ "$(fp_stat tc_redirect)" -gt "$before" ]
+	fp_both_ways "$a" "$a4" "$b" "$b4" 7320
+	# A second pass has nothing left to do.
+	fp_velod_once "$velod" "$VT/velod2.log"
+	if grep "moved to BPF generation" "$VT/velod2.log"; then false; fi
+	echo "# $(grep -c "moved to BPF generation" "$VT/velod.log") endpoints moved by velod" >&3
+	VT_EXEC="$next" vt_cni DEL "$c_cid" "$c" eth0 "$(fp_config tc 4)"
+	vt_assert_ok
+}
+
+@test "upgrade from before generations: velod moves pods off the fast-path programs pinned under progs_v1 and unpins those only" {
+	local a a4 a_host b b4 gen old_tc new_tc
+	fp_pod tc 4
+	a="$FP_POD" a4="$FP_IP4" a_host="$FP_HOST"
+	fp_pod tc 4
+	b="$FP_POD" b4="$FP_IP4"
+	# The layout of the previous release: the fast path's programs beside the cgroup ones.
+	gen="$(cd "$FP_BPFFS" && echo progs_g*)"
+	old_tc="$(fp_prog_id "$FP_BPFFS/$gen/velo_tc_ingress")"
+	mkdir -p "$FP_BPFFS/progs_v1"
+	bpftool map pin id "$(bpftool -j map show pinned "$FP_BPFFS/velo_ep_v1" | jq .id)" \
+		"$FP_BPFFS/progs_v1/velo_cg_keepme"
+	mv "$FP_BPFFS/$gen"/* "$FP_BPFFS/progs_v1/"
+	rmdir "$FP_BPFFS/$gen"
+
+	fp_velod_once "$VELOTEST_REPO/build/velod" "$VT/velod.log"
+	new_tc="$(fp_prog_id "$FP_BPFFS/$gen/velo_tc_ingress")"
+	[ -n "$new_tc" ] && [ "$new_tc" != "$old_tc" ] || { cat "$VT/velod.log"; false; }
+	[ "$(fp_link_prog "$a_host" tc)" = "$new_tc" ]
+	[ ! -e "$FP_BPFFS/progs_v1/velo_tc_ingress" ] && [ ! -e "$FP_BPFFS/progs_v1/velo_xdp_host" ]
+	# Other groups' pins there stay.
+	[ -e "$FP_BPFFS/progs_v1/velo_cg_keepme" ]
+	fp_both_ways "$a" "$a4" "$b" "$b4" 7400
+}
+
+@test "programs re-pinned under the same generation (pins removed): the next ADD reloads them and velod moves the older pods onto them" {
+	local a a4 a_host b b4 gen new_tc
+	fp_pod tc 4
+	a="$FP_POD" a4="$FP_IP4" a_host="$FP_HOST"
+	gen="$(cd "$FP_BPFFS" && echo progs_g*)"
+	rm -r "${FP_BPFFS:?}/$gen"
+	fp_pod tc 4
+	b="$FP_POD" b4="$FP_IP4"
+	new_tc="$(fp_prog_id "$FP_BPFFS/$gen/velo_tc_ingress")"
+	[ -n "$new_tc" ] && [ "$(fp_link_prog "$a_host" tc)" != "$new_tc" ]
+	fp_velod_once "$VELOTEST_REPO/build/velod" "$VT/velod.log"
+	[ "$(fp_link_prog "$a_host" tc)" = "$new_tc" ] || { cat "$VT/velod.log"; false; }
+	fp_both_ways "$a" "$a4" "$b" "$b4" 7500
+}

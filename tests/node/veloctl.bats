@@ -198,7 +198,8 @@ vc_show() {
 	vt_add "$a" ctr-top-a "$conf"
 	vt_add "$b" ctr-top-b "$conf"
 	ip_b="$(vt_ip "$VT_RESULT" 4)"
-	id="$(bpftool -j prog show pinned "$VC_BPFFS/progs_v1/velo_tc_ingress" 2>/dev/null | jq -r '.id // empty')"
+	id="$(bpftool -j prog show pinned "$VC_BPFFS"/progs_g*/velo_tc_ingress 2>/dev/null |
+		jq -r '.id // empty')"
 	[ -n "$id" ] || skip "no velo_tc_ingress pinned under $VC_BPFFS: the tc fast path is not attached"
 
 	vt_pod "$a" "${VT_PING[@]}" -q -i 0.01 -c 400 "$ip_b" >/dev/null 2>&1 &
