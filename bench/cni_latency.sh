@@ -17,6 +17,8 @@
 #   -b FEW -s MANY  ADD latency with FEW (10) and with MANY (500) pods present
 #   -k PROBES  ADD/DEL probes at each of those sizes (30)
 #   -r RSS_RUNS  ADD/DEL pairs per plugin run under ptrace for the peak RSS (10)
+#   VELO_BASE=PATH  another velo build (e.g. the last commit's) as column velo-base, interleaved
+#                   with the rest, so a change is judged side by side in one run
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -34,7 +36,7 @@ while getopts "o:n:b:s:k:r:h" opt; do
 	s) many=$OPTARG ;;
 	k) probes=$OPTARG ;;
 	r) rss_runs=$OPTARG ;;
-	*) sed -n 's/^# \{0,1\}//; 14,19p' "$0" >&2; exit 2 ;;
+	*) sed -n 's/^# \{0,1\}//; 14,21p' "$0" >&2; exit 2 ;;
 	esac
 done
 for value in "$pods" "$few" "$many" "$probes" "$rss_runs"; do
@@ -52,6 +54,7 @@ for tool in "$ref_dir/ptp" "$ref_dir/bridge" "$ref_dir/host-local"; do
 done
 velo=${VELO:-$top/build/velo}
 velod=${VELOD:-$top/build/velod}
+velo_base=${VELO_BASE:-}
 
 work=$(mktemp -d /tmp/velobench-XXXXXX)
 node=velobench-node-$$
@@ -67,7 +70,7 @@ cleanup() {
 	fi
 	ip netns del "$node" 2>/dev/null
 	# velo mounts bpffs at its bpffsDir if none is there.
-	for dir in "$work/velo/bpffs" "$work/velod/bpffs"; do
+	for dir in "$work/velo/bpffs" "$work/velod/bpffs" "$work/velo-base/bpffs"; do
 		while mountpoint -q "$dir" 2>/dev/null; do umount "$dir" || break; done
 	done
 	rm -rf "$work"
@@ -88,13 +91,14 @@ labels=(ptp bridge)
 # velo-velod: velo with its node agent running, so DEL retires the veth for velod to delete.
 [ -x "$velo" ] && [ -x "$velod" ] && labels=(velo-velod "${labels[@]}")
 [ -x "$velo" ] && labels=(velo "${labels[@]}")
+[ -n "$velo_base" ] && labels+=(velo-base)
 # Not plugins under test but timed the same way: IPAM alone and the spawn floor.
 extras=(host-local spawn)
 
 ipam() { # ipam NAME SUBNET
 	printf '{"type":"host-local","dataDir":"%s","ranges":[[{"subnet":"%s"}]]}' "$work/ipam/$1" "$2"
 }
-mkdir -p "$work/velo" "$work/velod" "$work/ipam"
+mkdir -p "$work/velo" "$work/velod" "$work/velo-base" "$work/ipam"
 cat >"$work/velo.json" <<JSON
 {"cniVersion":"1.0.0","name":"velobench-velo","type":"velo","vethPrefix":"vb",
  "stateDir":"$work/velo/state","runDir":"$work/velo/run","bpffsDir":"$work/velo/bpffs",
@@ -104,6 +108,11 @@ cat >"$work/velo-velod.json" <<JSON
 {"cniVersion":"1.0.0","name":"velobench-velod","type":"velo","vethPrefix":"vd",
  "stateDir":"$work/velod/state","runDir":"$work/velod/run","bpffsDir":"$work/velod/bpffs",
  "logFile":"$work/velod/cni.log","ipam":$(ipam velo-velod 10.248.16.0/22)}
+JSON
+cat >"$work/velo-base.json" <<JSON
+{"cniVersion":"1.0.0","name":"velobench-base","type":"velo","vethPrefix":"vx",
+ "stateDir":"$work/velo-base/state","runDir":"$work/velo-base/run","bpffsDir":"$work/velo-base/bpffs",
+ "logFile":"$work/velo-base/cni.log","ipam":$(ipam velo-base 10.248.20.0/22)}
 JSON
 cat >"$work/velod.conf.json" <<JSON
 {"stateDir":"$work/velod/state","runDir":"$work/velod/run","bpffsDir":"$work/velod/bpffs",
@@ -123,6 +132,7 @@ cat >"$work/host-local.json" <<JSON
 JSON
 driver_args=(-P "$ref_dir" -o "$work/plugins.out"
 	-p "velo=$velo:$work/velo.json" -p "velo-velod=$velo:$work/velo-velod.json"
+	-p "velo-base=${velo_base:-/bin/false}:$work/velo-base.json"
 	-p "ptp=$ref_dir/ptp:$work/ptp.json"
 	-p "bridge=$ref_dir/bridge:$work/bridge.json"
 	-p "host-local=$ref_dir/host-local:$work/host-local.json" -p "spawn=/bin/true:/dev/null")
@@ -309,6 +319,11 @@ if [ -x "$velo" ]; then
 				"$(calc "${del_med[velo-velod]} / ${del_med[ptp]}")" "<= 0.3" 0.3
 			row "own DEL ms with velod (velo-velod - host-local medians)" \
 				"$(calc "${del_med[velo-velod]} - ${del_med[host-local]}")" "<= 1.5 ms" 1.5
+		fi
+		if [ -n "$velo_base" ]; then
+			row "ADD median velo/velo-base ($velo_base)" \
+				"$(calc "${add_med[velo]} / ${add_med[velo-base]}")"
+			row "DEL median velo/velo-base" "$(calc "${del_med[velo]} / ${del_med[velo-base]}")"
 		fi
 		row "ADD median velo/bridge" "$(calc "${add_med[velo]} / ${add_med[bridge]}")"
 		row "DEL median velo/bridge" "$(calc "${del_med[velo]} / ${del_med[bridge]}")"
