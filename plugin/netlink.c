@@ -602,6 +602,40 @@ int velo_nl_route_dump(struct nl_sock *sk, int family, velo_nl_route_fn fn, void
 	return dump(sk, RTM_GETROUTE, &rtm, sizeof(rtm), &ctx);
 }
 
+int velo_nl_route_match(struct nl_sock *sk, int family, const uint8_t *dst, velo_nl_route_fn fn,
+			void *arg)
+{
+	struct rtmsg rtm = {
+		.rtm_family = (uint8_t)family,
+		.rtm_dst_len = (uint8_t)(velo_nl_addr_len(family) * 8),
+		.rtm_flags = RTM_F_FIB_MATCH,
+	};
+	struct dump_ctx ctx = { .parse = parse_route, .fn.route = fn, .arg = arg };
+	struct nl_msg *msg = nlmsg_alloc_simple(RTM_GETROUTE, NLM_F_REQUEST);
+	int ret;
+
+	if (!msg)
+		return -ENOMEM;
+	ret = nlmsg_append(msg, &rtm, sizeof(rtm), NLMSG_ALIGNTO);
+	if (!ret)
+		ret = nla_put(msg, RTA_DST, (int)velo_nl_addr_len(family), dst);
+	if (!ret)
+		ret = nl_send_auto(sk, msg);
+	nlmsg_free(msg);
+	if (ret < 0)
+		return velo_nl_errno(ret);
+	/*
+	 * The answer and the ack nl_send_auto asked for come as two datagrams (an
+	 * error comes alone): read both, or the next request reads this ack.
+	 */
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, dump_valid, &ctx);
+	ret = velo_nl_errno(nl_recvmsgs_default(sk));
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_DEFAULT, NULL, NULL);
+	if (!ret)
+		ret = velo_nl_errno(nl_wait_for_ack(sk));
+	return ret ? ret : ctx.ret;
+}
+
 int velo_nl_addr_dump(struct nl_sock *sk, int family, velo_nl_addr_fn fn, void *arg)
 {
 	struct ifaddrmsg ifa = { .ifa_family = family };

@@ -101,6 +101,9 @@ typedef int (*velo_nl_route_fn)(const struct velo_nl_route *route, void *arg);
 typedef int (*velo_nl_addr_fn)(const struct velo_nl_addr *addr, void *arg);
 typedef int (*velo_nl_neigh_fn)(const struct velo_nl_neigh *neigh, void *arg);
 int velo_nl_route_dump(struct nl_sock *sk, int family, velo_nl_route_fn fn, void *arg);
+/* The route the kernel's FIB lookup of dst matches (RTM_F_FIB_MATCH), given to fn. */
+int velo_nl_route_match(struct nl_sock *sk, int family, const uint8_t *dst, velo_nl_route_fn fn,
+			void *arg);
 int velo_nl_addr_dump(struct nl_sock *sk, int family, velo_nl_addr_fn fn, void *arg);
 int velo_nl_neigh_dump(struct nl_sock *sk, int family, velo_nl_neigh_fn fn, void *arg);
 

@@ -175,3 +175,37 @@ teardown() { vt_teardown; }
 	run vt_node ip -o link show dev "$(vt_host_ifname vt ctr-mtu-b eth0)"
 	[[ "$output" == *" mtu 1280 "* ]] || { echo "host veth: $output"; false; }
 }
+
+@test "the pod MTU defaults to the smallest MTU of the node's IPv4 and IPv6 default-route devices, also when a more specific route covers the probe address" {
+	vt_velo_only
+	local a b
+	# Stand-in uplinks: veth pairs with both ends inside the test node, so nothing leaves it.
+	local dev mtu
+	for dev in vtup4:1400 vtup6:1380 vtother:1300; do
+		mtu="${dev#*:}" dev="${dev%:*}"
+		vt_node ip link add "$dev" mtu "$mtu" type veth peer name "${dev}p" mtu "$mtu"
+		vt_node ip link set "$dev" up
+		vt_node ip link set "${dev}p" up
+	done
+	vt_node ip route add default dev vtup4
+	vt_node ip -6 route add default dev vtup6
+	a="$(vt_pod_new)"
+	vt_add "$a" ctr-dmtu-a "$(vt_config -f dual)"
+	run vt_pod "$a" ip -o link show dev eth0
+	[[ "$output" == *" mtu 1380 "* ]] || { echo "pod eth0: $output"; false; }
+	# Found by route lookups, without dumping the node's routes.
+	if grep "container=ctr-dmtu-a .*route lookup not conclusive" "$VT_LOG"; then false; fi
+	# velo's lookup probes 192.0.2.1: a route covering it must not count as a default route.
+	vt_node ip route add 192.0.2.0/24 dev vtother
+	vt_node ip -6 route add 2001:db8::/32 dev vtother
+	vt_node ip link set vtup6p mtu 1450
+	vt_node ip link set vtup6 mtu 1450
+	b="$(vt_pod_new)"
+	vt_add "$b" ctr-dmtu-b "$(vt_config -f dual)"
+	run vt_pod "$b" ip -o link show dev eth0
+	[[ "$output" == *" mtu 1400 "* ]] || { echo "pod eth0: $output"; false; }
+	grep -q "container=ctr-dmtu-b .*route lookup not conclusive" "$VT_LOG"
+	vt_node ip link del vtup4
+	vt_node ip link del vtup6
+	vt_node ip link del vtother
+}
