@@ -457,8 +457,8 @@ int velo_k8s_kubeconfig_parse(const char *kubeconfig_path, const char *text, siz
 	return ret;
 }
 
-static int load_kubeconfig(const char *path, struct k8s_api_target *target, char *why,
-			   size_t why_size)
+int velo_k8s_kubeconfig_load(const char *path, struct k8s_api_target *target, char *why,
+			     size_t why_size)
 {
 	char *text = read_file(path, KUBECONFIG_MAX);
 	int ret;
@@ -513,7 +513,7 @@ static size_t collect_body(char *data, size_t size, size_t nmemb, void *opaque)
 /* libcurl's entry points, loaded by http_get() before anything below uses them. */
 static const struct curl_api *lib;
 
-static int curl_errno(CURLcode code)
+int velo_k8s_curl_errno(CURLcode code)
 {
 	switch (code) {
 	case CURLE_OPERATION_TIMEDOUT:
@@ -587,12 +587,46 @@ static int http_status_errno(long status)
 	return -EPROTO;
 }
 
+int velo_k8s_curl_setup(const struct curl_api *api, CURL *curl, const struct k8s_api_target *target,
+			const char *url, struct curl_slist **headers)
+{
+	struct curl_slist *grown;
+	char *auth = NULL;
+
+	lib = api;
+	*headers = NULL;
+	if (target->token && asprintf(&auth, "Authorization: Bearer %s", target->token) < 0)
+		return -ENOMEM;
+	*headers = lib->slist_append(NULL, "Accept: application/json");
+	if (*headers && auth) {
+		grown = lib->slist_append(*headers, auth);
+		if (!grown) {
+			lib->slist_free_all(*headers);
+			*headers = NULL;
+		}
+	}
+	wipe_free(auth);
+	if (!*headers)
+		return -ENOMEM;
+	lib->easy_setopt(curl, CURLOPT_URL, url);
+#if LIBCURL_VERSION_NUM >= 0x075500
+	lib->easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "https");
+#else
+	lib->easy_setopt(curl, CURLOPT_PROTOCOLS, (long)CURLPROTO_HTTPS);
+#endif
+	/* The runtime's environment may carry an image-pull proxy; the API server is direct. */
+	lib->easy_setopt(curl, CURLOPT_PROXY, "");
+	lib->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	lib->easy_setopt(curl, CURLOPT_HTTPHEADER, *headers);
+	return set_tls(curl, target);
+}
+
 static int http_get(const struct k8s_api_target *target, const char *url, unsigned timeout_ms,
 		    struct body *body, char *why, size_t why_size)
 {
 	static bool curl_ready;
-	char errbuf[CURL_ERROR_SIZE] = "", *auth = NULL, message[200];
-	struct curl_slist *headers = NULL, *grown;
+	char errbuf[CURL_ERROR_SIZE] = "", message[200];
+	struct curl_slist *headers = NULL;
 	long status = 0;
 	CURLcode code;
 	CURL *curl;
@@ -613,48 +647,22 @@ static int http_get(const struct k8s_api_target *target, const char *url, unsign
 	curl = lib->easy_init();
 	if (!curl)
 		return -ENOMEM;
-	if (target->token && asprintf(&auth, "Authorization: Bearer %s", target->token) < 0) {
-		auth = NULL;
-		ret = -ENOMEM;
+	ret = velo_k8s_curl_setup(lib, curl, target, url, &headers);
+	if (ret) {
+		if (ret == -ENOTSUP)
+			snprintf(why, why_size, "libcurl can't take in-memory certificates");
 		goto out;
 	}
-	headers = lib->slist_append(NULL, "Accept: application/json");
-	if (headers && auth) {
-		grown = lib->slist_append(headers, auth);
-		if (!grown) {
-			lib->slist_free_all(headers);
-			headers = NULL;
-		}
-	}
-	if (!headers) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	lib->easy_setopt(curl, CURLOPT_URL, url);
-#if LIBCURL_VERSION_NUM >= 0x075500
-	lib->easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "https");
-#else
-	lib->easy_setopt(curl, CURLOPT_PROTOCOLS, (long)CURLPROTO_HTTPS);
-#endif
-	/* The runtime's environment may carry an image-pull proxy; the API server is direct. */
-	lib->easy_setopt(curl, CURLOPT_PROXY, "");
-	lib->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
 	lib->easy_setopt(curl, CURLOPT_TIMEOUT_MS, (long)timeout_ms);
 	lib->easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, (long)timeout_ms);
-	lib->easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
 	lib->easy_setopt(curl, CURLOPT_USERAGENT, "velo-cni");
 	lib->easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
 	lib->easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect_body);
 	lib->easy_setopt(curl, CURLOPT_WRITEDATA, body);
-	ret = set_tls(curl, target);
-	if (ret) {
-		snprintf(why, why_size, "libcurl can't take in-memory certificates");
-		goto out;
-	}
 
 	code = lib->easy_perform(curl);
 	if (code != CURLE_OK) {
-		ret = body->too_big ? -EFBIG : curl_errno(code);
+		ret = body->too_big ? -EFBIG : velo_k8s_curl_errno(code);
 		snprintf(why, why_size, "GET %.200s: %s", url,
 			 body->too_big ? "answer larger than 4 MiB"
 			 : errbuf[0]   ? errbuf
@@ -673,7 +681,6 @@ static int http_get(const struct k8s_api_target *target, const char *url, unsign
 	}
 out:
 	lib->slist_free_all(headers);
-	wipe_free(auth);
 	lib->easy_cleanup(curl);
 	return ret;
 }
@@ -717,7 +724,7 @@ int velo_k8s_get_pod_annotations(const struct velo_k8s_api_config *api, const ch
 			 pod_namespace ? pod_namespace : "", pod_name ? pod_name : "");
 		return -EINVAL;
 	}
-	ret = load_kubeconfig(api->kubeconfig, &target, why, why_size);
+	ret = velo_k8s_kubeconfig_load(api->kubeconfig, &target, why, why_size);
 	if (ret)
 		return ret;
 	if (asprintf(&url, "%s/api/v1/namespaces/%s/pods/%s", target.server, pod_namespace,

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * k8s_api.c's two parsers of outside input, exposed for the unit tests and the
- * libFuzzer targets (tests/fuzz/fuzz_kubeconfig.c, fuzz_k8s_pod.c). Not an API
- * for the rest of the plugin: it goes through k8s_api.h.
+ * libFuzzer targets (tests/fuzz/fuzz_kubeconfig.c, fuzz_k8s_pod.c), and its
+ * kubeconfig loading and request setup, which velod's Node watch
+ * (velod/k8s_nodes.c) shares. Not an API for the rest of the plugin: it goes
+ * through k8s_api.h.
  */
 #ifndef VELO_K8S_API_INTERNAL_H
 #define VELO_K8S_API_INTERNAL_H
@@ -10,6 +12,7 @@
 #include <stddef.h>
 
 #include "annotations.h"
+#include "curl_lazy.h"
 
 /* Decoded *-data bytes of a kubeconfig (PEM text); data is NULL when unset. */
 struct k8s_blob {
@@ -38,6 +41,23 @@ struct k8s_api_target {
  */
 int velo_k8s_kubeconfig_parse(const char *kubeconfig_path, const char *text, size_t len,
 			      struct k8s_api_target *target, char *why, size_t why_size);
+
+/* Reads the kubeconfig file at path and parses it as above (why says what failed). */
+int velo_k8s_kubeconfig_load(const char *path, struct k8s_api_target *target, char *why,
+			     size_t why_size);
+
+/*
+ * Sets curl up for one request to url on target's server as the pod lookup
+ * does it: https only, no proxy, no signals, TLS verified against the cluster
+ * CA only, the client certificate, and *headers (Accept: JSON, the bearer
+ * token) that the caller frees with api->slist_free_all after the transfer.
+ * Returns 0, -ENOMEM or -ENOTSUP (libcurl can't take in-memory certificates).
+ */
+int velo_k8s_curl_setup(const struct curl_api *api, CURL *curl, const struct k8s_api_target *target,
+			const char *url, struct curl_slist **headers);
+
+/* A failed transfer's CURLcode as -errno (-ETIMEDOUT, -ECONNREFUSED, -EACCES, -EPROTO...). */
+int velo_k8s_curl_errno(CURLcode code);
 
 /* Frees and wipes (the token, keys) what velo_k8s_kubeconfig_parse filled; target is zeroed. */
 void velo_k8s_target_free(struct k8s_api_target *target);

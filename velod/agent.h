@@ -13,6 +13,10 @@
 
 #define AGENT_MAX_NETWORKS 16
 #define AGENT_MAX_CLUSTER_CIDRS 16
+/* Kubernetes' own limit on a cluster's nodes; a node has at most one CIDR per family. */
+#define HOSTGW_MAX_NODES 5000
+#define HOSTGW_MAX_CIDRS 4
+#define NODE_NAME_MAX 254 /* a DNS-1123 subdomain and its NUL */
 
 struct agent_config {
 	struct velo_paths paths; /* stateDir, runDir, bpffsDir as the plugin's config has them */
@@ -27,15 +31,30 @@ struct agent_config {
 	bool pod_metrics; /* per-pod series */
 	unsigned max_pod_series; /* cap on pods with their own series */
 	unsigned reap_interval_ms; /* deleting retired veths; 0: DEL deletes them itself */
-	char node_name[VELO_NAME_MAX]; /* this node in nodes_file */
+	char node_name[NODE_NAME_MAX]; /* this node in the node list (else NODE_NAME's value) */
 	char nodes_file[PATH_MAX]; /* the static node list for host-gw routes; "" = none */
+	char kubeconfig[PATH_MAX]; /* the node list from the API with this kubeconfig; "" = not */
+	bool in_cluster; /* the node list from the API as the pod's service account */
 	unsigned route_sync_s; /* how often the node list is read and routes synced */
 	bool masquerade; /* pod traffic leaving the cluster takes the node's address */
 	char guard_prefix[16]; /* host veths whose sources are checked (nftables); "" = off */
+	char uplink_xdp[16]; /* device for velo_xdp_uplink (uplink_xdp.h); "" = off */
+	bool uplink_xdp_auto; /* uplinkXdp true: the device holding nodeName's address */
 	unsigned n_cluster_cidrs;
 	struct velo_cidr cluster_cidrs[AGENT_MAX_CLUSTER_CIDRS]; /* exempt besides pod CIDRs */
 	enum velo_log_level log_level;
 };
+
+/* Where host-gw's node list comes from: the API (kubeconfig or inCluster) or nodesFile. */
+static inline bool agent_nodes_from_api(const struct agent_config *config)
+{
+	return config->kubeconfig[0] || config->in_cluster;
+}
+
+static inline bool agent_hostgw_on(const struct agent_config *config)
+{
+	return config->nodes_file[0] || agent_nodes_from_api(config);
+}
 
 /* The whole file as a string, when it is at most max bytes; NULL with errno otherwise. */
 char *agent_read_file(const char *path, size_t max);
@@ -79,12 +98,31 @@ struct reaper {
 	uint64_t errors;
 };
 
+/* A node as host-gw needs it, from nodesFile or from the API's Node object. */
+struct node {
+	char name[NODE_NAME_MAX];
+	unsigned n_addrs;
+	struct velo_cidr addrs[2]; /* one per family, prefix unused */
+	unsigned n_cidrs;
+	struct velo_cidr cidrs[HOSTGW_MAX_CIDRS];
+};
+
+struct node_list {
+	unsigned n;
+	const struct node *self; /* set by hostgw: this node's entry, NULL when absent */
+	struct node nodes[HOSTGW_MAX_NODES];
+};
+
+struct k8s_nodes; /* the Node watch (k8s_nodes.h) */
+
 /* Routes to other nodes' pod CIDRs via their addresses (hostgw.c). */
 struct hostgw_stats {
 	uint64_t next_ns;
 	unsigned routes; /* installed by the last pass */
 	uint64_t syncs;
 	uint64_t errors; /* unreadable node list, next hops not on a local link, netlink */
+	struct k8s_nodes *watch; /* the API source; NULL with nodesFile */
+	bool api_synced; /* routes were synced from a listed node list (gates /healthz) */
 };
 
 struct agent {
@@ -109,7 +147,11 @@ uint64_t reaper_deadline(const struct reaper *reaper);
 /* Releases the lock first (new DELs delete themselves), then reaps what is left. */
 void reaper_stop(struct reaper *reaper);
 
-/* One pass when due: reads nodes_file, installs and removes host-gw routes. */
+/*
+ * One pass when due (every routeSyncSeconds, and at once when the Node watch
+ * changed the list): reads the node list (nodes_file or the watch's),
+ * installs and removes host-gw routes.
+ */
 void hostgw_step(struct hostgw_stats *stats, const struct agent_config *config, uint64_t now_ns);
 uint64_t hostgw_deadline(const struct hostgw_stats *stats, const struct agent_config *config);
 

@@ -15,6 +15,7 @@
 #include <cJSON.h>
 
 #include "agent.h"
+#include "k8s_nodes.h"
 #include "log.h"
 
 #define CONFIG_FILE_MAX (256 * 1024)
@@ -127,6 +128,18 @@ static int get_guard_prefix(const cJSON *item, struct agent_config *config)
 	return 0;
 }
 
+/* uplinkXdp: a device name, true (the device holding this node's address), or false / "". */
+static int get_uplink_xdp(const cJSON *item, struct agent_config *config)
+{
+	config->uplink_xdp_auto = cJSON_IsTrue(item);
+	config->uplink_xdp[0] = '\0';
+	if (cJSON_IsBool(item))
+		return 0;
+	if (!cJSON_IsString(item) || strchr(item->valuestring, '/'))
+		return -EINVAL;
+	return get_string(item, config->uplink_xdp, sizeof(config->uplink_xdp), true);
+}
+
 static int get_cluster_cidrs(const cJSON *item, struct agent_config *config)
 {
 	const cJSON *cidr;
@@ -201,6 +214,14 @@ static int parse_field(const cJSON *item, struct agent_config *config)
 		return get_string(item, config->node_name, sizeof(config->node_name), false);
 	if (!strcmp(key, "nodesFile"))
 		return get_string(item, config->nodes_file, sizeof(config->nodes_file), true);
+	if (!strcmp(key, "kubeconfig"))
+		return get_string(item, config->kubeconfig, sizeof(config->kubeconfig), true);
+	if (!strcmp(key, "inCluster")) {
+		if (!cJSON_IsBool(item))
+			return -EINVAL;
+		config->in_cluster = cJSON_IsTrue(item);
+		return 0;
+	}
 	if (!strcmp(key, "routeSyncSeconds"))
 		return get_seconds(item, &config->route_sync_s);
 	if (!strcmp(key, "masquerade")) {
@@ -209,6 +230,8 @@ static int parse_field(const cJSON *item, struct agent_config *config)
 		config->masquerade = cJSON_IsTrue(item);
 		return 0;
 	}
+	if (!strcmp(key, "uplinkXdp"))
+		return get_uplink_xdp(item, config);
 	if (!strcmp(key, "sourceGuardPrefix"))
 		return get_guard_prefix(item, config);
 	if (!strcmp(key, "clusterCIDRs"))
@@ -216,6 +239,46 @@ static int parse_field(const cJSON *item, struct agent_config *config)
 	if (!strcmp(key, "logLevel"))
 		return get_log_level(item, &config->log_level);
 	return -ENOENT;
+}
+
+/*
+ * The node list comes from one source. inCluster outside a pod is an error;
+ * without the service-account token yet, /healthz says why and stays 503
+ * (the watch retries), rather than a node turning ready without routes to
+ * the other nodes.
+ */
+static int check_node_source(const char *path, struct agent_config *config)
+{
+	const char *node_name = getenv("NODE_NAME");
+
+	if (config->kubeconfig[0] && config->in_cluster) {
+		pr_err("config %s: kubeconfig and inCluster exclude each other", path);
+		return -EINVAL;
+	}
+	if (config->nodes_file[0] && agent_nodes_from_api(config)) {
+		pr_err("config %s: nodesFile and %s exclude each other (one node list source)",
+		       path, config->in_cluster ? "inCluster" : "kubeconfig");
+		return -EINVAL;
+	}
+	if (config->in_cluster &&
+	    (!getenv("KUBERNETES_SERVICE_HOST") || !getenv("KUBERNETES_SERVICE_PORT"))) {
+		pr_err("config %s: inCluster, but KUBERNETES_SERVICE_HOST/PORT are not set (not "
+		       "in a pod?)",
+		       path);
+		return -EINVAL;
+	}
+	if (config->in_cluster && access(K8S_SERVICE_ACCOUNT_DIR "/token", F_OK))
+		pr_warn("config %s: inCluster, but %s/token is missing: no host-gw routes, "
+			"/healthz 503 until it appears",
+			path, K8S_SERVICE_ACCOUNT_DIR);
+	if (!config->node_name[0] && node_name && node_name[0]) {
+		if (strlen(node_name) >= sizeof(config->node_name)) {
+			pr_err("config %s: NODE_NAME is too long", path);
+			return -EINVAL;
+		}
+		snprintf(config->node_name, sizeof(config->node_name), "%s", node_name);
+	}
+	return 0;
 }
 
 int agent_config_load(const char *path, struct agent_config *config)
@@ -261,12 +324,22 @@ int agent_config_load(const char *path, struct agent_config *config)
 		       path);
 		ret = -EINVAL;
 	}
-	if (!ret && config->masquerade && !config->nodes_file[0]) {
-		pr_err("config %s: masquerade needs nodesFile (the pod CIDRs to exempt)", path);
+	if (!ret)
+		ret = check_node_source(path, config);
+	if (!ret && config->masquerade && !agent_hostgw_on(config)) {
+		pr_err("config %s: masquerade needs nodesFile, kubeconfig or inCluster (the pod "
+		       "CIDRs to exempt)",
+		       path);
 		ret = -EINVAL;
 	}
-	if (!ret && config->nodes_file[0] && !config->node_name[0]) {
-		pr_err("config %s: nodesFile needs nodeName (this node's entry in it)", path);
+	if (!ret && config->uplink_xdp_auto && !config->nodes_file[0]) {
+		pr_err("config %s: uplinkXdp true needs nodesFile (this node's address)", path);
+		ret = -EINVAL;
+	}
+	if (!ret && agent_hostgw_on(config) && !config->node_name[0]) {
+		pr_err("config %s: %s needs nodeName or NODE_NAME (this node's entry in the node "
+		       "list)",
+		       path, config->nodes_file[0] ? "nodesFile" : "the Node watch");
 		ret = -EINVAL;
 	}
 	cJSON_Delete(root);

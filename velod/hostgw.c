@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * host-gw routing: every other node's pod CIDRs via that node's address, from
- * a static node list (nodesFile, re-read every routeSyncSeconds, so node adds
- * and removals follow). Routes carry velo's protocol number (118) and a
+ * one of two sources of the same node list: a static file (nodesFile, re-read
+ * every routeSyncSeconds, so node adds and removals follow) or the Node watch
+ * on the Kubernetes API (k8s_nodes.c: synced as soon as it changes the list,
+ * and every routeSyncSeconds as well, repairing routes someone removed). Routes carry velo's protocol number (118) and a
  * gateway; only such routes are ever replaced or deleted (velo's pod routes
  * have no gateway). This node's own CIDRs are never routed away; a next hop
  * the kernel can't reach on a local link is reported and left out. The
@@ -24,33 +26,21 @@
 #include "agent.h"
 #include "annotations.h"
 #include "log.h"
+#include "k8s_nodes.h"
 #include "masquerade.h"
 #include "netlink.h"
 #include "wiring.h"
 
 #define NS_PER_S 1000000000ull
-#define MAX_NODES 256
-#define MAX_CIDRS 4
-#define NODES_FILE_MAX (1024 * 1024)
-
-struct node {
-	char name[VELO_NAME_MAX];
-	unsigned n_addrs;
-	struct velo_cidr addrs[2]; /* one per family, prefix unused */
-	unsigned n_cidrs;
-	struct velo_cidr cidrs[MAX_CIDRS];
-};
-
-struct node_list {
-	unsigned n;
-	struct node nodes[MAX_NODES];
-	const struct node *self;
-};
+#define MAX_NODES HOSTGW_MAX_NODES
+#define MAX_CIDRS HOSTGW_MAX_CIDRS
+#define NODES_FILE_MAX (16 * 1024 * 1024)
 
 static int parse_node(const cJSON *json, struct node *node)
 {
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(json, "name"), *item;
 
+	memset(node, 0, sizeof(*node));
 	if (!cJSON_IsString(name) || strlen(name->valuestring) >= sizeof(node->name))
 		return -EINVAL;
 	snprintf(node->name, sizeof(node->name), "%s", name->valuestring);
@@ -83,18 +73,24 @@ static int read_nodes(const struct agent_config *config, struct node_list *list)
 	free(text);
 	if (!root)
 		return -EINVAL;
-	memset(list, 0, sizeof(*list));
+	list->n = 0;
 	cJSON_ArrayForEach (item, cJSON_GetObjectItemCaseSensitive(root, "nodes")) {
 		if (list->n == MAX_NODES || parse_node(item, &list->nodes[list->n])) {
 			ret = -EINVAL;
 			break;
 		}
-		if (!strcmp(list->nodes[list->n].name, config->node_name))
-			list->self = &list->nodes[list->n];
 		list->n++;
 	}
 	cJSON_Delete(root);
 	return ret;
+}
+
+static void find_self(struct node_list *list, const char *node_name)
+{
+	list->self = NULL;
+	for (unsigned i = 0; i < list->n; i++)
+		if (!strcmp(list->nodes[i].name, node_name))
+			list->self = &list->nodes[i];
 }
 
 static bool overlaps(const struct velo_cidr *a, const struct velo_cidr *b)
@@ -227,10 +223,11 @@ static int masquerade_sync(const struct agent_config *config, const struct node_
 	return masquerade_apply(list->self->cidrs, list->self->n_cidrs, exempt, n);
 }
 
-static int sync_routes(struct hostgw_stats *stats, const struct agent_config *config)
+static int sync_routes(struct hostgw_stats *stats, const struct agent_config *config,
+		       struct node_list *list_ptr)
 {
 	_cleanup_nl_sock_ struct nl_sock *sk = velo_nl_open();
-	static struct node_list list;
+	const struct node_list *list = list_ptr;
 	static struct stale_scan scan;
 	char dst[INET6_ADDRSTRLEN], via[INET6_ADDRSTRLEN];
 	unsigned routes = 0;
@@ -238,22 +235,18 @@ static int sync_routes(struct hostgw_stats *stats, const struct agent_config *co
 
 	if (!sk)
 		return -errno;
-	ret = read_nodes(config, &list);
-	if (ret) {
-		pr_warn("hostgw: node list %s: %s; routes left as they are", config->nodes_file,
-			strerror(-ret));
-		return ret;
-	}
-	if (list.self)
-		uplink_forwarding(sk, list.self);
+	find_self(list_ptr, config->node_name);
+	if (list->self)
+		uplink_forwarding(sk, list->self);
 	else
-		pr_warn("hostgw: node %s is not in %s", config->node_name, config->nodes_file);
-	if (config->masquerade && list.self && masquerade_sync(config, &list))
+		pr_warn("hostgw: node %s is not in %s", config->node_name,
+			config->nodes_file[0] ? config->nodes_file : "the API's Nodes");
+	if (config->masquerade && list->self && masquerade_sync(config, list))
 		stats->errors++;
-	for (unsigned n = 0; n < list.n; n++) {
-		const struct node *node = &list.nodes[n];
+	for (unsigned n = 0; n < list->n; n++) {
+		const struct node *node = &list->nodes[n];
 
-		if (node == list.self)
+		if (node == list->self)
 			continue;
 		for (unsigned c = 0; c < node->n_cidrs; c++) {
 			const struct velo_cidr *cidr = &node->cidrs[c];
@@ -261,7 +254,7 @@ static int sync_routes(struct hostgw_stats *stats, const struct agent_config *co
 			struct velo_nl_route route;
 
 			inet_ntop(cidr->family, cidr->addr, dst, sizeof(dst));
-			if (own_cidr(&list, cidr)) {
+			if (own_cidr(list, cidr)) {
 				pr_warn("hostgw: node %s claims %s/%u, which is this node's: not routed",
 					node->name, dst, cidr->prefix);
 				stats->errors++;
@@ -283,7 +276,7 @@ static int sync_routes(struct hostgw_stats *stats, const struct agent_config *co
 			routes++;
 		}
 	}
-	scan.list = &list;
+	scan.list = list;
 	scan.n = 0;
 	if (!velo_nl_route_dump(sk, AF_UNSPEC, collect_stale, &scan))
 		for (unsigned i = 0; i < scan.n; i++) {
@@ -301,14 +294,40 @@ static int sync_routes(struct hostgw_stats *stats, const struct agent_config *co
 
 void hostgw_step(struct hostgw_stats *stats, const struct agent_config *config, uint64_t now_ns)
 {
-	if (!config->nodes_file[0] || !config->route_sync_s || now_ns < stats->next_ns)
-		return;
-	if (sync_routes(stats, config))
+	static struct node_list list;
+	bool due = config->route_sync_s && now_ns >= stats->next_ns;
+	int ret;
+
+	if (stats->watch) {
+		/* 1: the watch changed the list; 0: unchanged; -EAGAIN: no LIST yet. */
+		ret = k8s_nodes_take(stats->watch, &list);
+		if (ret < 0 || (ret == 0 && !due))
+			return;
+	} else {
+		if (!config->nodes_file[0] || !due)
+			return;
+		ret = read_nodes(config, &list);
+		if (ret) {
+			pr_warn("hostgw: node list %s: %s; routes left as they are",
+				config->nodes_file, strerror(-ret));
+			stats->errors++;
+			stats->next_ns = now_ns + config->route_sync_s * NS_PER_S;
+			return;
+		}
+	}
+	if (sync_routes(stats, config, &list))
 		stats->errors++;
-	stats->next_ns = now_ns + config->route_sync_s * NS_PER_S;
+	else if (stats->watch)
+		stats->api_synced = true;
+	if (config->route_sync_s)
+		stats->next_ns = now_ns + config->route_sync_s * NS_PER_S;
 }
 
 uint64_t hostgw_deadline(const struct hostgw_stats *stats, const struct agent_config *config)
 {
-	return config->nodes_file[0] && config->route_sync_s ? stats->next_ns : UINT64_MAX;
+	/* Before the first LIST only the watch's fd can make a pass worth doing. */
+	if (!agent_hostgw_on(config) || !config->route_sync_s ||
+	    (stats->watch && !stats->api_synced))
+		return UINT64_MAX;
+	return stats->next_ns;
 }

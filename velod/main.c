@@ -19,8 +19,10 @@
 
 #include "agent.h"
 #include "guard.h"
+#include "k8s_nodes.h"
 #include "log.h"
 #include "retire.h"
+#include "uplink_xdp.h"
 
 #ifndef VELO_VERSION
 #define VELO_VERSION "dev"
@@ -111,7 +113,14 @@ static void run_loop(struct agent *agent, struct http_server *server)
 		FD_ZERO(&ws);
 		FD_ZERO(&es);
 		FD_SET(signal_pipe[0], &rs);
-		max_fd = http_fdset(server, &rs, &ws, &es, signal_pipe[0], &http_ms);
+		max_fd = signal_pipe[0];
+		if (agent->hostgw.watch) {
+			/* The Node watch changed the list: routes follow within the loop's turn. */
+			FD_SET(k8s_nodes_fd(agent->hostgw.watch), &rs);
+			if (k8s_nodes_fd(agent->hostgw.watch) > max_fd)
+				max_fd = k8s_nodes_fd(agent->hostgw.watch);
+		}
+		max_fd = http_fdset(server, &rs, &ws, &es, max_fd, &http_ms);
 		if (http_ms >= 0 && http_ms < wait_ms)
 			wait_ms = http_ms;
 		timeout.tv_sec = wait_ms / 1000;
@@ -203,6 +212,16 @@ int main(int argc, char **argv)
 	/* Without nf_tables velod still does its other jobs; the IPv4 rp_filter stays. */
 	if (agent.config.guard_prefix[0] && guard_apply(&agent.config))
 		pr_err("guard: no strict source check for IPv6 on this node");
+	uplink_xdp_apply(&agent.config);
+	if (agent_nodes_from_api(&agent.config)) {
+		agent.hostgw.watch = k8s_nodes_start(&agent.config);
+		if (!agent.hostgw.watch) {
+			pr_err("Node watch: %s", strerror(errno));
+			reaper_stop(&agent.reaper);
+			http_stop(server);
+			return 1;
+		}
+	}
 	sampler_init(&agent.sampler, &agent.config);
 	pr_info("velod %s started: state %s, listen %s, reconcile every %us (grace %us), "
 		"BPF stats %.1fs every %us",
@@ -215,6 +234,7 @@ int main(int argc, char **argv)
 
 	pr_info("velod stopping (signal %d)", (int)stop_signal);
 	sampler_fini(&agent.sampler);
+	k8s_nodes_stop(agent.hostgw.watch);
 	reaper_stop(&agent.reaper);
 	http_stop(server);
 	log_close();

@@ -19,9 +19,11 @@
 #include <bpf/libbpf.h>
 
 #include "agent.h"
+#include "k8s_nodes.h"
 #include "netns_state.h"
 #include "pod_counters.h"
 #include "state.h"
+#include "uplink_xdp.h"
 #include "velo_shared.h"
 
 #ifndef VELO_VERSION
@@ -371,6 +373,31 @@ static void put_datapath(const struct agent *agent, struct text *text)
 
 /* ---- agent ---- */
 
+static void put_node_watch(struct k8s_nodes *watch, struct text *text)
+{
+	struct k8s_nodes_stats stats;
+
+	k8s_nodes_stats(watch, &stats);
+	header(text, "velo_k8s_nodes", "gauge", "Nodes in the list the Node watch keeps.");
+	put(text, "velo_k8s_nodes %u\n", stats.nodes);
+	header(text, "velo_k8s_node_lists_total", "counter",
+	       "Complete LISTs of the API's Nodes, the first and every relist.");
+	put(text, "velo_k8s_node_lists_total %llu\n", (unsigned long long)stats.lists);
+	header(text, "velo_k8s_node_relists_total", "counter",
+	       "LISTs after the first (410 Gone: the watch could not resume).");
+	put(text, "velo_k8s_node_relists_total %llu\n", (unsigned long long)stats.relists);
+	header(text, "velo_k8s_watch_restarts_total", "counter",
+	       "Node watches that ended (server timeout, dropped connection, error) and were "
+	       "started again.");
+	put(text, "velo_k8s_watch_restarts_total %llu\n", (unsigned long long)stats.watch_restarts);
+	header(text, "velo_k8s_watch_events_total", "counter",
+	       "Node watch events received, bookmarks included.");
+	put(text, "velo_k8s_watch_events_total %llu\n", (unsigned long long)stats.events);
+	header(text, "velo_k8s_errors_total", "counter",
+	       "Failed Node LISTs and watches, Nodes velod could not use.");
+	put(text, "velo_k8s_errors_total %llu\n", (unsigned long long)stats.errors);
+}
+
 static void put_agent(const struct agent *agent, struct text *text)
 {
 	const struct reconcile_stats *stats = &agent->reconcile;
@@ -393,7 +420,7 @@ static void put_agent(const struct agent *agent, struct text *text)
 	header(text, "velo_reconcile_last_success_timestamp_seconds", "gauge",
 	       "When the last reconciliation pass completed its scan (unix time).");
 	put(text, "velo_reconcile_last_success_timestamp_seconds %.3f\n", stats->last_success_unix);
-	if (!agent->config.nodes_file[0])
+	if (!agent_hostgw_on(&agent->config))
 		return;
 	header(text, "velo_hostgw_routes", "gauge",
 	       "Routes to other nodes' pod CIDRs the last host-gw pass installed.");
@@ -403,16 +430,23 @@ static void put_agent(const struct agent *agent, struct text *text)
 	header(text, "velo_hostgw_errors_total", "counter",
 	       "Node-list errors, claimed own CIDRs, unreachable next hops, failed route changes.");
 	put(text, "velo_hostgw_errors_total %llu\n", (unsigned long long)agent->hostgw.errors);
+	if (agent->hostgw.watch)
+		put_node_watch(agent->hostgw.watch, text);
 }
 
 char *metrics_render(const struct agent *agent, size_t *len)
 {
 	struct text text = {};
+	char *uplink;
 
 	put_agent(agent, &text);
 	put_endpoints(agent, &text);
 	put_bpf(agent, &text);
 	put_datapath(agent, &text);
+	uplink = uplink_xdp_metrics(&agent->config);
+	if (uplink)
+		put(&text, "%s", uplink);
+	free(uplink);
 	if (text.failed || !text.buf) {
 		free(text.buf);
 		errno = ENOMEM;
@@ -429,6 +463,14 @@ int agent_health(const struct agent *agent, char *buf, size_t len)
 			 agent->config.paths.state_dir,
 			 strerror(-agent->reconcile.last_scan_error));
 		return agent->reconcile.last_scan_error;
+	}
+	if (agent->hostgw.watch && !agent->hostgw.api_synced) {
+		struct k8s_nodes_stats stats;
+
+		k8s_nodes_stats(agent->hostgw.watch, &stats);
+		snprintf(buf, len, "waiting for the first Node LIST and route sync%s%s\n",
+			 stats.last_error[0] ? ": " : "", stats.last_error);
+		return -EAGAIN;
 	}
 	snprintf(buf, len, "ok\n");
 	return 0;

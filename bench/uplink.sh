@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Cross-node pod-to-pod traffic with velod's uplinkXdp on the receiving node vs the routed path.
+# Two simulated nodes (network namespaces) on an underlay bridge, velo and velod in each; a
+# client pod on node 1 (routed) sends to a server pod on node 2 with velo.dev/fastpath "xdp"
+# (so it can take redirects in both modes). Modes: "xdp" (node 2's velod runs with uplinkXdp
+# "ul0": frames from node 1 go from the uplink's XDP straight into the pod's veth) and "routed"
+# (uplinkXdp false: the same frames go through node 2's stack). velod is restarted to switch.
+# Classes: TCP stream with 128 KiB writes (iperf3, Gbit/s received), UDP 64 B (bench/
+# dp_traffic.c, kpps received). Repetitions alternate the mode order; medians, min-max and the
+# xdp/routed ratio of the medians, plus the median of the per-repetition ratios.
+#
+# THE UPLINK IS A VETH, NOT A NIC: a veth with XDP loses GSO on its peer and hands XDP one
+# frame at a time; a real NIC's driver XDP runs before any skb exists. These numbers say what
+# the redirect costs or saves on veth, nothing about a NIC. The underlay side of node 2's
+# uplink sends full checksums (ethtool tx off, as a wire delivers them) in both modes.
+#
+# Everything lives in namespaces velobench-ul-PID-*; velo's state and bpffs under
+# /tmp/velobench-ul-XXXXXX; all removed at exit. Traffic only between these namespaces.
+#
+# Usage: sudo bench/uplink.sh [-r REPS] [-t SECONDS]
+#   -r REPS     alternating repetitions ($UL_REPS, 5)
+#   -t SECONDS  per measurement ($UL_SECS, 3)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+reps=${UL_REPS:-5}
+secs=${UL_SECS:-3}
+while getopts "r:t:h" opt; do
+	case $opt in
+	r) reps=$OPTARG ;;
+	t) secs=$OPTARG ;;
+	*) sed -n 's/^# \{0,1\}//; 21,23p' "$0" >&2; exit 2 ;;
+	esac
+done
+for value in "$reps" "$secs"; do
+	[[ $value =~ ^[1-9][0-9]*$ ]] || { echo "uplink: counts must be positive integers" >&2; exit 2; }
+done
+[ "$(id -u)" = 0 ] || { echo "uplink: needs root (network namespaces, BPF)" >&2; exit 1; }
+ref_dir=/usr/lib/cni
+velo=${VELO:-$top/build/velo}
+velod=${VELOD:-$top/build/velod}
+for tool in "$ref_dir/host-local" "$velo" "$velod"; do
+	[ -x "$tool" ] || { echo "uplink: $tool missing (make; containernetworking-plugins)" >&2; exit 1; }
+done
+for tool in iperf3 jq ethtool curl; do
+	command -v "$tool" >/dev/null || { echo "uplink: $tool missing (hack/install-deps.sh)" >&2; exit 1; }
+done
+
+tag=$$
+ns=velobench-ul-$tag
+work=$(mktemp -d /tmp/velobench-ul-XXXXXX)
+pids=()
+velod2=""
+cleanup() {
+	set +e
+	local pid n
+	for pid in "${pids[@]}" $velod2; do kill "$pid" 2>/dev/null; done
+	sleep 0.3
+	for n in $(ip netns list | awk '{ print $1 }' | grep "^$ns-"); do ip netns del "$n"; done
+	# velo mounts a bpffs on its bpffsDir's parent; unpinning detaches the links.
+	for n in 1 2; do
+		rm -rf "$work/n$n/bpf/velo" 2>/dev/null
+		while mountpoint -q "$work/n$n/bpf" 2>/dev/null; do umount "$work/n$n/bpf" || break; done
+	done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+traffic=$work/dp_traffic
+${CC:-gcc} -std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror -o "$traffic" "$top/bench/dp_traffic.c"
+
+in_ns() { local n=$1; shift; nsenter --net="/run/netns/$ns-$n" "$@"; }
+
+# The underlay (bridge), node 1 and node 2 on it, forwarding off at start as on a fresh node.
+ip netns add "$ns-ul"
+ip -n "$ns-ul" link add br0 type bridge
+ip -n "$ns-ul" link set br0 up
+for n in 1 2; do
+	mkdir -p "$work/n$n"
+	ip netns add "$ns-n$n"
+	ip link add "vbul$n" netns "$ns-ul" type veth peer name ul0 netns "$ns-n$n"
+	ip -n "$ns-ul" link set "vbul$n" master br0 up
+	ip -n "$ns-n$n" link set lo up
+	ip -n "$ns-n$n" addr add "192.168.78.$n/24" dev ul0
+	ip -n "$ns-n$n" link set ul0 up
+	in_ns "n$n" sysctl -qw net.ipv4.ip_forward=0 net.ipv6.conf.all.forwarding=0
+done
+in_ns ul ethtool -K vbul2 tx off >/dev/null
+jq -n '{nodes: [{name: "n1", addresses: ["192.168.78.1"], podCIDRs: ["10.78.1.0/24"]},
+	{name: "n2", addresses: ["192.168.78.2"], podCIDRs: ["10.78.2.0/24"]}]}' >"$work/nodes.json"
+
+# start_velod N EXTRA_JSON: velod on node N; sets velod_pid (nsenter execs velod: $! is velod).
+start_velod() {
+	jq -n --arg t "$work/n$1" --arg n "n$1" --arg f "$work/nodes.json" --arg bin "$ref_dir" \
+		--argjson x "$2" '{stateDir: ($t + "/state"), runDir: ($t + "/run"),
+		bpffsDir: ($t + "/bpf/velo"), cniPath: $bin, listen: "127.0.0.1:19399",
+		reconcileIntervalSeconds: 0, sampleIntervalSeconds: 0, nodeName: $n, nodesFile: $f,
+		routeSyncSeconds: 1} + $x' >"$work/n$1/velod.json"
+	nsenter --net="/run/netns/$ns-n$1" "$velod" --config "$work/n$1/velod.json" \
+		>/dev/null 2>>"$work/n$1/velod.log" &
+	velod_pid=$!
+}
+
+# add_pod N NAME ANNOTATIONS: a pod on node N; prints its IPv4 address.
+add_pod() {
+	ip netns add "$ns-$2"
+	ip -n "$ns-$2" link set lo up
+	jq -cn --arg t "$work/n$1" --arg n "$1" --argjson a "$3" '{cniVersion: "1.0.0",
+		name: "velobench-ul", type: "velo", vethPrefix: "vb", stateDir: ($t + "/state"),
+		runDir: ($t + "/run"), bpffsDir: ($t + "/bpf/velo"), logFile: ($t + "/cni.log"),
+		ipam: {type: "host-local", dataDir: ($t + "/ipam"),
+			ranges: [[{subnet: ("10.78." + $n + ".0/24")}]]},
+		runtimeConfig: {"io.kubernetes.cri.pod-annotations": $a}}' >"$work/$2.conf"
+	in_ns "n$1" env -i PATH="$PATH" CNI_COMMAND=ADD CNI_CONTAINERID="velobench-$2" \
+		CNI_NETNS="/run/netns/$ns-$2" CNI_IFNAME=eth0 CNI_PATH="$ref_dir" "$velo" \
+		<"$work/$2.conf" | jq -r '.ips[0].address | sub("/.*"; "")'
+}
+
+# set_mode xdp|routed: restarts node 2's velod with uplinkXdp on or off, checks the result.
+set_mode() {
+	local want=false i attached
+	[ "$1" = xdp ] && want='"ul0"'
+	if [ -n "$velod2" ]; then
+		kill "$velod2"
+		wait "$velod2" 2>/dev/null || true
+	fi
+	start_velod 2 "{\"uplinkXdp\": $want}"
+	velod2=$velod_pid
+	for i in $(seq 50); do
+		in_ns n2 curl -sf http://127.0.0.1:19399/metrics >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	attached=routed
+	in_ns n2 ip link show ul0 | grep -q prog/xdp && attached=xdp
+	if [ "$attached" != "$1" ]; then
+		echo "uplink: node 2's uplink XDP is not $1 as asked (see $work/n2/velod.log)" >&2
+		exit 1
+	fi
+}
+
+redirects() {
+	in_ns n2 curl -sf http://127.0.0.1:19399/metrics |
+		awk '$1 == "velo_uplink_xdp_redirect_packets_total" { print $2; f = 1 } END { if (!f) print 0 }'
+}
+
+start_velod 1 '{}'
+pids+=("$velod_pid")
+set_mode xdp
+client_ip=$(add_pod 1 c '{}')
+server_ip=$(add_pod 2 s '{"velo.dev/fastpath": "xdp"}')
+for i in $(seq 50); do
+	in_ns c ping -c 1 -W 1 "$server_ip" >/dev/null 2>&1 && break
+	[ "$i" = 50 ] && { echo "uplink: client $client_ip cannot reach server $server_ip" >&2; exit 1; }
+	sleep 0.2
+done
+nsenter --net="/run/netns/$ns-s" iperf3 -s -p 5201 >/dev/null 2>&1 &
+pids+=("$!")
+sleep 0.3
+
+# measure tcp|udp: one value (Gbit/s or kpps received), NA on failure.
+measure() {
+	local out sink=$work/sink.out spid i
+	case $1 in
+	tcp)
+		out=$(in_ns c timeout $((secs + 30)) iperf3 -c "$server_ip" -p 5201 -t "$secs" -l 131072 -J \
+			2>/dev/null) || true
+		jq -r 'if .error then "NA" else (.end.sum_received.bits_per_second / 1e9 * 1000 | round / 1000) end' \
+			<<<"$out" 2>/dev/null || echo NA
+		;;
+	udp)
+		in_ns s timeout $((secs + 40)) "$traffic" udp-sink 5300 >"$sink" 2>&1 &
+		spid=$!
+		for i in $(seq 200); do grep -qs ready "$sink" && break; sleep 0.02; done
+		in_ns c "$traffic" udp-blast "$server_ip" 5300 64 "$secs" >/dev/null || true
+		wait "$spid" || { echo NA; return; }
+		sed -n 2p "$sink" | awk '{ print $1 }'
+		;;
+	esac
+}
+
+csv=$work/samples.csv
+echo "rep,class,mode,value,redirects" >"$csv"
+echo "uplink: cross-node, client on node 1 -> XDP pod on node 2; $reps repetitions, ${secs}s each"
+for ((rep = 1; rep <= reps; rep++)); do
+	modes="xdp routed"
+	((rep % 2)) || modes="routed xdp"
+	for mode in $modes; do
+		set_mode "$mode"
+		for class in tcp udp; do
+			before=$(redirects)
+			value=$(measure "$class")
+			echo "$rep,$class,$mode,$value,$(($(redirects) - before))" >>"$csv"
+			printf '  rep %d %-6s %-3s %8s %s  (uplink redirects %d)\n' "$rep" "$mode" "$class" "$value" \
+				"$([ "$class" = tcp ] && echo Gbit/s || echo kpps)" "$(($(redirects) - before))"
+		done
+	done
+done
+
+echo
+echo "uplink: medians over $reps repetitions (min-max); ratio = xdp / routed. Uplink: a veth, not a NIC."
+printf '%-26s %-22s %-22s %-8s %s\n' class xdp routed ratio "median of per-rep ratios"
+for class in tcp udp; do
+	awk -F, -v c="$class" '
+		function median(a, n,   i, j, t) {
+			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		}
+		$2 == c && $4 != "NA" { v[$3, ++n[$3]] = $4; by_rep[$1, $3] = $4 }
+		END {
+			for (m = 1; m <= 2; m++) {
+				mode = m == 1 ? "xdp" : "routed"
+				k = 0; lo = ""; hi = ""
+				for (i = 1; i <= n[mode]; i++) { x[++k] = v[mode, i]; if (lo == "" || x[k] < lo) lo = x[k]; if (hi == "" || x[k] > hi) hi = x[k] }
+				med[mode] = k ? median(x, k) : "NA"; span[mode] = k ? sprintf("%.3g (%.3g-%.3g)", med[mode], lo, hi) : "NA"
+			}
+			k = 0
+			for (key in by_rep) { split(key, p, SUBSEP); if (p[2] == "xdp" && ((p[1], "routed") in by_rep) && by_rep[p[1], "routed"] > 0) r[++k] = by_rep[key] / by_rep[p[1], "routed"] }
+			title = c == "tcp" ? "TCP 128 KiB stream Gbit/s" : "UDP 64 B kpps received"
+			printf "%-26s %-22s %-22s %-8s %s\n", title, span["xdp"], span["routed"],
+				(med["routed"] > 0 && med["xdp"] != "NA") ? sprintf("%.2f", med["xdp"] / med["routed"]) : "NA",
+				k ? sprintf("%.2f", median(r, k)) : "NA"
+		}' "$csv"
+done
+echo "uplink: $(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs; samples: cat below"
+cat "$csv"

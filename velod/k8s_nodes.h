@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The Node watch: host-gw's node list from the Kubernetes API. A thread LISTs
+ * /api/v1/nodes, then WATCHes from the list's resourceVersion, keeps the
+ * list in memory and wakes velod's loop (an eventfd) when a node's name,
+ * pod CIDRs or InternalIPs changed. velod's loop never blocks on the API.
+ */
+#ifndef VELOD_K8S_NODES_H
+#define VELOD_K8S_NODES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cJSON.h>
+
+#include "agent.h"
+
+/* Where the kubelet mounts a pod's service account: token, ca.crt. */
+#define K8S_SERVICE_ACCOUNT_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
+
+/* Counters for /metrics, read under the watch's lock. */
+struct k8s_nodes_stats {
+	uint64_t lists; /* complete LISTs, the first and every relist */
+	uint64_t relists; /* LISTs after the first (410 Gone, a watch that could not resume) */
+	uint64_t
+		watch_restarts; /* watches that ended (server timeout, dropped connection, error) */
+	uint64_t events; /* watch events received, bookmarks included */
+	uint64_t errors; /* failed requests, answers that aren't what the API sends */
+	unsigned nodes; /* in the list now */
+	char last_error[200]; /* "" when the last request worked */
+};
+
+struct k8s_nodes;
+
+/*
+ * Starts the watch thread for config's kubeconfig or in-cluster service
+ * account. NULL with errno (ENOENT: libcurl is not installed).
+ */
+struct k8s_nodes *k8s_nodes_start(const struct agent_config *config);
+/* Readable when the list changed; k8s_nodes_take drains it. */
+int k8s_nodes_fd(const struct k8s_nodes *watch);
+/* 1 and the list copied into list when it changed since the last take, 0 when not, -EAGAIN
+ * before the first LIST. list->self is left NULL. */
+int k8s_nodes_take(struct k8s_nodes *watch, struct node_list *list);
+void k8s_nodes_stats(struct k8s_nodes *watch, struct k8s_nodes_stats *stats);
+/* Ends the thread (it notices within about a second) and frees everything. */
+void k8s_nodes_stop(struct k8s_nodes *watch);
+
+/*
+ * A Node object into node: metadata.name, spec.podCIDRs (else spec.podCIDR),
+ * the first InternalIP of each family in status.addresses. Returns 0 or
+ * -EINVAL with why saying which field.
+ */
+int k8s_node_parse(const cJSON *json, struct node *node, char *why, size_t why_size);
+
+/*
+ * Applies one line of a watch stream to list: ADDED/MODIFIED upsert, DELETED
+ * removes, BOOKMARK only moves rv on. Returns 1 when the list changed, 0 when
+ * not, -ESTALE for an ERROR event with code 410 (relist), -EPROTO for another
+ * ERROR or a line that isn't an event, -EINVAL for a Node it can't use (why
+ * says why). rv (rv_size bytes) gets the event's resourceVersion.
+ */
+int k8s_nodes_apply_event(struct node_list *list, const char *line, size_t len, char *rv,
+			  size_t rv_size, char *why, size_t why_size);
+
+#endif

@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The node uplink's XDP redirect (bpf/uplink_xdp.bpf.c). velod loads it at
+ * start against velo's pinned maps (the endpoint map and the devmap the CNI
+ * plugin fills), with the uplink's MAC in its rodata, and attaches it in
+ * native mode with a bpf_link pinned at <bpffs>/node_v1/uplink_xdp. A link
+ * already pinned on the same device gets the new program (bpf_link_update),
+ * never a second attachment; one on another device is detached first.
+ * Generic (skb) mode is never used: it would cost more than the routed path.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <linux/ethtool.h>
+#include <linux/if_ether.h>
+#include <linux/if_link.h>
+#include <linux/sockios.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <cJSON.h>
+
+#include "bpf_loader.h"
+#include "lock.h"
+#include "log.h"
+#include "netlink.h"
+#include "uplink_xdp.h"
+#include "uplink_xdp.skel.h"
+#include "velo_uplink.h"
+
+#define UPLINK_LOCK_TIMEOUT_MS 10000
+#define NODES_FILE_MAX (1024 * 1024)
+
+static int pin_path(const struct velo_paths *paths, bool dir, char *buf, size_t len)
+{
+	int n = dir ? snprintf(buf, len, "%s/%s", paths->bpffs_dir, VELO_UPLINK_LINK_DIR)
+		    : snprintf(buf, len, "%s/%s/%s", paths->bpffs_dir, VELO_UPLINK_LINK_DIR,
+			       VELO_UPLINK_LINK_NAME);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* The pinned link's device, 0 when there is none (or its device is gone). */
+static int pinned_ifindex(const char *pin)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+	int fd = bpf_obj_get(pin), ifindex = 0;
+
+	if (fd < 0)
+		return 0;
+	memset(&info, 0, sizeof(info));
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.type == BPF_LINK_TYPE_XDP)
+		ifindex = (int)info.xdp.ifindex;
+	close(fd);
+	return ifindex;
+}
+
+struct addr_scan {
+	const struct velo_cidr *addr;
+	int ifindex;
+};
+
+static int find_addr(const struct velo_nl_addr *addr, void *arg)
+{
+	struct addr_scan *scan = arg;
+
+	if (addr->family == scan->addr->family &&
+	    !memcmp(addr->addr, scan->addr->addr, velo_nl_addr_len(addr->family)))
+		scan->ifindex = addr->ifindex;
+	return 0;
+}
+
+/* uplinkXdp true: the device holding one of nodeName's addresses in nodesFile. */
+static int node_device(const struct agent_config *config)
+{
+	_cleanup_nl_sock_ struct nl_sock *sk = NULL;
+	const cJSON *node, *item;
+	int ifindex = -ENOENT;
+	cJSON *root;
+	char *text;
+
+	if (!config->nodes_file[0] || !config->node_name[0])
+		return -EINVAL;
+	text = agent_read_file(config->nodes_file, NODES_FILE_MAX);
+	if (!text)
+		return -errno;
+	root = cJSON_Parse(text);
+	free(text);
+	sk = velo_nl_open();
+	if (!sk) {
+		cJSON_Delete(root);
+		return -errno;
+	}
+	cJSON_ArrayForEach (node, cJSON_GetObjectItemCaseSensitive(root, "nodes")) {
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(node, "name");
+
+		if (!cJSON_IsString(name) || strcmp(name->valuestring, config->node_name))
+			continue;
+		cJSON_ArrayForEach (item, cJSON_GetObjectItemCaseSensitive(node, "addresses")) {
+			struct velo_cidr addr;
+			struct addr_scan scan = { .addr = &addr };
+
+			if (!cJSON_IsString(item) || velo_cidr_parse(item->valuestring, &addr))
+				continue;
+			if (!velo_nl_addr_dump(sk, addr.family, find_addr, &scan) && scan.ifindex) {
+				ifindex = scan.ifindex;
+				break;
+			}
+		}
+	}
+	cJSON_Delete(root);
+	return ifindex;
+}
+
+static int device_mac(const char *name, __u8 mac[ETH_ALEN])
+{
+	struct ifreq ifr;
+	int sock, ret = 0;
+
+	sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (sock < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	if (ioctl(sock, SIOCGIFHWADDR, &ifr))
+		ret = -errno;
+	else
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, ETH_ALEN);
+	close(sock);
+	return ret;
+}
+
+/* Simulated nodes have a veth for an uplink; a NIC is anything else. */
+static bool device_is_veth(const char *name)
+{
+	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
+	struct ifreq ifr;
+	bool veth = false;
+	int sock;
+
+	sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (sock < 0)
+		return false;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	ifr.ifr_data = (void *)&info;
+	if (!ioctl(sock, SIOCETHTOOL, &ifr))
+		veth = !strcmp(info.driver, "veth");
+	close(sock);
+	return veth;
+}
+
+/* As plugin/bpf_loader.c asks: are the conntrack lookup kfuncs there for XDP? */
+static bool have_xdp_ct_kfuncs(void)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf(), *module;
+	const struct btf *btf;
+	bool found;
+
+	if (!vmlinux)
+		return false;
+	module = btf__load_module_btf("nf_conntrack", vmlinux);
+	btf = module ? module : vmlinux;
+	found = btf__find_by_name_kind(btf, "bpf_ct_release", BTF_KIND_FUNC) > 0 &&
+		btf__find_by_name_kind(btf, "bpf_xdp_ct_lookup", BTF_KIND_FUNC) > 0;
+	btf__free(module);
+	btf__free(vmlinux);
+	return found;
+}
+
+/* Loads velo_xdp_uplink on velo's pinned maps; its own counters map is pinned by name. */
+static int uplink_load(const struct agent_config *config, const struct velo_bpf *bpf,
+		       const __u8 mac[ETH_ALEN], bool have_ct, struct uplink_xdp **out)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = config->paths.bpffs_dir);
+	struct uplink_xdp *skel;
+	int ret = 0;
+
+	skel = uplink_xdp__open_opts(&opts);
+	if (!skel)
+		return -errno;
+	const struct {
+		struct bpf_map *map;
+		int fd;
+	} shared[] = {
+		{ skel->maps.velo_ep_v1, bpf->endpoints_fd },
+		{ skel->maps.velo_stats_v2, bpf->stats_fd },
+		{ skel->maps.velo_xdp_tx_v1, bpf->xdp_tx_fd },
+		{ skel->maps.velo_dst_v1, bpf->dst_stats_fd },
+	};
+
+	memcpy((void *)skel->rodata->velo_uplink_mac, mac, ETH_ALEN);
+	skel->rodata->velo_have_ct_kfuncs = have_ct;
+	/* By fd, as the loader does: libbpf 1.1's own pin check fails for devmaps. */
+	for (size_t i = 0; !ret && i < sizeof(shared) / sizeof(shared[0]); i++) {
+		ret = bpf_map__reuse_fd(shared[i].map, shared[i].fd);
+		if (!ret)
+			ret = bpf_map__set_pin_path(shared[i].map, NULL);
+	}
+	if (!ret)
+		ret = uplink_xdp__load(skel);
+	if (ret) {
+		uplink_xdp__destroy(skel);
+		return ret;
+	}
+	*out = skel;
+	return 0;
+}
+
+/* Replaces the program of a link pinned on ifindex; else attaches anew and pins. */
+static int uplink_attach(int prog_fd, int ifindex, const char *pin, bool *kept)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = XDP_FLAGS_DRV_MODE);
+	int fd, ret = 0;
+
+	*kept = false;
+	if (pinned_ifindex(pin) == ifindex) {
+		fd = bpf_obj_get(pin);
+		if (fd >= 0 && !bpf_link_update(fd, prog_fd, NULL)) {
+			*kept = true;
+			close(fd);
+			return 0;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	/* Another device's, or a defunct link: unpinned, it detaches. */
+	if (unlink(pin) && errno != ENOENT)
+		return -errno;
+	fd = bpf_link_create(prog_fd, ifindex, BPF_XDP, &opts);
+	if (fd < 0)
+		return -errno;
+	if (bpf_obj_pin(fd, pin))
+		ret = -errno;
+	close(fd); /* on a failed pin this detaches it again */
+	return ret;
+}
+
+static void uplink_off(const struct agent_config *config)
+{
+	char pin[PATH_MAX];
+
+	if (pin_path(&config->paths, false, pin, sizeof(pin)))
+		return;
+	if (!unlink(pin))
+		pr_info("uplink XDP: off; detached the program an earlier velod attached");
+	else if (errno != ENOENT)
+		pr_warn("uplink XDP: off, but its link pin %s stays: %s", pin, strerror(errno));
+}
+
+static int uplink_on(const struct agent_config *config, const char *device, int ifindex)
+{
+	struct uplink_xdp *skel = NULL;
+	char dir[PATH_MAX], pin[PATH_MAX];
+	__u8 mac[ETH_ALEN];
+	struct velo_bpf bpf;
+	bool have_ct, kept;
+	int ret;
+
+	ret = pin_path(&config->paths, true, dir, sizeof(dir));
+	if (!ret)
+		ret = pin_path(&config->paths, false, pin, sizeof(pin));
+	if (!ret)
+		ret = device_mac(device, mac);
+	if (ret)
+		return ret;
+	/* Loads velo's pod objects first when no ADD has yet: the maps must be the same. */
+	ret = velo_bpf_open(&config->paths, UPLINK_LOCK_TIMEOUT_MS, &bpf);
+	if (ret)
+		return ret;
+	ret = lock_mkdirs(dir);
+	if (ret)
+		goto out;
+	have_ct = have_xdp_ct_kfuncs();
+	if (!have_ct)
+		pr_warn("uplink XDP: no conntrack lookup kfuncs (nf_conntrack not loaded?): every "
+			"frame goes to the stack");
+	ret = uplink_load(config, &bpf, mac, have_ct, &skel);
+	if (ret && have_ct) {
+		pr_warn("uplink XDP: loading with the conntrack lookup failed (%s): loading without",
+			strerror(-ret));
+		ret = uplink_load(config, &bpf, mac, false, &skel);
+	}
+	if (ret)
+		goto out;
+	ret = uplink_attach(bpf_program__fd(skel->progs.velo_xdp_uplink), ifindex, pin, &kept);
+	if (!ret && device_is_veth(device))
+		pr_warn("uplink XDP: %s is a veth: what its peer sends with partial checksums (the "
+			"stack's default) reaches pods corrupt through XDP; the peer must send full "
+			"checksums (ethtool -K PEER tx off), as a NIC's wire does",
+			device);
+	if (!ret)
+		pr_info("uplink XDP on %s (ifindex %d, native, %s): frames from other nodes to pods "
+			"with fastpath xdp go straight into their veths",
+			device, ifindex, kept ? "pinned link kept, program updated" : "attached");
+out:
+	uplink_xdp__destroy(skel);
+	velo_bpf_close(&bpf);
+	return ret;
+}
+
+void uplink_xdp_apply(const struct agent_config *config)
+{
+	char device[IF_NAMESIZE] = "";
+	int ifindex, ret;
+
+	if (!config->uplink_xdp[0] && !config->uplink_xdp_auto) {
+		uplink_off(config);
+		return;
+	}
+	velo_bpf_set_print();
+	ifindex = config->uplink_xdp_auto ? node_device(config)
+					  : (int)if_nametoindex(config->uplink_xdp);
+	if (ifindex <= 0 || !if_indextoname((unsigned)ifindex, device)) {
+		pr_warn("uplink XDP: no device %s%s; cross-node traffic stays on the routed path",
+			config->uplink_xdp_auto ? "holds the address of node " : config->uplink_xdp,
+			config->uplink_xdp_auto ? config->node_name : "");
+		return;
+	}
+	ret = uplink_on(config, device, ifindex);
+	if (ret)
+		pr_warn("uplink XDP: can't attach to %s: %s; cross-node traffic stays on the routed "
+			"path",
+			device, strerror(-ret));
+}
+
+char *uplink_xdp_metrics(const struct agent_config *config)
+{
+	static const char *const reasons[VELO_UPLINK_STAT_MAX] = {
+		[VELO_UPLINK_PASS_NOT_HOST] = "not_host", [VELO_UPLINK_PASS_NOT_IP] = "not_ip",
+		[VELO_UPLINK_PASS_NO_POD] = "no_xdp_pod", [VELO_UPLINK_PASS_TTL] = "ttl",
+		[VELO_UPLINK_PASS_MTU] = "mtu",		  [VELO_UPLINK_PASS_CT] = "conntrack",
+	};
+	struct velo_uplink_counters sum[VELO_UPLINK_STAT_MAX] = {};
+	struct velo_uplink_counters *values;
+	char path[PATH_MAX], pin[PATH_MAX], device[IF_NAMESIZE] = "";
+	int cpus = libbpf_num_possible_cpus(), fd, ifindex;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	if (snprintf(path, sizeof(path), "%s/%s", config->paths.bpffs_dir, VELO_MAP_UPLINK_STATS) >=
+		    (int)sizeof(path) ||
+	    pin_path(&config->paths, false, pin, sizeof(pin)) || cpus <= 0)
+		return NULL;
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return NULL;
+	values = calloc((size_t)cpus, sizeof(*values));
+	for (__u32 key = 0; values && key < VELO_UPLINK_STAT_MAX; key++) {
+		if (bpf_map_lookup_elem(fd, &key, values))
+			continue;
+		for (int cpu = 0; cpu < cpus; cpu++) {
+			sum[key].packets += values[cpu].packets;
+			sum[key].bytes += values[cpu].bytes;
+		}
+	}
+	free(values);
+	close(fd);
+	ifindex = pinned_ifindex(pin);
+	if (ifindex > 0 && !if_indextoname((unsigned)ifindex, device))
+		device[0] = '\0';
+	for (char *c = device; *c; c++)
+		if (*c == '"' || *c == '\\')
+			*c = '_'; /* a label value can't hold them unescaped */
+	out = open_memstream(&text, &len);
+	if (!out)
+		return NULL;
+	fprintf(out,
+		"# HELP velo_uplink_xdp_attached Whether velo_xdp_uplink is attached (device).\n"
+		"# TYPE velo_uplink_xdp_attached gauge\n");
+	fprintf(out, "velo_uplink_xdp_attached{device=\"%s\"} %d\n", device, device[0] != '\0');
+	fprintf(out,
+		"# HELP velo_uplink_xdp_redirect_packets_total Frames from the uplink "
+		"redirected into a local pod's veth by XDP.\n"
+		"# TYPE velo_uplink_xdp_redirect_packets_total counter\n"
+		"velo_uplink_xdp_redirect_packets_total %llu\n",
+		(unsigned long long)sum[VELO_UPLINK_REDIRECT].packets);
+	fprintf(out,
+		"# HELP velo_uplink_xdp_redirect_bytes_total Bytes (Ethernet frames) of those.\n"
+		"# TYPE velo_uplink_xdp_redirect_bytes_total counter\n"
+		"velo_uplink_xdp_redirect_bytes_total %llu\n",
+		(unsigned long long)sum[VELO_UPLINK_REDIRECT].bytes);
+	fprintf(out, "# HELP velo_uplink_xdp_pass_packets_total Frames the uplink program left to "
+		     "the stack, by reason.\n"
+		     "# TYPE velo_uplink_xdp_pass_packets_total counter\n");
+	for (unsigned i = VELO_UPLINK_REDIRECT + 1; i < VELO_UPLINK_STAT_MAX; i++)
+		fprintf(out, "velo_uplink_xdp_pass_packets_total{reason=\"%s\"} %llu\n", reasons[i],
+			(unsigned long long)sum[i].packets);
+	if (fclose(out)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
