@@ -17,11 +17,13 @@
 # is removed at exit, pass or fail.
 #
 # Usage: sudo bench/datapath.sh [-o OUTDIR] [-r REPS] [-t SECONDS] [-n RR_COUNT] [-p "PATHS"]
+#        [-c "CLASSES"]
 #   -o OUTDIR    datapath.md, datapath.csv, datapath_stats.csv, datapath.png (build/bench)
 #   -r REPS      alternating repetitions ($DP_REPS, 5)
 #   -t SECONDS   per stream/UDP measurement ($DP_SECS, 2)
 #   -n RR_COUNT  round trips per latency measurement ($DP_RR_COUNT, 20000)
 #   -p PATHS     subset of "ptp bridge routed tc xdp sockmap" (ptp is always measured)
+#   -c CLASSES   subset of "tcp64 tcp64nd tcp1k tcp128k udp64 udp1400 rrtcp rrudp" ($DP_CLASSES)
 #   DP_CPUS      "SENDER RECEIVER" CPUs for streams and UDP (default: unpinned)
 #   DP_RR_CPU    CPU for both latency ends (default: the last CPU; empty: unpinned)
 #   DOCS=1       also copy the plot to docs/benchmarks-datapath.png
@@ -34,14 +36,17 @@ secs=${DP_SECS:-2}
 rr_count=${DP_RR_COUNT:-20000}
 all_paths="ptp bridge routed tc xdp sockmap"
 paths=$all_paths
-while getopts "o:r:t:n:p:h" opt; do
+all_classes="tcp64 tcp64nd tcp1k tcp128k udp64 udp1400 rrtcp rrudp"
+want_classes=${DP_CLASSES:-$all_classes}
+while getopts "o:r:t:n:p:c:h" opt; do
 	case $opt in
 	o) outdir=$OPTARG ;;
 	r) reps=$OPTARG ;;
 	t) secs=$OPTARG ;;
 	n) rr_count=$OPTARG ;;
 	p) paths=$OPTARG ;;
-	*) sed -n 's/^# \{0,1\}//; 19,26p' "$0" >&2; exit 2 ;;
+	c) want_classes=$OPTARG ;;
+	*) sed -n 's/^# \{0,1\}//; 19,28p' "$0" >&2; exit 2 ;;
 	esac
 done
 for value in "$reps" "$secs" "$rr_count"; do
@@ -51,6 +56,9 @@ done
 paths="ptp $(tr ' ' '\n' <<<"$paths" | grep -vx 'ptp' | grep -v '^$' | tr '\n' ' ')"
 for path in $paths; do
 	[[ " $all_paths " == *" $path "* ]] || { echo "datapath: unknown path $path" >&2; exit 2; }
+done
+for class in $want_classes; do
+	[[ " $all_classes " == *" $class "* ]] || { echo "datapath: unknown class $class" >&2; exit 2; }
 done
 rr_cpu=${DP_RR_CPU-$(($(nproc) - 1))}
 default_cpus=""
@@ -208,6 +216,18 @@ classes=(
 	"rrtcp|rrtcp|64|us|TCP 64 B request/response"
 	"rrudp|rrudp|64|us|UDP 64 B request/response"
 )
+selected=()
+for entry in "${classes[@]}"; do
+	[[ " $want_classes " == *" ${entry%%|*} "* ]] && selected+=("$entry")
+done
+classes=("${selected[@]}")
+
+# udp_rcvbuf_errors PATH: datagrams the server pod's UDP sockets dropped for a full buffer.
+udp_rcvbuf_errors() {
+	# shellcheck disable=SC2016
+	in_pod "$1" s awk '/^Udp:/ && !h { for (i = 2; i <= NF; i++) if ($i == "RcvbufErrors") f = i; h = 1; next }
+		/^Udp:/ { print $f }' /proc/net/snmp
+}
 
 # measure PATH KIND SIZE [PREFIX...]: prints the value(s) of one measurement ("NA" on failure).
 # PREFIX (dp_stats) wraps the client side only.
@@ -227,7 +247,8 @@ measure() {
 		;;
 	udp)
 		local sink=$work/sink.out i
-		local spid
+		local spid drops0 drops1 received
+		drops0=$(udp_rcvbuf_errors "$path")
 		pod_argv "$path" s
 		# shellcheck disable=SC2046
 		"${POD_ARGV[@]}" $(pinned rx) timeout $((secs + 40)) "$traffic" udp-sink 5300 >"$sink" 2>&1 &
@@ -235,8 +256,14 @@ measure() {
 		pod_argv "$path" c
 		for i in $(seq 200); do grep -qs ready "$sink" && break; sleep 0.02; done
 		# shellcheck disable=SC2046
-		"$@" "${POD_ARGV[@]}" $(pinned tx) "$traffic" udp-blast "$sip" 5300 "$size" "$secs" >/dev/null || true
-		if wait "$spid"; then sed -n 2p "$sink" | awk '{ print $1 }'; else echo NA; fi
+		"$@" "${POD_ARGV[@]}" $(pinned tx) "$traffic" udp-blast "$sip" 5300 "$size" "$secs" >"$work/blast.out" || true
+		wait "$spid" || { echo "NA NA NA"; return; }
+		drops1=$(udp_rcvbuf_errors "$path")
+		received=$(sed -n 2p "$sink")
+		# Received by the sink; reached the socket (received + buffer drops) and sent, per
+		# second of the blaster's run: what the datapath delivered, whatever the sink drained.
+		awk -v r="$received" -v d=$((drops1 - drops0)) -v s="$secs" -v t="$(cat "$work/blast.out")" \
+			'BEGIN { split(r, f, " "); printf "%s %.1f %s\n", f[1], (f[2] + d) / s / 1000, t == "" ? "NA" : t }'
 		;;
 	rrtcp | rrudp)
 		# shellcheck disable=SC2046
@@ -264,10 +291,13 @@ for ((rep = 1; rep <= reps; rep++)); do
 	for entry in "${classes[@]}"; do
 		IFS='|' read -r name kind size _ _ <<<"$entry"
 		for path in $(rotated "$rep" $paths); do
-			read -r v1 v2 <<<"$(measure "$path" "$kind" "$size")"
+			read -r v1 v2 v3 <<<"$(measure "$path" "$kind" "$size")"
 			if [ "${kind#rr}" != "$kind" ]; then
 				echo "$rep,$name,$path,p50,${v1:-NA}" >>"$csv"
 				echo "$rep,$name,$path,p99,${v2:-NA}" >>"$csv"
+			elif [ "$kind" = udp ]; then
+				printf '%s\n' "$rep,$name,$path,value,${v1:-NA}" \
+					"$rep,$name,$path,atsock,${v2:-NA}" "$rep,$name,$path,sent,${v3:-NA}" >>"$csv"
 			else
 				echo "$rep,$name,$path,value,${v1:-NA}" >>"$csv"
 			fi
@@ -389,11 +419,15 @@ for entry in "${classes[@]}"; do
 	IFS='|' read -r name kind _ unit title <<<"$entry"
 	metrics=value
 	[ "${kind#rr}" != "$kind" ] && metrics="p50 p99"
+	[ "$kind" = udp ] && metrics="value atsock"
 	for metric in $metrics; do
 		lower=0 order=-r
-		[ "$metric" != value ] && lower=1 order=-s
+		case $metric in p50 | p99) lower=1 order=-s ;; esac
 		row_title=$title
-		[ "$metric" != value ] && row_title="$title, $metric"
+		case $metric in
+		p50 | p99) row_title="$title, $metric" ;;
+		atsock) row_title="${title%, packets received}, reaching the socket (received + buffer drops)" ;;
+		esac
 		row="| $row_title | $unit |"
 		ratio_row="| $row_title |"
 		plot_row="\"$row_title\""
@@ -427,7 +461,7 @@ for entry in "${classes[@]}"; do
 		fi
 		echo "$row" >>"$md"
 		echo "$ratio_row $verdict |" >>"$ratios_md"
-		[ "$metric" = p99 ] || echo "$plot_row" >>"$plotdat"
+		case $metric in p99 | atsock) ;; *) echo "$plot_row" >>"$plotdat" ;; esac
 	done
 done
 cat "$ratios_md" >>"$md"

@@ -6,7 +6,10 @@
  *   dp_traffic udp-sink PORT                     prints "ready", then "kpps packets"
  *   dp_traffic udp-blast ADDR PORT SIZE SECONDS  sends as fast as it can: "kpps_sent"
  * The sink times from its first to its last datagram and exits after 0.5 s of silence,
- * so its rate is what was received while the blaster ran, not what was sent.
+ * so its rate is what was received while the blaster ran, not what was sent. Its receive
+ * buffer is SINK_RCVBUF (forced, as root): with the default ~200 KiB, a few milliseconds
+ * without the CPU (other jobs on a shared machine) overflowed it, and the received rate
+ * measured the sink's scheduling luck rather than the datapath.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -25,6 +28,7 @@
 #define RR_WARMUP 1000
 #define BATCH 64
 #define MAX_DGRAM 65536
+#define SINK_RCVBUF (32 << 20)
 
 static uint64_t now_ns(void)
 {
@@ -196,8 +200,11 @@ static int udp_sink(const char *port)
 	struct iovec iov[BATCH];
 	struct timeval tv = { .tv_usec = 100000 };
 	uint64_t first = 0, last = 0, packets = 0, start = now_ns();
+	int rcvbuf = SINK_RCVBUF;
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	for (int i = 0; i < BATCH; i++) {
 		iov[i] = (struct iovec){ bufs[i], sizeof(bufs[i]) };
 		msgs[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
