@@ -8,7 +8,7 @@ TEST_BINS    += $(BPF_TEST_BIN) $(BPF_DENY_BIN)
 .PHONY: test-bpf vmlinux
 
 # Needs only libbpf and the skeletons, not libvelo.
-$(BPF_TEST_BIN): tests/bpf/test_prog_run.c bpf/lib/velo_shared.h $(BPF_SKELS) | $(BUILD)/tests
+$(BPF_TEST_BIN): tests/bpf/test_prog_run.c tests/bpf/fixtures.h bpf/lib/velo_shared.h $(BPF_SKELS) | $(BUILD)/tests
 	$(CC) $(CPPFLAGS) -Ibpf $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(LDFLAGS) \
 		$(shell pkg-config --libs libbpf) -lelf -lz -lcmocka
 

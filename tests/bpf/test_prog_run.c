@@ -30,6 +30,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "fixtures.h"
 #include "lib/velo_shared.h"
 #include "veth_tc.skel.h"
 #include "veth_xdp.skel.h"
@@ -65,20 +66,6 @@ static int run_cmd(const char *fmt, ...)
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
 	return system(cmd) == 0 ? 0 : -EIO;
-}
-
-static uint16_t csum_fold(const void *data, unsigned len)
-{
-	const uint8_t *bytes = data;
-	uint32_t sum = 0;
-
-	for (unsigned i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)bytes[i] << 8 | bytes[i + 1];
-	if (len & 1)
-		sum += (uint32_t)bytes[len - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
 }
 
 static void put_eth(struct pkt *p, const uint8_t *src_mac, uint16_t proto)
@@ -141,20 +128,6 @@ static void build_ip6(struct pkt *p, const uint8_t *src_mac, const char *saddr, 
 	inet_pton(AF_INET6, daddr, &ip6h->daddr);
 	udp->len = htons(sizeof(*udp) + 32);
 	p->len = ETH_HLEN + sizeof(*ip6h) + sizeof(*udp) + 32;
-}
-
-static struct velo_ep_key key_of(const char *addr)
-{
-	struct velo_ep_key key = {};
-
-	if (strchr(addr, ':')) {
-		inet_pton(AF_INET6, addr, key.addr);
-	} else {
-		key.addr[10] = 0xff;
-		key.addr[11] = 0xff;
-		inet_pton(AF_INET, addr, &key.addr[12]);
-	}
-	return key;
 }
 
 static int add_endpoint(const char *addr, int ifindex, const uint8_t *pod_mac, uint32_t flags)

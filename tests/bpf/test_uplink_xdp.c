@@ -31,6 +31,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "fixtures.h"
 #include "lib/velo_shared.h"
 #include "lib/velo_uplink.h"
 #include "uplink_xdp.skel.h"
@@ -55,18 +56,6 @@ struct pkt {
 	uint8_t buf[2048];
 	unsigned len;
 };
-
-static uint16_t csum_fold(const void *data, unsigned len)
-{
-	const uint8_t *bytes = data;
-	uint32_t sum = 0;
-
-	for (unsigned i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)bytes[i] << 8 | bytes[i + 1];
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
 
 static void put_eth(struct pkt *p, const uint8_t *dst_mac, uint16_t proto)
 {
@@ -122,15 +111,8 @@ static void build_ip6(struct pkt *p, const char *daddr, uint8_t hop_limit)
 static int add_endpoint(const char *addr, int ifindex, uint32_t flags)
 {
 	struct velo_endpoint ep = { .owner = 1, .ifindex = (uint32_t)ifindex, .flags = flags };
-	struct velo_ep_key key = {};
+	struct velo_ep_key key = key_of(addr);
 
-	if (strchr(addr, ':')) {
-		inet_pton(AF_INET6, addr, key.addr);
-	} else {
-		key.addr[10] = 0xff;
-		key.addr[11] = 0xff;
-		inet_pton(AF_INET, addr, &key.addr[12]);
-	}
 	memcpy(ep.pod_mac, mac_pod, ETH_ALEN);
 	memcpy(ep.host_mac, mac_host, ETH_ALEN);
 	return bpf_map_update_elem(bpf_map__fd(fx.veth->maps.velo_ep_v1), &key, &ep, BPF_ANY);
