@@ -22,6 +22,17 @@
 #include "state.h"
 #include "wiring.h"
 
+/* Where an ADD's time goes, for its log line: operators see which part is slow. */
+struct add_timing {
+	struct timespec start, ipam_started, wired, ipam_done;
+};
+
+static double ms_between(const struct timespec *from, const struct timespec *to)
+{
+	return (double)(to->tv_sec - from->tv_sec) * 1e3 +
+	       (double)(to->tv_nsec - from->tv_nsec) / 1e6;
+}
+
 static int save_record(struct velo_request *request, enum velo_phase phase)
 {
 	int ret;
@@ -187,10 +198,13 @@ int cmd_add(struct velo_request *request)
 	struct wiring_spec spec = { 0 };
 	struct wiring_state wired = { 0 };
 	struct ipam_pending *pending;
+	struct add_timing timing;
+	struct timespec end;
 	char plugin_path[4096];
 	int ret, wired_ret = -1;
 	cJSON *json;
 
+	clock_gettime(CLOCK_MONOTONIC, &timing.start);
 	if (!config->ipam)
 		return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG,
 				"ipam: required (e.g. {\"type\": \"host-local\", ...})");
@@ -238,8 +252,11 @@ int cmd_add(struct velo_request *request)
 	ret = ipam_add_start(&call, &pending);
 	if (ret)
 		goto err_remove_record;
+	clock_gettime(CLOCK_MONOTONIC, &timing.ipam_started);
 	wired_ret = wiring_create(&spec, &wired);
+	clock_gettime(CLOCK_MONOTONIC, &timing.wired);
 	ret = ipam_add_finish(pending, &ipam_result);
+	clock_gettime(CLOCK_MONOTONIC, &timing.ipam_done);
 	if (ret == -EREMOTEIO) /* refused with an error answer: no lease */
 		goto err_undo_veth;
 	if (!ret)
@@ -282,7 +299,14 @@ int cmd_add(struct velo_request *request)
 		puts(text);
 		cJSON_free(text);
 	}
-	pr_info("added: veth %s, %u address(es)", record->host_ifname, record->n_ips);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	pr_info("added: veth %s, %u address(es) in %.2f ms: %.2f before IPAM, veth %.2f beside IPAM, "
+		"IPAM %.2f, %.2f after",
+		record->host_ifname, record->n_ips, ms_between(&timing.start, &end),
+		ms_between(&timing.start, &timing.ipam_started),
+		ms_between(&timing.ipam_started, &timing.wired),
+		ms_between(&timing.ipam_started, &timing.ipam_done),
+		ms_between(&timing.ipam_done, &end));
 	velo_result_free(&ipam_result);
 	attachment_unlock(request, request->env.container_id, request->env.ifname, false);
 	return 0;

@@ -2,8 +2,10 @@
 /*
  * Endpoint records under <state_dir>/<network>/<container>_<ifname>.json.
  * ADD writes the record before each side effect (with the phase it is about
- * to enter), so a DEL or GC after a crash knows what to undo. Writes are
- * atomic (temp file, fsync, rename), files are 0600 in 0700 directories.
+ * to enter), so a DEL or GC after a crash knows what to undo. Until the ADD
+ * is ready the record lives under <run_dir>/pending/<network>/ instead (see
+ * state.c); read, remove and foreach look in both. Writes are atomic (temp
+ * file, rename), files are 0600 in 0700 directories.
  */
 #ifndef VELO_STATE_H
 #define VELO_STATE_H

@@ -202,6 +202,8 @@ static void collect_files(struct bugtool *tool)
 	snprintf(rotated, sizeof(rotated), "%s.1", paths->log_file);
 	collect_path(tool, rotated);
 	collect_path(tool, paths->state_dir);
+	snprintf(rotated, sizeof(rotated), "%s/pending", paths->run_dir); /* ADDs in progress */
+	collect_path(tool, rotated);
 	snprintf(rotated, sizeof(rotated), "%s/bpf-probes", paths->run_dir);
 	collect_path(tool, rotated);
 	snprintf(rotated, sizeof(rotated), "%s/sockmap-probe", paths->run_dir);

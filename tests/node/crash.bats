@@ -67,6 +67,8 @@ cr_kill_add() {
 # or "done" when it printed its result before the kill.
 cr_phase() {
 	local cid="$1" record="$VT_STATE/$VT_NETWORK/${1}_eth0.json"
+	# Until the ADD is ready its record is in runDir (state.h).
+	[ -f "$record" ] || record="$VT/run/pending/$VT_NETWORK/${cid}_eth0.json"
 	if [ -s "$VT/work/add.out" ] && jq -e '.ips' "$VT/work/add.out" >/dev/null 2>&1; then
 		echo "done"
 	elif [ -f "$record" ]; then
@@ -99,6 +101,7 @@ cr_residue() {
 	} 2>/dev/null | sort -u | sed 's/^/route: /'
 	vt_leases | sed 's/^/lease: /'
 	[ ! -d "$VT_STATE" ] || find "$VT_STATE" -type f -printf 'state file: %P\n'
+	[ ! -d "$VT/run/pending" ] || find "$VT/run/pending" -type f -printf 'pending record: %P\n'
 	# (Node-wide caches in runDir, e.g. bpf-probes and ipam-versions/, are not per pod.)
 	[ ! -d "$VT/run/locks" ] || find "$VT/run/locks" -type f -printf 'lock file: %P\n'
 	if [ -n "$CR_BPFFS" ]; then
@@ -113,6 +116,7 @@ cr_scrub() {
 	local link
 	for link in $(vt_host_links); do vt_node ip link del "$link" 2>/dev/null || true; done
 	[ ! -d "$VT_STATE" ] || find "$VT_STATE" -type f -delete
+	[ ! -d "$VT/run/pending" ] || find "$VT/run/pending" -type f -delete
 	[ ! -d "$VT/run/locks" ] || find "$VT/run/locks" -type f -delete
 	[ ! -d "$VT_IPAM/$VT_NETWORK" ] || find "$VT_IPAM/$VT_NETWORK" -type f \
 		! -name 'last_reserved_ip*' ! -name lock -delete

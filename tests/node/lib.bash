@@ -374,10 +374,11 @@ vt_leases() {
 
 vt_lease_exists() { [ -f "$VT_IPAM/$VT_NETWORK/$1" ]; }
 
-# velo's endpoint records.
+# velo's endpoint records: ready ones as NETWORK/FILE, those of ADDs in progress (in runDir)
+# as pending/NETWORK/FILE.
 vt_records() {
-	[ -d "$VT_STATE" ] || return 0
-	find "$VT_STATE" -type f -name '*.json' -printf '%P\n' | sort
+	[ ! -d "$VT_STATE" ] || find "$VT_STATE" -type f -name '*.json' -printf '%P\n' | sort
+	[ ! -d "$VT/run/pending" ] || find "$VT/run/pending" -type f -printf 'pending/%P\n' | sort
 }
 
 # Fails when anything of the given attachment remains; with no args, when anything at all does.

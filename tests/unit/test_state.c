@@ -132,39 +132,95 @@ static void test_file_stores_ips_as_prefix_strings(void **state)
 	state_record_free(&record);
 }
 
-static void test_files_private_and_no_temp_left(void **state)
+static void assert_private_dir_without_temp(const char *path)
 {
-	struct velo_record record;
-	char path[PATH_MAX + 64];
 	struct dirent *entry;
 	struct stat st;
 	DIR *dir;
 
-	(void)state;
-	fill_record(&record, "ctr-perm");
-	assert_int_equal(state_record_write(&paths, &record), 0);
-	record.phase = VELO_PHASE_WIRING; /* overwrite in place */
-	assert_int_equal(state_record_write(&paths, &record), 0);
-	state_record_free(&record);
-
-	snprintf(path, sizeof(path), "%s/podnet/ctr-perm_eth0.json", paths.state_dir);
-	assert_int_equal(stat(path, &st), 0);
-	assert_int_equal(st.st_mode & 0777, 0600);
-	snprintf(path, sizeof(path), "%s/podnet", paths.state_dir);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0700);
-	assert_int_equal(stat(paths.state_dir, &st), 0);
-	assert_int_equal(st.st_mode & 0777, 0700);
-
 	dir = opendir(path);
 	assert_non_null(dir);
 	while ((entry = readdir(dir)))
 		assert_null(strstr(entry->d_name, ".tmp"));
 	closedir(dir);
+}
+
+static void test_files_private_and_no_temp_left(void **state)
+{
+	char pending[PATH_MAX + 64], ready[PATH_MAX + 64];
+	struct velo_record record;
+	struct stat st;
+
+	(void)state;
+	snprintf(pending, sizeof(pending), "%s/pending/podnet/ctr-perm_eth0.json", paths.run_dir);
+	snprintf(ready, sizeof(ready), "%s/podnet/ctr-perm_eth0.json", paths.state_dir);
+	fill_record(&record, "ctr-perm");
+	/* An ADD in progress: its record is in run_dir only. */
+	record.phase = VELO_PHASE_WIRING;
+	assert_int_equal(state_record_write(&paths, &record), 0);
+	assert_int_equal(stat(pending, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(stat(ready, &st), -1);
+	record.phase = VELO_PHASE_FEATURES; /* rewritten in place */
+	assert_int_equal(state_record_write(&paths, &record), 0);
+	assert_int_equal(state_record_read(&paths, "podnet", "ctr-perm", "eth0", &record), 0);
+	assert_int_equal(record.phase, VELO_PHASE_FEATURES);
+
+	/* Ready: moves to state_dir, the pending one is gone. */
+	record.phase = VELO_PHASE_READY;
+	assert_int_equal(state_record_write(&paths, &record), 0);
+	state_record_free(&record);
+	assert_int_equal(stat(ready, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(stat(pending, &st), -1);
+	assert_int_equal(errno, ENOENT);
+
+	snprintf(ready, sizeof(ready), "%s/podnet", paths.state_dir);
+	assert_private_dir_without_temp(ready);
+	assert_private_dir_without_temp(paths.state_dir);
+	snprintf(pending, sizeof(pending), "%s/pending/podnet", paths.run_dir);
+	assert_private_dir_without_temp(pending);
 
 	assert_int_equal(state_record_read(&paths, "podnet", "ctr-perm", "eth0", &record), 0);
-	assert_int_equal(record.phase, VELO_PHASE_WIRING);
+	assert_int_equal(record.phase, VELO_PHASE_READY);
 	state_record_free(&record);
+}
+
+/* A crash between writing the ready record and removing the pending one, or mid-write. */
+static void test_crash_leftovers(void **state)
+{
+	char path[PATH_MAX + 64];
+	struct velo_record record;
+	FILE *file;
+
+	(void)state;
+	fill_record(&record, "ctr-crash");
+	record.phase = VELO_PHASE_WIRING;
+	assert_int_equal(state_record_write(&paths, &record), 0);
+	/* A READY record written beside it, as if the pending one's removal never happened. */
+	{
+		struct velo_paths ready_only = paths;
+
+		snprintf(ready_only.run_dir, sizeof(ready_only.run_dir), "%s/run-other", test_dir);
+		record.phase = VELO_PHASE_READY;
+		assert_int_equal(state_record_write(&ready_only, &record), 0);
+	}
+	state_record_free(&record);
+	assert_int_equal(state_record_read(&paths, "podnet", "ctr-crash", "eth0", &record), 0);
+	assert_int_equal(record.phase, VELO_PHASE_READY);
+	state_record_free(&record);
+
+	/* A writer killed before its rename leaves the temp file: remove takes it too. */
+	snprintf(path, sizeof(path), "%s/pending/podnet/.ctr-crash_eth0.tmp", paths.run_dir);
+	file = fopen(path, "w");
+	assert_non_null(file);
+	fclose(file);
+	assert_int_equal(state_record_remove(&paths, "podnet", "ctr-crash", "eth0"), 0);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(state_record_read(&paths, "podnet", "ctr-crash", "eth0", &record),
+			 -ENOENT);
 }
 
 static void test_read_missing_is_enoent(void **state)
@@ -277,6 +333,15 @@ static bool saw(const struct seen *seen, const char *container_id)
 	return false;
 }
 
+static int count_network(const char *network, void *ctx)
+{
+	unsigned *calls = ctx;
+
+	assert_string_equal(network, "podnet");
+	(*calls)++;
+	return 0;
+}
+
 static void test_foreach(void **state)
 {
 	struct velo_paths fresh = paths;
@@ -284,8 +349,9 @@ static void test_foreach(void **state)
 	struct seen seen = { 0 };
 
 	(void)state;
-	/* Its own state dir, so the other tests' records don't count. */
+	/* Its own dirs, so the other tests' records don't count. */
 	snprintf(fresh.state_dir, sizeof(fresh.state_dir), "%s/foreach-state", test_dir);
+	snprintf(fresh.run_dir, sizeof(fresh.run_dir), "%s/foreach-run", test_dir);
 	assert_int_equal(state_record_foreach(&fresh, "podnet", collect, &seen), 0);
 	assert_int_equal(seen.calls, 0);
 
@@ -297,15 +363,39 @@ static void test_foreach(void **state)
 		assert_int_equal(state_record_write(&fresh, &record), 0);
 		state_record_free(&record);
 	}
+	/* ctr-3's ADD is in progress; ctr-0's pending record was left by a crash. */
+	fill_record(&record, "ctr-3");
+	record.phase = VELO_PHASE_WIRING;
+	assert_int_equal(state_record_write(&fresh, &record), 0);
+	state_record_free(&record);
+	{
+		struct velo_paths pending_only = fresh;
+
+		snprintf(pending_only.state_dir, sizeof(pending_only.state_dir), "%s/elsewhere",
+			 test_dir);
+		fill_record(&record, "ctr-0");
+		record.phase = VELO_PHASE_WIRING;
+		assert_int_equal(state_record_write(&pending_only, &record), 0);
+		state_record_free(&record);
+	}
 	write_file(&fresh, "ctr-corrupt_eth0.json", "{\"version\":");
 	write_file(&fresh, ".ctr-9_eth0.tmp.a1b2c3", "{}");
 	write_file(&fresh, "README", "not a record");
 
 	assert_int_equal(state_record_foreach(&fresh, "podnet", collect, &seen), 0);
-	assert_int_equal(seen.calls, 3);
+	assert_int_equal(seen.calls, 4); /* ctr-0 once */
 	assert_true(saw(&seen, "ctr-0"));
 	assert_true(saw(&seen, "ctr-1"));
 	assert_true(saw(&seen, "ctr-2"));
+	assert_true(saw(&seen, "ctr-3"));
+
+	/* The network has ready and pending records: listed once. */
+	{
+		unsigned networks = 0;
+
+		assert_int_equal(state_network_foreach(&fresh, count_network, &networks), 0);
+		assert_int_equal(networks, 1);
+	}
 
 	seen = (struct seen){ .stop_with = 7 };
 	assert_int_equal(state_record_foreach(&fresh, "podnet", collect, &seen), 7);
@@ -352,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_file_stores_ips_as_prefix_strings),
 		cmocka_unit_test(test_files_private_and_no_temp_left),
+		cmocka_unit_test(test_crash_leftovers),
 		cmocka_unit_test(test_read_missing_is_enoent),
 		cmocka_unit_test(test_corrupt_files_are_einval),
 		cmocka_unit_test(test_remove),
