@@ -270,7 +270,7 @@ failures() { # failures LABEL
 calc() { # calc AWK-EXPRESSION (NA in, NA out)
 	case "$*" in
 	*NA*) echo NA ;;
-	*) awk "BEGIN { printf \"%.2f\", $* }" ;;
+	*) awk "BEGIN { printf \"%.3f\", $* }" ;; # 3 places: verdicts must not pass by rounding
 	esac
 }
 verdict() { # verdict VALUE LIMIT
