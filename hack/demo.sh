@@ -233,15 +233,19 @@ printf '%s' "${conf[c1]}" | nsenter --net="/run/netns/$node2" env CNI_COMMAND=DE
 	CNI_CONTAINERID=velodemo-c1 CNI_NETNS="/run/netns/velodemo-c1-$$" CNI_IFNAME=eth0 \
 	CNI_PATH="$bin" "$bin/velo"
 echo "DEL of node 1's 8 pods: $(((end - start) / 8000000)) ms each (velod deletes the retired veths)"
-# velod's reaper runs every 100 ms.
-for _ in $(seq 30); do
-	in_node ip -o link show | grep -q ' vd' || break
+# velo veths left in both nodes.
+velo_links() {
+	{ in_node ip -o link show; nsenter --net="/run/netns/$node2" ip -o link show; } |
+		grep -c ' vd' || true
+}
+# velod's reaper runs every 100 ms; its group delete waits for RCU, longer on a busy machine.
+for _ in $(seq 100); do
+	[ "$(velo_links)" = 0 ] && break
 	sleep 0.1
 done
-links=$(in_node ip -o link show | grep -c ' vd' || true)
+links=$(velo_links)
 leases=$(find "$work/ipam" "$work/n2/ipam" -type f -name '10.*' | wc -l)
 # The node-wide sk_msg link stays with velo's maps; per-pod links are named after the veth.
-links=$((links + $(nsenter --net="/run/netns/$node2" ip -o link show | grep -c ' vd' || true)))
 pins=$({ find "$work/bpffs/velo/links" "$work/bpffs/velo2/links" -name 'vd*' 2>/dev/null || true; } |
 	wc -l)
 records=$(find "$work/state" "$work/n2/state" -name '*.json' | wc -l)

@@ -332,8 +332,10 @@ int agent_config_load(const char *path, struct agent_config *config)
 		       path);
 		ret = -EINVAL;
 	}
-	if (!ret && config->uplink_xdp_auto && !config->nodes_file[0]) {
-		pr_err("config %s: uplinkXdp true needs nodesFile (this node's address)", path);
+	if (!ret && config->uplink_xdp_auto && !agent_hostgw_on(config)) {
+		pr_err("config %s: uplinkXdp true needs nodesFile, kubeconfig or inCluster (this "
+		       "node's address)",
+		       path);
 		ret = -EINVAL;
 	}
 	if (!ret && agent_hostgw_on(config) && !config->node_name[0]) {

@@ -4,11 +4,13 @@
  * one of two sources of the same node list: a static file (nodesFile, re-read
  * every routeSyncSeconds, so node adds and removals follow) or the Node watch
  * on the Kubernetes API (k8s_nodes.c: synced as soon as it changes the list,
- * and every routeSyncSeconds as well, repairing routes someone removed). Routes carry velo's protocol number (118) and a
- * gateway; only such routes are ever replaced or deleted (velo's pod routes
- * have no gateway). This node's own CIDRs are never routed away; a next hop
- * the kernel can't reach on a local link is reported and left out. The
- * uplink holding this node's address forwards (per-device forwarding).
+ * and every routeSyncSeconds as well, repairing routes someone removed).
+ * Routes carry velo's protocol number (118) and a gateway; only such routes
+ * are ever replaced or deleted (velo's pod routes have no gateway). This
+ * node's own CIDRs are never routed away; a next hop the kernel can't reach
+ * on a local link is reported and left out. The uplink holding this node's
+ * address forwards (per-device forwarding), and with uplinkXdp true gets
+ * velo_xdp_uplink (uplink_xdp.h).
  *
  * nodesFile: {"nodes": [{"name": "n1", "addresses": ["192.168.77.1", "fd00:77::1"],
  *                        "podCIDRs": ["10.77.1.0/24", "fd77:1::/64"]}, ...]}
@@ -29,6 +31,7 @@
 #include "k8s_nodes.h"
 #include "masquerade.h"
 #include "netlink.h"
+#include "uplink_xdp.h"
 #include "wiring.h"
 
 #define NS_PER_S 1000000000ull
@@ -190,8 +193,11 @@ static int find_uplink(const struct velo_nl_addr *addr, void *arg)
 	return 0;
 }
 
-static void uplink_forwarding(struct nl_sock *sk, const struct node *self)
+/* Returns the first such device (uplinkXdp true attaches there); 0 when none holds one. */
+static int uplink_forwarding(struct nl_sock *sk, const struct node *self)
 {
+	int uplink = 0;
+
 	for (unsigned i = 0; i < self->n_addrs; i++) {
 		struct uplink_scan scan = { .addr = &self->addrs[i] };
 		bool v4 = scan.addr->family == AF_INET;
@@ -201,12 +207,15 @@ static void uplink_forwarding(struct nl_sock *sk, const struct node *self)
 		if (velo_nl_addr_dump(sk, scan.addr->family, find_uplink, &scan) || !scan.ifindex ||
 		    !if_indextoname((unsigned)scan.ifindex, name))
 			continue;
+		if (!uplink)
+			uplink = scan.ifindex;
 		ret = wiring_dev_sysctl_write(v4 ? 4 : 6, name,
 					      v4 ? "forwarding" : "force_forwarding", "1");
 		/* IPv6 before 6.17 has no force_forwarding: the node's own all.forwarding decides. */
 		if (ret && ret != -ENOENT)
 			pr_warn("hostgw: forwarding on %s: %s", name, strerror(-ret));
 	}
+	return uplink;
 }
 
 /* Masquerade this node's pod CIDRs, exempting every node's and the cluster CIDRs. */
@@ -231,16 +240,17 @@ static int sync_routes(struct hostgw_stats *stats, const struct agent_config *co
 	static struct stale_scan scan;
 	char dst[INET6_ADDRSTRLEN], via[INET6_ADDRSTRLEN];
 	unsigned routes = 0;
-	int ret;
+	int ret, uplink = 0;
 
 	if (!sk)
 		return -errno;
 	find_self(list_ptr, config->node_name);
 	if (list->self)
-		uplink_forwarding(sk, list->self);
+		uplink = uplink_forwarding(sk, list->self);
 	else
 		pr_warn("hostgw: node %s is not in %s", config->node_name,
 			config->nodes_file[0] ? config->nodes_file : "the API's Nodes");
+	uplink_xdp_follow(config, uplink);
 	if (config->masquerade && list->self && masquerade_sync(config, list))
 		stats->errors++;
 	for (unsigned n = 0; n < list->n; n++) {

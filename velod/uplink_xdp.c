@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * The node uplink's XDP redirect (bpf/uplink_xdp.bpf.c). velod loads it at
- * start against velo's pinned maps (the endpoint map and the devmap the CNI
- * plugin fills), with the uplink's MAC in its rodata, and attaches it in
+ * start (a named device) or when host-gw's node list first shows the device
+ * holding this node's address (uplinkXdp true), against velo's pinned maps
+ * (the endpoint map and the devmap the CNI plugin fills), with the uplink's
+ * MAC in its rodata, and attaches it in
  * native mode with a bpf_link pinned at <bpffs>/node_v1/uplink_xdp. A link
  * already pinned on the same device gets the new program (bpf_link_update),
  * never a second attachment; one on another device is detached first.
  * Generic (skb) mode is never used: it would cost more than the routed path.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <net/if.h>
@@ -27,18 +28,15 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include <cJSON.h>
 
 #include "bpf_loader.h"
 #include "lock.h"
 #include "log.h"
-#include "netlink.h"
 #include "uplink_xdp.h"
 #include "uplink_xdp.skel.h"
 #include "velo_uplink.h"
 
 #define UPLINK_LOCK_TIMEOUT_MS 10000
-#define NODES_FILE_MAX (1024 * 1024)
 
 static int pin_path(const struct velo_paths *paths, bool dir, char *buf, size_t len)
 {
@@ -62,63 +60,6 @@ static int pinned_ifindex(const char *pin)
 	if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.type == BPF_LINK_TYPE_XDP)
 		ifindex = (int)info.xdp.ifindex;
 	close(fd);
-	return ifindex;
-}
-
-struct addr_scan {
-	const struct velo_cidr *addr;
-	int ifindex;
-};
-
-static int find_addr(const struct velo_nl_addr *addr, void *arg)
-{
-	struct addr_scan *scan = arg;
-
-	if (addr->family == scan->addr->family &&
-	    !memcmp(addr->addr, scan->addr->addr, velo_nl_addr_len(addr->family)))
-		scan->ifindex = addr->ifindex;
-	return 0;
-}
-
-/* uplinkXdp true: the device holding one of nodeName's addresses in nodesFile. */
-static int node_device(const struct agent_config *config)
-{
-	_cleanup_nl_sock_ struct nl_sock *sk = NULL;
-	const cJSON *node, *item;
-	int ifindex = -ENOENT;
-	cJSON *root;
-	char *text;
-
-	if (!config->nodes_file[0] || !config->node_name[0])
-		return -EINVAL;
-	text = agent_read_file(config->nodes_file, NODES_FILE_MAX);
-	if (!text)
-		return -errno;
-	root = cJSON_Parse(text);
-	free(text);
-	sk = velo_nl_open();
-	if (!sk) {
-		cJSON_Delete(root);
-		return -errno;
-	}
-	cJSON_ArrayForEach (node, cJSON_GetObjectItemCaseSensitive(root, "nodes")) {
-		const cJSON *name = cJSON_GetObjectItemCaseSensitive(node, "name");
-
-		if (!cJSON_IsString(name) || strcmp(name->valuestring, config->node_name))
-			continue;
-		cJSON_ArrayForEach (item, cJSON_GetObjectItemCaseSensitive(node, "addresses")) {
-			struct velo_cidr addr;
-			struct addr_scan scan = { .addr = &addr };
-
-			if (!cJSON_IsString(item) || velo_cidr_parse(item->valuestring, &addr))
-				continue;
-			if (!velo_nl_addr_dump(sk, addr.family, find_addr, &scan) && scan.ifindex) {
-				ifindex = scan.ifindex;
-				break;
-			}
-		}
-	}
-	cJSON_Delete(root);
 	return ifindex;
 }
 
@@ -309,29 +250,76 @@ out:
 	return ret;
 }
 
+/* Attaches to device; a failure is logged, and cross-node traffic stays routed. */
+static int uplink_on_logged(const struct agent_config *config, const char *device, int ifindex)
+{
+	int ret = uplink_on(config, device, ifindex);
+
+	if (ret)
+		pr_warn("uplink XDP: can't attach to %s: %s; cross-node traffic stays on the routed "
+			"path",
+			device, strerror(-ret));
+	return ret;
+}
+
 void uplink_xdp_apply(const struct agent_config *config)
 {
-	char device[IF_NAMESIZE] = "";
-	int ifindex, ret;
+	int ifindex;
 
 	if (!config->uplink_xdp[0] && !config->uplink_xdp_auto) {
 		uplink_off(config);
 		return;
 	}
 	velo_bpf_set_print();
-	ifindex = config->uplink_xdp_auto ? node_device(config)
-					  : (int)if_nametoindex(config->uplink_xdp);
-	if (ifindex <= 0 || !if_indextoname((unsigned)ifindex, device)) {
-		pr_warn("uplink XDP: no device %s%s; cross-node traffic stays on the routed path",
-			config->uplink_xdp_auto ? "holds the address of node " : config->uplink_xdp,
-			config->uplink_xdp_auto ? config->node_name : "");
+	if (config->uplink_xdp_auto) {
+		/* uplink_xdp_follow attaches: this node's address comes with the node list. */
+		pr_info("uplink XDP: attaches once the node list has node %s's address",
+			config->node_name);
 		return;
 	}
-	ret = uplink_on(config, device, ifindex);
-	if (ret)
-		pr_warn("uplink XDP: can't attach to %s: %s; cross-node traffic stays on the routed "
-			"path",
-			device, strerror(-ret));
+	ifindex = (int)if_nametoindex(config->uplink_xdp);
+	if (!ifindex) {
+		pr_warn("uplink XDP: no device %s; cross-node traffic stays on the routed path",
+			config->uplink_xdp);
+		return;
+	}
+	uplink_on_logged(config, config->uplink_xdp, ifindex);
+}
+
+void uplink_xdp_follow(const struct agent_config *config, int ifindex)
+{
+	/* The device last tried (0: none yet), whether that failed, whether "none" was said. */
+	static int tried;
+	static bool failed, none_logged;
+	char pin[PATH_MAX], device[IF_NAMESIZE];
+	int pinned;
+
+	if (!config->uplink_xdp_auto || pin_path(&config->paths, false, pin, sizeof(pin)))
+		return;
+	if (ifindex <= 0) {
+		if (!none_logged)
+			pr_warn("uplink XDP: no device holds node %s's address in the node list; %s",
+				config->node_name,
+				tried ? "the program stays where it is"
+				      : "cross-node traffic stays on the routed path");
+		none_logged = true;
+		return;
+	}
+	none_logged = false;
+	pinned = pinned_ifindex(pin);
+	/* Attached there already; or failed there: a pass per routeSyncSeconds won't retry. */
+	if (ifindex == tried && (failed || pinned == ifindex))
+		return;
+	if (!if_indextoname((unsigned)ifindex, device))
+		return; /* gone since the pass looked: the next pass sees what is there */
+	if (pinned > 0 && pinned != ifindex)
+		pr_info("uplink XDP: node %s's address is on %s now: moving the program there",
+			config->node_name, device);
+	tried = ifindex;
+	failed = uplink_on_logged(config, device, ifindex) != 0;
+	/* The old device no longer carries this node's traffic: don't leave the program there. */
+	if (failed && pinned > 0 && pinned != ifindex && !unlink(pin))
+		pr_info("uplink XDP: detached from ifindex %d", pinned);
 }
 
 char *uplink_xdp_metrics(const struct agent_config *config)

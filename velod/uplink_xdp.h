@@ -12,11 +12,21 @@
 #include "agent.h"
 
 /*
- * At start: attaches, or keeps, the program when the setting is on; detaches
- * a pinned one when it is off. Never fatal: whatever the kernel or driver
- * can't do leaves cross-node traffic on the routed path, with one log line.
+ * At start: attaches, or keeps, the program on a named device; detaches a
+ * pinned one when the setting is off. With uplinkXdp true it only says that
+ * the device comes with the node list. Never fatal: whatever the kernel or
+ * driver can't do leaves cross-node traffic on the routed path, with one log
+ * line.
  */
 void uplink_xdp_apply(const struct agent_config *config);
+
+/*
+ * uplinkXdp true, from each host-gw pass (whatever the node list's source):
+ * ifindex is the device holding one of this node's addresses in the list,
+ * 0 when none does or the node is not in it. Attaches there, or moves the
+ * link there from another device; a device it failed on is not tried again.
+ */
+void uplink_xdp_follow(const struct agent_config *config, int ifindex);
 
 /* The uplink's /metrics text (malloc'd; NULL when the program was never loaded here). */
 char *uplink_xdp_metrics(const struct agent_config *config);

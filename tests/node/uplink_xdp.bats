@@ -4,9 +4,12 @@
 # velo_xdp_uplink, which redirects frames from node 1 to node 2's XDP pods straight into their
 # veths. The simulated uplink is a veth; the underlay side of it sends full checksums, as a
 # wire does (ethtool tx off): a veth peer would otherwise hand XDP CHECKSUM_PARTIAL frames.
+# With uplinkXdp true and the Node watch, node 2's velod asks a fake API (k8s_fake_api.bash) on
+# its netns's loopback.
 
 load lib
 load multinode_lib
+load k8s_fake_api
 
 setup_file() { vt_setup_file; }
 teardown_file() { vt_teardown_file; }
@@ -42,6 +45,18 @@ up_metric() {
 		sleep 0.1
 	done
 	echo "node 2 has no metric $1" >&2
+	return 1
+}
+
+# up_wait_log PATTERN SECONDS: waits for a line in node 2's velod log.
+up_wait_log() {
+	local _
+	for _ in $(seq $(($2 * 10))); do
+		grep -q "$1" "$VT/n2/velod.log" && return 0
+		sleep 0.1
+	done
+	echo "node 2's velod log has no '$1' after $2 s:"
+	tail -n 30 "$VT/n2/velod.log"
 	return 1
 }
 
@@ -205,4 +220,63 @@ while True:
 	if dmesg | tail -n +"$((marker + 1))" | grep -E "BUG:|WARNING:|Call Trace|general protection"; then
 		false
 	fi
+}
+
+@test "uplink XDP true with the Node watch: attaches to node 2's uplink after the Node LIST, node 1's traffic is redirected; follows node 2's address to another device" {
+	local a1 a2 a2_4 before after
+	command -v openssl >/dev/null || skip "openssl not installed"
+	# shellcheck disable=SC2034 # read by k8s_fake_api.bash
+	K8_NODE="$(mn_node 2)" K8_API="$VT/api" K8_PORT=16443
+	mkdir -p "$VT/n1" "$VT/n2" "$K8_API"
+	mn_underlay
+	nsenter --net="/run/netns/velotest-mn-ul-$VT_TAG" ethtool -K vtmnu2 tx off >/dev/null
+	# Node 1 reads nodesFile; node 2 has only the API, whose LIST fails at first.
+	mn_nodes 2
+	k8_certs
+	k8_event ADDED n1 "192.168.77.1 fd00:77::1" "10.77.1.0/24 fd77:1::/64"
+	k8_event ADDED n2 "192.168.77.2 fd00:77::2" "10.77.2.0/24 fd77:2::/64"
+	touch "$K8_API/fail-list"
+	k8_server
+	mn_velod 1
+	mn_velod 2 "$(jq -cn --arg k "$K8_API/kubeconfig" \
+		'{nodesFile: "", kubeconfig: $k, uplinkXdp: true}')"
+
+	# No node list yet: nothing attached, and the log says what it waits for.
+	up_wait_log "uplink XDP: attaches once the node list has node n2's address" 5
+	for _ in $(seq 50); do
+		grep -q " /api/v1/nodes?limit=" "$K8_API/requests.log" 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -q " /api/v1/nodes?limit=" "$K8_API/requests.log" # a LIST was asked (and failed)
+	sleep 0.5
+	if mn_in 2 ip link show ul0 | grep "prog/xdp"; then false; fi
+
+	rm "$K8_API/fail-list"
+	up_wait_log "uplink XDP on ul0 (ifindex [0-9]*, native, attached)" 15
+	mn_in 2 ip link show ul0 | grep -q "prog/xdp id"
+	[ "$(up_metric 'velo_uplink_xdp_attached{device="ul0"}')" = 1 ]
+	mn_wait_route 1 "^10.77.2.0/24 via 192.168.77.2 dev ul0"
+	mn_wait_route 2 "^10.77.1.0/24 via 192.168.77.1 dev ul0"
+
+	mn_add 1 up-a1
+	a1="$MN_POD"
+	mn_add 2 up-a2 '{"velo.dev/fastpath": "xdp"}'
+	a2="$MN_POD" a2_4="$MN_IP4"
+	before="$(up_metric "$UP_REDIRECT")"
+	vt_tcp_transfer "$a2" "$a2_4" "$a1" 5501
+	after="$(up_metric "$UP_REDIRECT")"
+	echo "node 2 uplink redirects (API node list), node 1 -> node 2 TCP: $before -> $after"
+	[ "$after" -gt $((before + 2500)) ]
+
+	# Node 2's address moves to another device: the program follows, ul0 has none left.
+	mn_in 2 ip link add vtmnx0 type veth peer name vtmnx1
+	mn_in 2 ip addr add 192.168.79.2/24 dev vtmnx0
+	mn_in 2 ip link set vtmnx1 up
+	mn_in 2 ip link set vtmnx0 up
+	k8_event MODIFIED n2 "192.168.79.2" "10.77.2.0/24 fd77:2::/64"
+	up_wait_log "uplink XDP on vtmnx0 (ifindex [0-9]*, native, attached)" 5
+	grep -q "uplink XDP: node n2's address is on vtmnx0 now" "$VT/n2/velod.log"
+	mn_in 2 ip link show vtmnx0 | grep -q "prog/xdp id"
+	if mn_in 2 ip link show ul0 | grep "prog/xdp"; then false; fi
+	[ "$(up_metric 'velo_uplink_xdp_attached{device="vtmnx0"}')" = 1 ]
 }
