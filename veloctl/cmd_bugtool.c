@@ -153,7 +153,7 @@ static int collect_tc_network(const char *network, void *ctx)
 static void collect_veloctl(struct bugtool *tool)
 {
 	const struct ctl *ctl = tool->ctl;
-	static const char *const commands[] = { "status", "endpoints" };
+	static const char *const commands[] = { "status", "endpoints", "sockets" };
 	char file[64];
 
 	for (unsigned i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {

@@ -60,6 +60,7 @@ int cmd_ctl_status(struct ctl *ctl);
 int cmd_ctl_endpoints(struct ctl *ctl);
 int cmd_ctl_top(struct ctl *ctl);
 int cmd_ctl_bugtool(struct ctl *ctl);
+int cmd_ctl_sockets(struct ctl *ctl);
 
 /* GET http://agent/path with a short timeout: the status code, or -errno. body may be NULL. */
 int ctl_http_get(const char *agent, const char *path, char *body, unsigned len);

@@ -38,6 +38,11 @@ static const struct ctl_command commands[] = {
 	  "Usage: veloctl endpoints [-j] [--network NAME]\n"
 	  "One line per endpoint record: pod, container, interfaces, addresses,\n"
 	  "fast paths attached, phase, and whether its netns still exists.\n" },
+	{ "sockets", cmd_ctl_sockets, "TCP connections the socket short-circuit accelerates",
+	  "Usage: veloctl sockets [-j]\n"
+	  "One line per connection with a socket in velo's sockhash: both pods, both\n"
+	  "addresses, and whether both ends are in (accelerated) or one only (its peer\n"
+	  "closed or is not in yet); then velo_smstat_v1's counters since load.\n" },
 	{ "top", cmd_ctl_top, "per-program BPF cost (runs/s, ns/run, CPU)",
 	  "Usage: veloctl top [-i SECONDS] [-n COUNT] [-a] [-j]\n"
 	  "Holds a BPF_ENABLE_STATS fd while it runs and shows, per velo_* program, the\n"
@@ -50,7 +55,7 @@ static const struct ctl_command commands[] = {
 	  "Usage: veloctl bugtool [-o FILE]\n"
 	  "Writes a tar.gz with the CNI configs, velo's logs and state files, bpftool\n"
 	  "dumps, ip link/addr/route/neigh/rule, tc filters of velo's veths, and\n"
-	  "veloctl status/endpoints output. Prints the archive's path.\n"
+	  "veloctl status/endpoints/sockets output. Prints the archive's path.\n"
 	  "  -o, --output FILE  archive path (default ./velo-bugtool-<host>-<time>.tar.gz)\n" },
 };
 

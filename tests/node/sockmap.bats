@@ -213,3 +213,49 @@ two_pods() {
 	grep -q "sockmap: link pin .*${host}_sockops missing" <<<"$VT_OUT" ||
 		{ echo "drift not named: $VT_OUT"; false; }
 }
+
+# sm_blast_to SPOD SCG ADDR CPOD CCG SECONDS: a sink in SPOD and a client blasting it for
+# SECONDS from CPOD, both in the background (this test's processes, stopped at teardown).
+sm_blast_to() {
+	local port=$((20000 + RANDOM % 20000)) out i
+	out="$VT/work/sink.$port"
+	sm_in "$1" "$2" timeout 60 "$SM_STREAM" sink "$3" "$port" >"$out" 2>&1 &
+	VT_PIDS+=("$!")
+	for i in $(seq 100); do
+		grep -q listening "$out" && break
+		sleep 0.05
+	done
+	sm_in "$4" "$5" timeout 60 "$SM_STREAM" blast "$3" "$port" 65536 "$6" >/dev/null 2>&1 &
+	VT_PIDS+=("$!")
+	SM_BLAST_PORT=$port
+}
+
+@test "veloctl sockets: the accelerated connection with both pods, not a pod that didn't opt in" {
+	two_pods
+	sm_pod false
+	local c="$SM_POD" c_cg="$SM_CG" ab_port ctl
+	sm_blast_to "$B" "$B_CG" "$B4" "$A" "$A_CG" 4
+	ab_port=$SM_BLAST_PORT
+	sm_blast_to "$B" "$B_CG" "$B4" "$c" "$c_cg" 4
+	sleep 1
+	ctl="$(vt_node "$VELOTEST_REPO/build/veloctl" -j --state-dir "$VT/state" --run-dir "$VT/run" \
+		--bpffs "$SM_BPFFS" sockets)"
+	echo "$ctl"
+	# One connection (A <-> B), both ends in, named after the pods; C's stays routed, unlisted.
+	jq -e --arg a "pod-$A_CID" --arg b "pod-$B_CID" --arg a4 "$A4" --arg b4 "$B4" \
+		--argjson p "$ab_port" '
+		(.connections | length) == 1 and
+		(.connections[0] | .accelerated and
+			([.local, .peer] | map(.pod) | sort) == (["velotest/" + $a, "velotest/" + $b] | sort) and
+			([.local, .peer] | map(select(.pod == "velotest/" + $b)) | .[0] | .address == $b4 and .port == $p) and
+			([.local, .peer] | map(select(.pod == "velotest/" + $a)) | .[0] | .address == $a4)) and
+		.counters.insert >= 2 and .counters.redirect >= 1' <<<"$ctl"
+	# The text form says the same.
+	vt_node "$VELOTEST_REPO/build/veloctl" --state-dir "$VT/state" --run-dir "$VT/run" \
+		--bpffs "$SM_BPFFS" sockets | grep -E "velotest/pod-.*$B4:$ab_port.*accelerated|$B4:$ab_port.*velotest/pod-.*accelerated"
+	# Once the blasts end, nothing is listed.
+	sleep 4.5
+	ctl="$(vt_node "$VELOTEST_REPO/build/veloctl" -j --state-dir "$VT/state" --run-dir "$VT/run" \
+		--bpffs "$SM_BPFFS" sockets)"
+	jq -e '.connections | length == 0' <<<"$ctl"
+}

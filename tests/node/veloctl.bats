@@ -174,7 +174,8 @@ vc_show() {
 	for want in "files$VT/netd/10-velotest.conflist" "files$VT_LOG" \
 		"files$VT/state/$VT_NETWORK/ctr-bug_eth0.json" commands/ip-link.txt \
 		commands/ip-route.txt commands/ip-neigh.txt commands/ip-addr.txt \
-		commands/tc-filter.txt commands/veloctl-status.json commands/veloctl-endpoints.json; do
+		commands/tc-filter.txt commands/veloctl-status.json commands/veloctl-endpoints.json \
+		commands/veloctl-sockets.json; do
 		grep -q -- "/$want\$" <<<"$list" || { echo "missing $want in:"; echo "$list"; false; }
 	done
 	if command -v bpftool >/dev/null; then
