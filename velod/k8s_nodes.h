@@ -14,6 +14,7 @@
 #include <cJSON.h>
 
 #include "agent.h"
+#include "k8s_node_list.h"
 
 /* Where the kubelet mounts a pod's service account: token, ca.crt. */
 #define K8S_SERVICE_ACCOUNT_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
@@ -45,22 +46,5 @@ int k8s_nodes_take(struct k8s_nodes *watch, struct node_list *list);
 void k8s_nodes_stats(struct k8s_nodes *watch, struct k8s_nodes_stats *stats);
 /* Ends the thread (it notices within about a second) and frees everything. */
 void k8s_nodes_stop(struct k8s_nodes *watch);
-
-/*
- * A Node object into node: metadata.name, spec.podCIDRs (else spec.podCIDR),
- * the first InternalIP of each family in status.addresses. Returns 0 or
- * -EINVAL with why saying which field.
- */
-int k8s_node_parse(const cJSON *json, struct node *node, char *why, size_t why_size);
-
-/*
- * Applies one line of a watch stream to list: ADDED/MODIFIED upsert, DELETED
- * removes, BOOKMARK only moves rv on. Returns 1 when the list changed, 0 when
- * not, -ESTALE for an ERROR event with code 410 (relist), -EPROTO for another
- * ERROR or a line that isn't an event, -EINVAL for a Node it can't use (why
- * says why). rv (rv_size bytes) gets the event's resourceVersion.
- */
-int k8s_nodes_apply_event(struct node_list *list, const char *line, size_t len, char *rv,
-			  size_t rv_size, char *why, size_t why_size);
 
 #endif
