@@ -196,7 +196,7 @@ rate() { in_pod "$1" "$2" "$work/vtsend" udp "$secs" | awk '{ print $2 }'; }
 velo_progs() {
 	local pin
 
-	for pin in "$bpffs"/progs_v1/velo_cg_*; do
+	for pin in "$bpffs"/progs_g*/velo_cg_*; do
 		echo "${pin##*/} $(bpftool -j prog show pinned "$pin" | jq .id)"
 	done
 }
@@ -262,13 +262,18 @@ echo "PASS: zero runs for the non-opted pod's $plain_sent packets and $sockopts 
 
 echo
 echo "== 2. 64-byte UDP send rate, $runs alternating rounds of ${secs}s per case, CPU $cpu"
+# prog_pin NAME: where this velo pinned program NAME (its BPF generation's dir, bpf_loader.h).
+prog_pin() {
+	local pin
+	for pin in "$bpffs"/progs_g*/"$1"; do echo "$pin"; done
+}
 attach_parent() {
-	bpftool cgroup attach "$parent" egress pinned "$bpffs/progs_v1/velo_cg_acct_eg" multi
-	bpftool cgroup attach "$parent" ingress pinned "$bpffs/progs_v1/velo_cg_acct_in" multi
+	bpftool cgroup attach "$parent" egress pinned "$(prog_pin velo_cg_acct_eg)" multi
+	bpftool cgroup attach "$parent" ingress pinned "$(prog_pin velo_cg_acct_in)" multi
 }
 detach_parent() {
-	bpftool cgroup detach "$parent" egress pinned "$bpffs/progs_v1/velo_cg_acct_eg"
-	bpftool cgroup detach "$parent" ingress pinned "$bpffs/progs_v1/velo_cg_acct_in"
+	bpftool cgroup detach "$parent" egress pinned "$(prog_pin velo_cg_acct_eg)"
+	bpftool cgroup detach "$parent" ingress pinned "$(prog_pin velo_cg_acct_in)"
 }
 declare -a A B C O
 for ((i = 0; i < runs; i++)); do

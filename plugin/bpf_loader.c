@@ -31,7 +31,7 @@
 #ifdef VELO_BPF_GEN_OVERRIDE
 #define VELO_BPF_GEN VELO_BPF_GEN_OVERRIDE
 #else
-#include "velo_bpf_gen.h" /* generated: VELO_BPF_GEN, a hash of the veth group's objects */
+#include "velo_bpf_gen.h" /* generated: VELO_BPF_GEN, a hash of both groups' objects */
 #endif
 
 static const struct velo_pin veth_pins[] = {
@@ -49,11 +49,11 @@ static const struct velo_pin cgroup_pins[] = {
 	{ VELO_MAP_CG_CONFIG, true, offsetof(struct velo_bpf_cgroup, config_fd), false },
 	{ VELO_MAP_DENY, true, offsetof(struct velo_bpf_cgroup, deny_fd), false },
 	{ VELO_MAP_DENY_IF, true, offsetof(struct velo_bpf_cgroup, deny_if_fd), false },
-	{ VELO_PROG_CG_ACCT_IN, false, offsetof(struct velo_bpf_cgroup, acct_in_fd), false },
-	{ VELO_PROG_CG_ACCT_EG, false, offsetof(struct velo_bpf_cgroup, acct_eg_fd), false },
-	{ VELO_PROG_CG_DENY_EG, false, offsetof(struct velo_bpf_cgroup, deny_eg_fd), false },
-	{ VELO_PROG_CG_SOCKOPT, false, offsetof(struct velo_bpf_cgroup, sockopt_fd), false },
-	{ VELO_PROG_TC_DENY, false, offsetof(struct velo_bpf_cgroup, tc_deny_fd), false },
+	{ VELO_PROG_CG_ACCT_IN, false, offsetof(struct velo_bpf_cgroup, acct_in_fd), true },
+	{ VELO_PROG_CG_ACCT_EG, false, offsetof(struct velo_bpf_cgroup, acct_eg_fd), true },
+	{ VELO_PROG_CG_DENY_EG, false, offsetof(struct velo_bpf_cgroup, deny_eg_fd), true },
+	{ VELO_PROG_CG_SOCKOPT, false, offsetof(struct velo_bpf_cgroup, sockopt_fd), true },
+	{ VELO_PROG_TC_DENY, false, offsetof(struct velo_bpf_cgroup, tc_deny_fd), true },
 };
 
 /* A group of objects loaded together: its pins and the struct of fds they open into. */
@@ -490,9 +490,9 @@ static int load_and_pin_cgroup(const struct velo_paths *paths)
 	char dir[PATH_MAX];
 	int ret;
 
-	if (snprintf(dir, sizeof(dir), "%s/%s", paths->bpffs_dir, PROGS_DIR) >= (int)sizeof(dir))
-		return -ENAMETOOLONG;
-	ret = lock_mkdirs(dir);
+	ret = velo_bpf_gen_dir(paths, dir, sizeof(dir));
+	if (!ret)
+		ret = lock_mkdirs(dir);
 	if (ret)
 		return ret;
 	skb = cgroup_skb__open_opts(&opts);

@@ -5,8 +5,8 @@
  * needed and loads under <run_dir>/bpf.lock, paying CO-RE relocation against
  * the kernel's BTF once. Pins under the bpffs dir (default /sys/fs/bpf/velo):
  *   <dir>/velo_*_v1                       maps, pinned by name by libbpf
- *   <dir>/progs_g<generation>/<name>      the fast path's programs
- *   <dir>/progs_v1/<program name>         the other groups' programs
+ *   <dir>/progs_g<generation>/<name>      the fast path's and the cgroup programs
+ *   <dir>/progs_v1/<program name>         the sockmap's programs
  *   <dir>/links/<host_ifname>_<kind>      one link per endpoint and hook
  * The per-pod cgroup objects (cgroup_skb, cgroup_sock) form a second group
  * with its own open calls, loaded on first use the same way, so a kernel that
@@ -63,7 +63,7 @@ void velo_bpf_cgroup_close(struct velo_bpf_cgroup *bpf);
 /*
  * One pinned map or program and where its fd goes in a caller's struct of
  * fds. Maps are pinned by name at the top of the bpffs dir, programs under
- * VELO_BPF_PROGS_DIR (which carries the ABI version).
+ * the generation dir or VELO_BPF_PROGS_DIR (which carries the ABI version).
  */
 #define VELO_STR2(x) #x
 #define VELO_STR(x) VELO_STR2(x)
@@ -76,10 +76,10 @@ struct velo_pin {
 };
 
 /*
- * The fast path's programs (veth group) are pinned per generation, a hash of
- * their objects: <bpffs_dir>/progs_g<generation>/. A new velo whose programs
- * differ loads its own beside the old ones instead of reusing them, and
- * velo_bpf_upgrade (bpf_upgrade.h) moves live pods over.
+ * The programs of both groups (veth and cgroup) are pinned per generation,
+ * one hash of their objects: <bpffs_dir>/progs_g<generation>/. A new velo
+ * whose programs differ loads its own beside the old ones instead of reusing
+ * them, and velo_bpf_upgrade (bpf_upgrade.h) moves live pods over.
  */
 #define VELO_BPF_GEN_PREFIX "progs_g"
 const char *velo_bpf_generation(void);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Moving pods to this generation's fast-path programs, then unpinning the old ones. */
+/* Moving pods to this generation's programs, then unpinning the old ones. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -7,14 +7,39 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
 #include "../bpf/lib/velo_shared.h"
 #include "bpf_upgrade.h"
+#include "feature.h"
 #include "lock.h"
 #include "log.h"
 
-/* Where velo pinned the fast path's programs before generations: beside the other groups'. */
-static const char *const legacy_progs[] = { VELO_PROG_TC_INGRESS, VELO_PROG_XDP_HOST,
-					    VELO_PROG_XDP_DST };
+extern const struct velo_feature velo_feature_fastpath;
+
+/* Where velo pinned the programs of both groups before generations: beside the sockmap's. */
+static const char *const legacy_progs[] = {
+	VELO_PROG_TC_INGRESS, VELO_PROG_XDP_HOST,   VELO_PROG_XDP_DST,	  VELO_PROG_CG_ACCT_IN,
+	VELO_PROG_CG_ACCT_EG, VELO_PROG_CG_DENY_EG, VELO_PROG_CG_SOCKOPT, VELO_PROG_TC_DENY,
+};
+
+unsigned velo_prog_id(int prog_fd)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	return bpf_obj_get_info_by_fd(prog_fd, &info, &len) ? 0 : info.id;
+}
+
+unsigned velo_clsact_prog_id(int ifindex, __u32 handle, __u32 priority)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex, .attach_point = BPF_TC_INGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = handle, .priority = priority);
+
+	return bpf_tc_query(&hook, &opts) ? 0 : opts.prog_id;
+}
 
 static int unpin(const char *path, bool remove, unsigned *count)
 {
@@ -82,11 +107,75 @@ static int old_pins(const struct velo_paths *paths, bool remove, unsigned *count
 	return ret;
 }
 
+/* A group's programs, opened on first use. */
+struct group_fds {
+	int state; /* 0 not yet, 1 open, 2 nothing of the group pinned, else -errno */
+	union {
+		struct velo_bpf veth;
+		struct velo_bpf_cgroup cgroup;
+	};
+};
+
 struct pass {
 	const struct velo_paths *paths;
-	const struct velo_bpf *bpf;
+	unsigned lock_timeout_ms;
+	bool old; /* old pins exist: load this generation's programs when missing */
+	struct group_fds veth, cgroup;
 	struct velo_upgrade *out;
+	int error; /* of the first group that couldn't be opened */
 };
+
+/*
+ * A group's programs, opened once per pass: 1 when open, 0 when nothing of
+ * the group is pinned and nothing is old (no pod has anything of it to move),
+ * or -errno.
+ */
+static int group_get(struct pass *pass, struct group_fds *group, bool cgroup)
+{
+	int ret;
+
+	if (!group->state) {
+		if (cgroup)
+			ret = pass->old ? velo_bpf_cgroup_open(pass->paths, pass->lock_timeout_ms,
+							       &group->cgroup)
+					: velo_bpf_cgroup_open_pinned(pass->paths, &group->cgroup);
+		else
+			ret = pass->old ? velo_bpf_open(pass->paths, pass->lock_timeout_ms,
+							&group->veth)
+					: velo_bpf_open_pinned(pass->paths, &group->veth);
+		group->state = !ret ? 1 : ret == -ENOENT && !pass->old ? 2 : ret;
+		if (group->state < 0) {
+			pr_warn("upgrade: this generation's %s programs can't be opened: %s",
+				cgroup ? "cgroup" : "fast-path", strerror(-ret));
+			pass->error = pass->error ?: ret;
+		}
+	}
+	return group->state == 2 ? 0 : group->state;
+}
+
+/* One endpoint's groups: 1 when something moved, 0 when all was current, or -errno. */
+static int upgrade_groups(struct pass *pass, const struct velo_record *record)
+{
+	int moved = 0, ret = 0, got;
+
+	if (record->features & velo_feature_fastpath.bit) {
+		got = group_get(pass, &pass->veth, false);
+		if (got > 0)
+			got = velo_fastpath_upgrade(pass->paths, record, &pass->veth.veth);
+		ret = got < 0 ? got : 0;
+		moved |= got > 0;
+	}
+	/* A pod cgroup is recorded only where velo attached cgroup programs to it. */
+	if (record->cgroup_id) {
+		got = group_get(pass, &pass->cgroup, true);
+		if (got > 0)
+			got = velo_cgroup_upgrade(pass->paths, pass->lock_timeout_ms, record,
+						  &pass->cgroup.cgroup);
+		ret = ret ?: (got < 0 ? got : 0);
+		moved |= got > 0;
+	}
+	return ret ? ret : moved;
+}
 
 /* Under the attachment lock, as ADD and DEL change an endpoint only under it. */
 static int upgrade_record(const struct velo_record *listed, void *arg)
@@ -114,8 +203,10 @@ static int upgrade_record(const struct velo_record *listed, void *arg)
 		lock_release_unlink(fd, path);
 		return 0;
 	}
-	ret = velo_fastpath_upgrade(pass->paths, &record, pass->bpf);
-	if (ret < 0) {
+	ret = upgrade_groups(pass, &record);
+	if (ret == -EAGAIN) {
+		pass->out->busy++; /* the cgroup lock */
+	} else if (ret < 0) {
 		pass->out->failed++;
 		pr_warn("upgrade: %s/%s (veth %s) stays on its old programs: %s",
 			record.container_id, record.ifname, record.host_ifname, strerror(-ret));
@@ -136,11 +227,20 @@ static int upgrade_network(const char *network, void *arg)
 	return state_record_foreach(pass->paths, network, upgrade_record, pass);
 }
 
+static void group_put(struct group_fds *group, bool cgroup)
+{
+	if (group->state != 1)
+		return;
+	if (cgroup)
+		velo_bpf_cgroup_close(&group->cgroup);
+	else
+		velo_bpf_close(&group->veth);
+}
+
 int velo_bpf_upgrade(const struct velo_paths *paths, unsigned lock_timeout_ms,
 		     struct velo_upgrade *out)
 {
-	struct velo_bpf bpf;
-	struct pass pass = { .paths = paths, .bpf = &bpf, .out = out };
+	struct pass pass = { .paths = paths, .lock_timeout_ms = lock_timeout_ms, .out = out };
 	unsigned old;
 	int ret;
 
@@ -148,14 +248,11 @@ int velo_bpf_upgrade(const struct velo_paths *paths, unsigned lock_timeout_ms,
 	ret = old_pins(paths, false, &old);
 	if (ret)
 		return ret;
-	/* Nothing old and nothing loaded: no pod has a fast path. */
-	ret = old ? velo_bpf_open(paths, lock_timeout_ms, &bpf) : velo_bpf_open_pinned(paths, &bpf);
-	if (ret == -ENOENT && !old)
-		return 0;
-	if (ret)
-		return ret;
+	pass.old = old > 0;
 	ret = state_network_foreach(paths, upgrade_network, &pass);
-	velo_bpf_close(&bpf);
+	group_put(&pass.veth, false);
+	group_put(&pass.cgroup, true);
+	ret = ret ?: pass.error;
 	if (ret || out->busy || out->failed)
 		return ret; /* the old programs stay until every pod has moved */
 	ret = old_pins(paths, true, &out->unpinned);

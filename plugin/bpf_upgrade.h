@@ -1,20 +1,23 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Moving live pods to this velo's fast-path programs after an upgrade. The
- * programs are pinned per generation (bpf_loader.h), so a new velo whose
- * programs differ loads its own beside the old ones; pods wired before keep
- * running the old code until velod moves them: their links by
- * bpf_link_update (a clsact filter by replacing it), their devmap entry's
- * program, and their endpoint entries where a map's layout changed (a new
- * layout is a new map name, which starts empty). Until then old and new
- * programs share only maps of unchanged layout; a pod pair whose programs
- * don't share an endpoint map doesn't find each other and takes the routed
- * path. Once every pod is moved, the old generation's pins and the maps
- * superseded by new names are unpinned (the kernel frees them when their
- * last user goes).
+ * Moving live pods to this velo's programs after an upgrade. The programs
+ * are pinned per generation (bpf_loader.h), so a new velo whose programs
+ * differ loads its own beside the old ones; pods wired before keep running
+ * the old code until velod moves them: their links by bpf_link_update (a
+ * clsact filter by replacing it), their devmap entry's program, and their
+ * endpoint entries where a map's layout changed (a new layout is a new map
+ * name, which starts empty). Until then old and new programs share only maps
+ * of unchanged layout; a pod pair whose programs don't share an endpoint map
+ * doesn't find each other and takes the routed path. A pod's cgroup programs
+ * move all together or not at all, and only onto programs that use the same
+ * maps (their per-cgroup storage stays with the link). Once every pod is
+ * moved, the old generation's pins and the maps superseded by new names are
+ * unpinned (the kernel frees them when their last user goes).
  */
 #ifndef VELO_BPF_UPGRADE_H
 #define VELO_BPF_UPGRADE_H
+
+#include <linux/types.h>
 
 #include "bpf_loader.h"
 #include "state.h"
@@ -38,5 +41,17 @@ int velo_bpf_upgrade(const struct velo_paths *paths, unsigned lock_timeout_ms,
 /* One endpoint (fastpath.c): 1 when something moved, 0 when all was current, or -errno. */
 int velo_fastpath_upgrade(const struct velo_paths *paths, const struct velo_record *record,
 			  const struct velo_bpf *bpf);
+/*
+ * One endpoint's cgroup links and velo_tc_deny (cgroup_upgrade.c), under the
+ * cgroup lock (waiting at most lock_timeout_ms: -EAGAIN): 1 when they moved,
+ * 0 when all was current, or -errno with every one back on its old program.
+ */
+int velo_cgroup_upgrade(const struct velo_paths *paths, unsigned lock_timeout_ms,
+			const struct velo_record *record, const struct velo_bpf_cgroup *bpf);
+
+/* The id of the program prog_fd, 0 when unreadable. */
+unsigned velo_prog_id(int prog_fd);
+/* The program id of the clsact ingress filter at handle and priority, 0 when there is none. */
+unsigned velo_clsact_prog_id(int ifindex, __u32 handle, __u32 priority);
 
 #endif

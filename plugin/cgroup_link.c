@@ -27,14 +27,19 @@ uint64_t cgroup_id_of(const char *path)
 	return stat(path, &st) ? 0 : (uint64_t)st.st_ino;
 }
 
-int cgroup_lock(const struct velo_request *request)
+int cgroup_lock_at(const struct velo_paths *paths, unsigned timeout_ms)
 {
 	char path[PATH_MAX];
 
-	if (snprintf(path, sizeof(path), "%s/%s", request->config.paths.run_dir,
-		     CGROUP_LOCK_NAME) >= (int)sizeof(path))
+	if (snprintf(path, sizeof(path), "%s/%s", paths->run_dir, CGROUP_LOCK_NAME) >=
+	    (int)sizeof(path))
 		return -ENAMETOOLONG;
-	return lock_acquire(path, request->config.lock_timeout_ms);
+	return lock_acquire(path, timeout_ms);
+}
+
+int cgroup_lock(const struct velo_request *request)
+{
+	return cgroup_lock_at(&request->config.paths, request->config.lock_timeout_ms);
 }
 
 void cgroup_unlock(int lock_fd)

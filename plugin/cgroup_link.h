@@ -46,6 +46,8 @@ int cgroup_config_write(struct cgroup_ctx *ctx, const char *tcp_cc);
 
 /* The cgroup lock alone (detach): the fd, or -errno. */
 int cgroup_lock(const struct velo_request *request);
+/* The same without a request (velod's upgrade pass): -EAGAIN after timeout_ms. */
+int cgroup_lock_at(const struct velo_paths *paths, unsigned timeout_ms);
 void cgroup_unlock(int lock_fd);
 /* Unpins this endpoint's link kind (the link detaches with its last pin). Missing is fine. */
 void cgroup_link_unpin(const struct velo_request *request, const char *kind);

@@ -433,15 +433,6 @@ static int fastpath_check(struct velo_request *request)
 
 /* Upgrade */
 
-static unsigned prog_id_of(int prog_fd)
-{
-	struct bpf_prog_info info;
-	__u32 len = sizeof(info);
-
-	memset(&info, 0, sizeof(info));
-	return bpf_obj_get_info_by_fd(prog_fd, &info, &len) ? 0 : info.id;
-}
-
 /* The endpoint's pinned link of kind now runs prog_fd: 1 when moved, 0 when it did already. */
 static int link_upgrade(const struct velo_paths *paths, const struct velo_record *record,
 			const char *kind, int prog_fd)
@@ -459,7 +450,7 @@ static int link_upgrade(const struct velo_paths *paths, const struct velo_record
 	memset(&info, 0, sizeof(info));
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
 		ret = -errno;
-	else if (info.prog_id != prog_id_of(prog_fd))
+	else if (info.prog_id != velo_prog_id(prog_fd))
 		ret = bpf_link_update(fd, prog_fd, NULL) ? -errno : 1;
 	close(fd);
 	return ret;
@@ -477,19 +468,15 @@ static bool link_pinned(const struct velo_paths *paths, const struct velo_record
 /* Our clsact filter's program id (kernels without tcx), 0 when there is none. */
 static unsigned clsact_prog_id(const struct velo_record *record)
 {
-	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = record->host_ifindex,
-		    .attach_point = BPF_TC_INGRESS);
-	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = VELO_TC_FASTPATH_HANDLE,
-		    .priority = VELO_TC_FASTPATH_PRIORITY);
-
-	return bpf_tc_query(&hook, &opts) ? 0 : opts.prog_id;
+	return velo_clsact_prog_id(record->host_ifindex, VELO_TC_FASTPATH_HANDLE,
+				   VELO_TC_FASTPATH_PRIORITY);
 }
 
 static int clsact_upgrade(const struct velo_record *record, int prog_fd)
 {
 	int ret;
 
-	if (clsact_prog_id(record) == prog_id_of(prog_fd))
+	if (clsact_prog_id(record) == velo_prog_id(prog_fd))
 		return 0;
 	ret = velo_clsact_ingress_attach(prog_fd, record->host_ifindex, VELO_TC_FASTPATH_HANDLE,
 					 VELO_TC_FASTPATH_PRIORITY);
@@ -503,7 +490,7 @@ static int devmap_upgrade(const struct velo_bpf *bpf, const struct velo_record *
 	struct bpf_devmap_val val;
 
 	if (bpf_map_lookup_elem(bpf->xdp_tx_fd, &key, &val) ||
-	    val.bpf_prog.id != prog_id_of(bpf->devmap_prog_fd)) {
+	    val.bpf_prog.id != velo_prog_id(bpf->devmap_prog_fd)) {
 		memset(&val, 0, sizeof(val));
 		val.ifindex = key;
 		val.bpf_prog.fd = bpf->devmap_prog_fd;
