@@ -4,6 +4,7 @@
  * how many endpoints it keeps and whether velod answers. Built as one JSON
  * document; text mode renders that same document.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <bpf/bpf.h>
 #include <linux/magic.h>
 
+#include "bpf_loader.h"
 #include "bpf_probe.h"
 #include "bpf_progs.h"
 #include "ctl.h"
@@ -88,6 +90,32 @@ static cJSON *kernel_json(const struct ctl *ctl)
 err:
 	cJSON_Delete(json);
 	return NULL;
+}
+
+/*
+ * The program generations pinned under the bpffs dir (bpf_loader.h) and this
+ * build's. Two or more pinned: an upgrade is under way, and pods run the
+ * older programs until velod's next pass moves them (bpf_upgrade.h).
+ */
+static cJSON *generations_json(const struct ctl *ctl)
+{
+	cJSON *json = cJSON_CreateObject(), *pinned;
+	size_t prefix = strlen(VELO_BPF_GEN_PREFIX);
+	struct dirent *entry;
+	DIR *dir;
+
+	if (!json || !cJSON_AddStringToObject(json, "build", velo_bpf_generation()) ||
+	    !(pinned = cJSON_AddArrayToObject(json, "pinned"))) {
+		cJSON_Delete(json);
+		return NULL;
+	}
+	dir = opendir(ctl->paths.bpffs_dir);
+	while (dir && (entry = readdir(dir)))
+		if (!strncmp(entry->d_name, VELO_BPF_GEN_PREFIX, prefix) && entry->d_name[prefix])
+			cJSON_AddItemToArray(pinned, cJSON_CreateString(entry->d_name + prefix));
+	if (dir)
+		closedir(dir);
+	return json;
 }
 
 static cJSON *programs_json(int *err)
@@ -224,6 +252,22 @@ static const char *string_of(const cJSON *json, const char *key)
 	return cJSON_IsString(item) ? item->valuestring : "";
 }
 
+static void print_generations(const cJSON *generations)
+{
+	const char *build = string_of(generations, "build");
+	const cJSON *pinned = cJSON_GetObjectItemCaseSensitive(generations, "pinned"), *item;
+
+	printf("\nBPF generation of this build: %s; pinned:", build);
+	if (!cJSON_GetArraySize(pinned))
+		printf(" none (no pod has asked for velo's programs yet)");
+	cJSON_ArrayForEach (item, pinned)
+		printf(" %s%s", item->valuestring,
+		       strcmp(item->valuestring, build) ? " (other build: pods still on it move at "
+							  "velod's next pass)"
+							: " (this build)");
+	printf("\n");
+}
+
 static void print_text(const cJSON *status)
 {
 	const cJSON *kernel = cJSON_GetObjectItemCaseSensitive(status, "kernel");
@@ -240,6 +284,8 @@ static void print_text(const cJSON *status)
 		printf("  %-24s %s\n", item->string, cJSON_IsTrue(item) ? "yes" : "no");
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(kernel, "bpfStatsSysctl")))
 		printf("  warning: kernel.bpf_stats_enabled=1: every BPF program pays for stats\n");
+
+	print_generations(cJSON_GetObjectItemCaseSensitive(status, "bpfGenerations"));
 
 	printf("\nPrograms\n  %-8s %-16s %-16s %14s %16s\n", "ID", "NAME", "TYPE", "RUNS",
 	       "RUN_TIME_NS");
@@ -293,6 +339,9 @@ int cmd_ctl_status(struct ctl *ctl)
 		goto err;
 	}
 	cJSON_AddItemToObject(status, "programs", part);
+	part = generations_json(ctl);
+	if (!part || !cJSON_AddItemToObject(status, "bpfGenerations", part))
+		goto err_nomem;
 	part = maps_json(&err);
 	if (!part) {
 		ctl_error(ctl, "list BPF maps: %s", strerror(-err));

@@ -140,6 +140,32 @@ vc_show() {
 	[ "$VC_RC" -eq 0 ] && grep -q '^Endpoints: 1 ' <<<"$VC_OUT" || { vc_show; false; }
 }
 
+@test "veloctl status shows this build's BPF generation, pinned, and an older one beside it" {
+	local conf pod gen
+	VC_BPFFS="/sys/fs/bpf/velotest-$VT_TAG-$BATS_TEST_NUMBER"
+	conf="$(vt_config -f 4 | jq -c --arg b "$VC_BPFFS" \
+		'.bpffsDir = $b | .defaults = {"velo.dev/fastpath": "tc"}')"
+	pod="$(vt_pod_new)"
+	vt_add "$pod" ctr-gen "$conf"
+	gen="$(cd "$VC_BPFFS" && echo progs_g*)"
+	gen="${gen#progs_g}"
+	[ -d "$VC_BPFFS/progs_g$gen" ] || { echo "no generation dir under $VC_BPFFS"; false; }
+
+	vc -j status --agent ""
+	[ "$VC_RC" -eq 0 ] || { vc_show; false; }
+	jq -e --arg g "$gen" '.bpfGenerations == {build: $g, pinned: [$g]}' <<<"$VC_OUT" ||
+		{ vc_show; false; }
+	# An older build's programs still pinned (an upgrade under way).
+	mkdir "$VC_BPFFS/progs_g0123456789ab"
+	vc -j status --agent ""
+	jq -e --arg g "$gen" '.bpfGenerations.build == $g and
+		(.bpfGenerations.pinned | sort) == ([$g, "0123456789ab"] | sort)' <<<"$VC_OUT" ||
+		{ vc_show; false; }
+	vc status --agent ""
+	grep -q "0123456789ab (other build" <<<"$VC_OUT" || { vc_show; false; }
+	grep -q "$gen (this build)" <<<"$VC_OUT" || { vc_show; false; }
+}
+
 @test "veloctl status finds a running velod healthy" {
 	local vd="${VELOD_BIN:-$VELOTEST_REPO/build/velod}" pid i
 	[ -x "$vd" ] || skip "velod not built"
