@@ -5,8 +5,7 @@
  * needed and loads under <run_dir>/bpf.lock, paying CO-RE relocation against
  * the kernel's BTF once. Pins under the bpffs dir (default /sys/fs/bpf/velo):
  *   <dir>/velo_*_v1                       maps, pinned by name by libbpf
- *   <dir>/progs_g<generation>/<name>      the fast path's and the cgroup programs
- *   <dir>/progs_v1/<program name>         the sockmap's programs
+ *   <dir>/progs_g<generation>/<name>      the fast path's, cgroup and sockmap programs
  *   <dir>/links/<host_ifname>_<kind>      one link per endpoint and hook
  * The per-pod cgroup objects (cgroup_skb, cgroup_sock) form a second group
  * with its own open calls, loaded on first use the same way, so a kernel that
@@ -63,7 +62,8 @@ void velo_bpf_cgroup_close(struct velo_bpf_cgroup *bpf);
 /*
  * One pinned map or program and where its fd goes in a caller's struct of
  * fds. Maps are pinned by name at the top of the bpffs dir, programs under
- * the generation dir or VELO_BPF_PROGS_DIR (which carries the ABI version).
+ * the generation dir or VELO_BPF_PROGS_DIR (which carries the ABI version;
+ * velo pinned every program there before generations).
  */
 #define VELO_STR2(x) #x
 #define VELO_STR(x) VELO_STR2(x)
@@ -76,8 +76,8 @@ struct velo_pin {
 };
 
 /*
- * The programs of both groups (veth and cgroup) are pinned per generation,
- * one hash of their objects: <bpffs_dir>/progs_g<generation>/. A new velo
+ * The programs of every group (veth, cgroup, sockmap) are pinned per
+ * generation, one hash of their objects: <bpffs_dir>/progs_g<generation>/. A new velo
  * whose programs differ loads its own beside the old ones instead of reusing
  * them, and velo_bpf_upgrade (bpf_upgrade.h) moves live pods over.
  */

@@ -11,17 +11,22 @@
 #include <bpf/libbpf.h>
 
 #include "../bpf/lib/velo_shared.h"
+#include "../bpf/lib/velo_sockmap.h"
 #include "bpf_upgrade.h"
 #include "feature.h"
 #include "lock.h"
 #include "log.h"
+#include "sockmap_bpf.h"
+#include "sockmap_probe.h"
 
 extern const struct velo_feature velo_feature_fastpath;
+extern const struct velo_feature velo_feature_sockmap;
 
-/* Where velo pinned the programs of both groups before generations: beside the sockmap's. */
+/* Where velo pinned every group's programs before generations. */
 static const char *const legacy_progs[] = {
 	VELO_PROG_TC_INGRESS, VELO_PROG_XDP_HOST,   VELO_PROG_XDP_DST,	  VELO_PROG_CG_ACCT_IN,
 	VELO_PROG_CG_ACCT_EG, VELO_PROG_CG_DENY_EG, VELO_PROG_CG_SOCKOPT, VELO_PROG_TC_DENY,
+	VELO_PROG_SOCKOPS,    VELO_PROG_SK_MSG,
 };
 
 unsigned velo_prog_id(int prog_fd)
@@ -107,12 +112,21 @@ static int old_pins(const struct velo_paths *paths, bool remove, unsigned *count
 	return ret;
 }
 
+enum group_kind { GROUP_VETH, GROUP_CGROUP, GROUP_SOCKMAP };
+
+static const char *const group_names[] = {
+	[GROUP_VETH] = "fast-path",
+	[GROUP_CGROUP] = "cgroup",
+	[GROUP_SOCKMAP] = "sockmap",
+};
+
 /* A group's programs, opened on first use. */
 struct group_fds {
 	int state; /* 0 not yet, 1 open, 2 nothing of the group pinned, else -errno */
 	union {
 		struct velo_bpf veth;
 		struct velo_bpf_cgroup cgroup;
+		struct velo_sockmap_bpf sockmap;
 	};
 };
 
@@ -120,37 +134,101 @@ struct pass {
 	const struct velo_paths *paths;
 	unsigned lock_timeout_ms;
 	bool old; /* old pins exist: load this generation's programs when missing */
-	struct group_fds veth, cgroup;
+	struct group_fds groups[3]; /* by enum group_kind */
+	int msg_moved; /* the node's sk_msg link: 0 not yet, 1 done, else -errno */
 	struct velo_upgrade *out;
 	int error; /* of the first group that couldn't be opened */
 };
+
+static int group_open(struct pass *pass, enum group_kind kind, struct group_fds *group)
+{
+	const struct velo_paths *paths = pass->paths;
+	unsigned timeout = pass->lock_timeout_ms;
+	struct velo_sockmap_features features;
+
+	switch (kind) {
+	case GROUP_VETH:
+		return pass->old ? velo_bpf_open(paths, timeout, &group->veth)
+				 : velo_bpf_open_pinned(paths, &group->veth);
+	case GROUP_CGROUP:
+		return pass->old ? velo_bpf_cgroup_open(paths, timeout, &group->cgroup)
+				 : velo_bpf_cgroup_open_pinned(paths, &group->cgroup);
+	case GROUP_SOCKMAP:
+		if (!pass->old)
+			return velo_sockmap_bpf_open_pinned(paths, &group->sockmap);
+		velo_sockmap_probe(paths, &features);
+		return velo_sockmap_bpf_open(paths, timeout, &features, &group->sockmap);
+	}
+	return -EINVAL;
+}
 
 /*
  * A group's programs, opened once per pass: 1 when open, 0 when nothing of
  * the group is pinned and nothing is old (no pod has anything of it to move),
  * or -errno.
  */
-static int group_get(struct pass *pass, struct group_fds *group, bool cgroup)
+static int group_get(struct pass *pass, enum group_kind kind)
 {
+	struct group_fds *group = &pass->groups[kind];
 	int ret;
 
 	if (!group->state) {
-		if (cgroup)
-			ret = pass->old ? velo_bpf_cgroup_open(pass->paths, pass->lock_timeout_ms,
-							       &group->cgroup)
-					: velo_bpf_cgroup_open_pinned(pass->paths, &group->cgroup);
-		else
-			ret = pass->old ? velo_bpf_open(pass->paths, pass->lock_timeout_ms,
-							&group->veth)
-					: velo_bpf_open_pinned(pass->paths, &group->veth);
+		ret = group_open(pass, kind, group);
 		group->state = !ret ? 1 : ret == -ENOENT && !pass->old ? 2 : ret;
 		if (group->state < 0) {
 			pr_warn("upgrade: this generation's %s programs can't be opened: %s",
-				cgroup ? "cgroup" : "fast-path", strerror(-ret));
+				group_names[kind], strerror(-ret));
 			pass->error = pass->error ?: ret;
 		}
 	}
 	return group->state == 2 ? 0 : group->state;
+}
+
+/*
+ * The node's sk_msg link, once per pass before the first pod's sock_ops: 1
+ * when it moved, 0 when current, or -errno for every pod of the pass (the old
+ * generation stays pinned). A program with other maps leaves it where it is.
+ */
+static int sockmap_msg_move(struct pass *pass)
+{
+	int ret;
+
+	if (pass->msg_moved)
+		return pass->msg_moved < 0 ? pass->msg_moved : 0;
+	/* Under the BPF loader lock, as a generation's first load attaches it. */
+	ret = velo_sockmap_msg_upgrade(pass->paths, pass->lock_timeout_ms,
+				       &pass->groups[GROUP_SOCKMAP].sockmap);
+	if (ret == -EXDEV)
+		pr_warn("upgrade: the sk_msg link stays on a program that uses other maps than "
+			"this generation's");
+	else if (ret < 0)
+		pr_warn("upgrade: the sk_msg link can't move: %s", strerror(-ret));
+	else if (ret)
+		pr_info("upgrade: the sk_msg link moved to BPF generation %s",
+			velo_bpf_generation());
+	pass->msg_moved = ret < 0 ? ret : 1;
+	return ret;
+}
+
+/*
+ * One endpoint's sock_ops link, after the node's sk_msg link. A pod without
+ * one fell back to the routed path at ADD: nothing to move, nothing to load.
+ */
+static int sockmap_upgrade(struct pass *pass, const struct velo_record *record)
+{
+	char path[PATH_MAX];
+	int got;
+
+	if (velo_sockmap_link_path(pass->paths, record->host_ifname, path, sizeof(path)) ||
+	    access(path, F_OK))
+		return 0;
+	got = group_get(pass, GROUP_SOCKMAP);
+	if (got <= 0)
+		return got;
+	got = sockmap_msg_move(pass);
+	if (got < 0)
+		return got;
+	return velo_sockmap_upgrade(pass->paths, record, &pass->groups[GROUP_SOCKMAP].sockmap);
 }
 
 /* One endpoint's groups: 1 when something moved, 0 when all was current, or -errno. */
@@ -159,18 +237,24 @@ static int upgrade_groups(struct pass *pass, const struct velo_record *record)
 	int moved = 0, ret = 0, got;
 
 	if (record->features & velo_feature_fastpath.bit) {
-		got = group_get(pass, &pass->veth, false);
+		got = group_get(pass, GROUP_VETH);
 		if (got > 0)
-			got = velo_fastpath_upgrade(pass->paths, record, &pass->veth.veth);
+			got = velo_fastpath_upgrade(pass->paths, record,
+						    &pass->groups[GROUP_VETH].veth);
 		ret = got < 0 ? got : 0;
 		moved |= got > 0;
 	}
 	/* A pod cgroup is recorded only where velo attached cgroup programs to it. */
 	if (record->cgroup_id) {
-		got = group_get(pass, &pass->cgroup, true);
+		got = group_get(pass, GROUP_CGROUP);
 		if (got > 0)
 			got = velo_cgroup_upgrade(pass->paths, pass->lock_timeout_ms, record,
-						  &pass->cgroup.cgroup);
+						  &pass->groups[GROUP_CGROUP].cgroup);
+		ret = ret ?: (got < 0 ? got : 0);
+		moved |= got > 0;
+	}
+	if (record->features & velo_feature_sockmap.bit) {
+		got = sockmap_upgrade(pass, record);
 		ret = ret ?: (got < 0 ? got : 0);
 		moved |= got > 0;
 	}
@@ -227,12 +311,16 @@ static int upgrade_network(const char *network, void *arg)
 	return state_record_foreach(pass->paths, network, upgrade_record, pass);
 }
 
-static void group_put(struct group_fds *group, bool cgroup)
+static void group_put(struct pass *pass, enum group_kind kind)
 {
+	struct group_fds *group = &pass->groups[kind];
+
 	if (group->state != 1)
 		return;
-	if (cgroup)
+	if (kind == GROUP_CGROUP)
 		velo_bpf_cgroup_close(&group->cgroup);
+	else if (kind == GROUP_SOCKMAP)
+		velo_sockmap_bpf_close(&group->sockmap);
 	else
 		velo_bpf_close(&group->veth);
 }
@@ -250,8 +338,9 @@ int velo_bpf_upgrade(const struct velo_paths *paths, unsigned lock_timeout_ms,
 		return ret;
 	pass.old = old > 0;
 	ret = state_network_foreach(paths, upgrade_network, &pass);
-	group_put(&pass.veth, false);
-	group_put(&pass.cgroup, true);
+	group_put(&pass, GROUP_VETH);
+	group_put(&pass, GROUP_CGROUP);
+	group_put(&pass, GROUP_SOCKMAP);
 	ret = ret ?: pass.error;
 	if (ret || out->busy || out->failed)
 		return ret; /* the old programs stay until every pod has moved */

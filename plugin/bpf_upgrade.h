@@ -49,6 +49,25 @@ int velo_fastpath_upgrade(const struct velo_paths *paths, const struct velo_reco
 int velo_cgroup_upgrade(const struct velo_paths *paths, unsigned lock_timeout_ms,
 			const struct velo_record *record, const struct velo_bpf_cgroup *bpf);
 
+/*
+ * One endpoint's sock_ops link (sockmap_upgrade.c), by bpf_link_update: 1
+ * when it moved, 0 when it was current or there is none, or -errno.
+ */
+struct velo_sockmap_bpf;
+int velo_sockmap_upgrade(const struct velo_paths *paths, const struct velo_record *record,
+			 const struct velo_sockmap_bpf *bpf);
+/*
+ * The node's one sk_msg link (sockmap_bpf.c), under the BPF loader lock
+ * (waiting at most lock_timeout_ms): as velo_sockmap_msg_attach.
+ */
+int velo_sockmap_msg_upgrade(const struct velo_paths *paths, unsigned lock_timeout_ms,
+			     const struct velo_sockmap_bpf *bpf);
+
+/*
+ * 0 when the program new_fd uses the very velo_* maps the program old_fd
+ * does, -EXDEV when not, or -errno (cgroup_upgrade.c).
+ */
+int velo_prog_same_maps(int old_fd, int new_fd);
 /* The id of the program prog_fd, 0 when unreadable. */
 unsigned velo_prog_id(int prog_fd);
 /* The program id of the clsact ingress filter at handle and priority, 0 when there is none. */

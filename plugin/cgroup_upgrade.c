@@ -96,7 +96,7 @@ static int velo_map_ids(int prog_fd, __u32 *ids)
  * renamed (relaid-out) map would start without the pod's deny list and
  * readiness: such a pod stays where it is until it is re-created.
  */
-static int same_maps(int old_fd, int new_fd)
+int velo_prog_same_maps(int old_fd, int new_fd)
 {
 	__u32 old_ids[MAX_MAPS], new_ids[MAX_MAPS];
 	int n_old = velo_map_ids(old_fd, old_ids), n_new = velo_map_ids(new_fd, new_ids);
@@ -121,7 +121,7 @@ static int plan(struct pod_moves *pod, const char *kind, int link_fd, unsigned o
 		return 0;
 	}
 	old_fd = bpf_prog_get_fd_by_id(old_prog_id);
-	ret = old_fd < 0 ? -errno : same_maps(old_fd, new_prog_fd);
+	ret = old_fd < 0 ? -errno : velo_prog_same_maps(old_fd, new_prog_fd);
 	if (ret) {
 		if (ret == -EXDEV)
 			pr_warn("upgrade: %s of %s: this generation's program uses other maps; "

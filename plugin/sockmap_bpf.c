@@ -15,13 +15,13 @@
 
 #include "../bpf/lib/velo_sockmap.h"
 #include "bpf_loader.h"
+#include "bpf_upgrade.h"
 #include "lock.h"
 #include "log.h"
 #include "sockmap.skel.h"
 #include "sockmap_bpf.h"
 
 #define BPF_LOCK_NAME "bpf.lock" /* the BPF loader lock of bpf_loader.h */
-#define PROGS_DIR VELO_BPF_PROGS_DIR
 #define LINKS_DIR "links"
 #define DEFAULT_APPLY_BYTES (1u << 20)
 
@@ -31,10 +31,12 @@ static const struct velo_pin pins[] = {
 	{ VELO_MAP_SM_PODS, true, offsetof(struct velo_sockmap_bpf, pods_fd), false },
 	{ VELO_MAP_SM_ACCT, true, offsetof(struct velo_sockmap_bpf, acct_fd), false },
 	{ VELO_MAP_SM_STATS, true, offsetof(struct velo_sockmap_bpf, stats_fd), false },
-	{ VELO_PROG_SOCKOPS, false, offsetof(struct velo_sockmap_bpf, sockops_prog_fd), false },
-	{ VELO_PROG_SK_MSG, false, offsetof(struct velo_sockmap_bpf, msg_prog_fd), false },
+	{ VELO_PROG_SOCKOPS, false, offsetof(struct velo_sockmap_bpf, sockops_prog_fd), true },
+	{ VELO_PROG_SK_MSG, false, offsetof(struct velo_sockmap_bpf, msg_prog_fd), true },
 };
 #define N_PINS (sizeof(pins) / sizeof(pins[0]))
+#define SOCKOPS_PIN (N_PINS - 2)
+#define SK_MSG_PIN (N_PINS - 1)
 
 static const char *const mode_names[] = {
 	[VELO_SM_APPLY_BYTES] = "apply-bytes",
@@ -110,10 +112,12 @@ static int choose_mode(const struct velo_sockmap_features *features, unsigned *m
 	return 0;
 }
 
-static int pin_program(const struct velo_paths *paths, struct bpf_program *prog)
+/* Under the generation dir (bpf_loader.h), as the pins table says. */
+static int pin_program(const struct velo_paths *paths, const struct velo_pin *pin,
+		       struct bpf_program *prog)
 {
 	char path[PATH_MAX];
-	int ret = pin_path(paths, PROGS_DIR, bpf_program__name(prog), path, sizeof(path));
+	int ret = velo_pin_path(paths, pin, path, sizeof(path));
 
 	if (ret)
 		return ret;
@@ -123,27 +127,18 @@ static int pin_program(const struct velo_paths *paths, struct bpf_program *prog)
 }
 
 /*
- * sk_msg on the sockhash: a pinned bpf_link where the kernel has sockmap
- * links (6.10+); else the legacy attach, which the pinned map itself keeps.
+ * The sk_msg program of a new load goes onto the sockhash (sockmap_upgrade.c):
+ * an older generation's link moves in place. One that uses other maps stays.
  */
-static int attach_sk_msg(const struct velo_paths *paths, int prog_fd, int sockhash_fd)
+static int msg_attach_loaded(const struct velo_paths *paths, int prog_fd, int sockhash_fd)
 {
-	char path[PATH_MAX];
-	int link_fd, ret;
+	int ret = velo_sockmap_msg_attach(paths, prog_fd, sockhash_fd);
 
-	ret = pin_path(paths, LINKS_DIR, VELO_LINK_SK_MSG, path, sizeof(path));
-	if (ret)
-		return ret;
-	if (unlink(path) && errno != ENOENT)
-		return -errno;
-	link_fd = bpf_link_create(prog_fd, sockhash_fd, BPF_SK_MSG_VERDICT, NULL);
-	if (link_fd < 0) {
-		pr_debug("sockmap: no sockmap bpf_link (%s); legacy attach", strerror(errno));
-		return bpf_prog_attach(prog_fd, sockhash_fd, BPF_SK_MSG_VERDICT, 0) ? -errno : 0;
-	}
-	ret = bpf_obj_pin(link_fd, path) ? -errno : 0;
-	close(link_fd);
-	return ret;
+	if (ret != -EXDEV)
+		return ret < 0 ? ret : 0;
+	pr_warn("sockmap: the sk_msg link stays on a program that uses other maps than this "
+		"velo's; connections of pods wired from now on are not redirected");
+	return 0;
 }
 
 static int load_and_pin(const struct velo_paths *paths,
@@ -161,13 +156,15 @@ static int load_and_pin(const struct velo_paths *paths,
 			VELO_ENV_SOCKMAP_APPLY_BYTES);
 		return ret;
 	}
-	for (int i = 0; i < 2; i++) {
-		ret = pin_path(paths, NULL, i ? LINKS_DIR : PROGS_DIR, dir, sizeof(dir));
-		if (!ret)
-			ret = lock_mkdirs(dir);
-		if (ret)
-			return ret;
-	}
+	ret = velo_bpf_gen_dir(paths, dir, sizeof(dir));
+	if (!ret)
+		ret = lock_mkdirs(dir);
+	if (!ret)
+		ret = pin_path(paths, NULL, LINKS_DIR, dir, sizeof(dir));
+	if (!ret)
+		ret = lock_mkdirs(dir);
+	if (ret)
+		return ret;
 	skel = sockmap__open_opts(&opts);
 	if (!skel)
 		return -errno;
@@ -177,12 +174,12 @@ static int load_and_pin(const struct velo_paths *paths,
 	ret = sockmap__load(skel);
 	if (ret)
 		goto out;
-	ret = attach_sk_msg(paths, bpf_program__fd(skel->progs.velo_sk_msg),
-			    bpf_map__fd(skel->maps.velo_sock_v1));
+	ret = msg_attach_loaded(paths, bpf_program__fd(skel->progs.velo_sk_msg),
+				bpf_map__fd(skel->maps.velo_sock_v1));
 	if (!ret)
-		ret = pin_program(paths, skel->progs.velo_sockops);
+		ret = pin_program(paths, &pins[SOCKOPS_PIN], skel->progs.velo_sockops);
 	if (!ret)
-		ret = pin_program(paths, skel->progs.velo_sk_msg);
+		ret = pin_program(paths, &pins[SK_MSG_PIN], skel->progs.velo_sk_msg);
 	if (!ret)
 		pr_info("sockmap: loaded (%s, %u-byte steps) and pinned under %s",
 			velo_sockmap_mode_str(mode), apply_bytes, paths->bpffs_dir);
@@ -191,20 +188,40 @@ out:
 	return ret;
 }
 
+/* The BPF loader lock: an fd to release, or -errno. */
+static int loader_lock(const struct velo_paths *paths, unsigned lock_timeout_ms)
+{
+	char lock_path[PATH_MAX];
+
+	if (snprintf(lock_path, sizeof(lock_path), "%s/%s", paths->run_dir, BPF_LOCK_NAME) >=
+	    (int)sizeof(lock_path))
+		return -ENAMETOOLONG;
+	return lock_acquire(lock_path, lock_timeout_ms);
+}
+
+int velo_sockmap_msg_upgrade(const struct velo_paths *paths, unsigned lock_timeout_ms,
+			     const struct velo_sockmap_bpf *bpf)
+{
+	/* A generation's first load attaches sk_msg under it too. */
+	int lock_fd = loader_lock(paths, lock_timeout_ms), ret;
+
+	if (lock_fd < 0)
+		return lock_fd;
+	ret = velo_sockmap_msg_attach(paths, bpf->msg_prog_fd, bpf->sockhash_fd);
+	lock_release(lock_fd);
+	return ret;
+}
+
 int velo_sockmap_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_ms,
 			  const struct velo_sockmap_features *features,
 			  struct velo_sockmap_bpf *bpf)
 {
-	char lock_path[PATH_MAX];
 	int lock_fd, ret;
 
 	if (!velo_sockmap_bpf_open_pinned(paths, bpf))
 		return 0;
 	velo_bpf_set_print();
-	if (snprintf(lock_path, sizeof(lock_path), "%s/%s", paths->run_dir, BPF_LOCK_NAME) >=
-	    (int)sizeof(lock_path))
-		return -ENAMETOOLONG;
-	lock_fd = lock_acquire(lock_path, lock_timeout_ms);
+	lock_fd = loader_lock(paths, lock_timeout_ms);
 	if (lock_fd < 0)
 		return lock_fd;
 	ret = velo_sockmap_bpf_open_pinned(paths, bpf);

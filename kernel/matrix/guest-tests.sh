@@ -218,9 +218,10 @@ sm_stat() {
 	done
 }
 
-# run_cnt PROG [BPFFS_DIR]: the program's BPF_ENABLE_STATS run count.
+# run_cnt PROG [BPFFS_DIR]: the program's BPF_ENABLE_STATS run count (pinned in velo's one
+# BPF generation dir, progs_g<hash>).
 run_cnt() {
-	bpftool prog show pinned "${2:-$BPFFS/velotest-$TEST}/progs_v1/$1" -j | jq '.run_cnt // 0'
+	bpftool prog show pinned "${2:-$BPFFS/velotest-$TEST}"/progs_g*/"$1" -j | jq '.run_cnt // 0'
 }
 
 # sm_map_len MAP [BPFFS_DIR]: entries in one of the sockmap's pinned maps.

@@ -7,13 +7,13 @@
 
 load lib
 load cgroup_lib
+load upgrade_lib
 
 setup_file() { vt_setup_file; }
 teardown_file() { vt_teardown_file; }
 setup() {
-	CU_NEXT="$VELOTEST_REPO/build/tests/velo-nextgen"
-	CU_VELOD="$VELOTEST_REPO/build/tests/velod-nextgen"
-	if [ ! -x "$CU_NEXT" ] || [ ! -x "$CU_VELOD" ]; then skip "make $CU_NEXT $CU_VELOD"; fi
+	vt_nextgen
+	CU_NEXT="$VT_NEXT_VELO" CU_VELOD="$VT_NEXT_VELOD"
 	vt_setup
 	vt_velo_only
 	vtc_setup
@@ -49,23 +49,9 @@ cu_pod() {
 }
 
 # cu_link_prog HOST KIND: the program id the endpoint's pinned link runs.
-cu_link_prog() {
-	bpftool -j link show pinned "$VTC_BPFFS/links/$1_$2" | jq -r '.prog_id'
-}
-
-# cu_prog GEN_DIR PROG: the id of a program pinned under a generation dir.
-cu_prog() {
-	bpftool -j prog show pinned "$VTC_BPFFS/$1/$2" | jq -r '.id'
-}
-
-# cu_velod LOG: one pass of the next release's velod (reconcile, upgrade), nothing released.
-cu_velod() {
-	jq -n --arg dir "$VT" --arg bpffs "$VTC_BPFFS" --arg net "$VT_NETWORK" --arg cni "$VT_BIN" \
-		'{network: $net, bpffsDir: $bpffs, cniPath: $cni, logLevel: "debug",
-		  stateDir: "\($dir)/state", runDir: "\($dir)/run",
-		  gracePeriodSeconds: 3600, reconcileIntervalSeconds: 1}' >"$VT/work/velod.json"
-	vt_node "$CU_VELOD" --config "$VT/work/velod.json" --once 2>"$1" || { cat "$1"; return 1; }
-}
+cu_link_prog() { vt_link_prog "$VTC_BPFFS" "$1_$2"; }
+cu_prog() { vt_gen_prog "$VTC_BPFFS" "$1" "$2"; }
+cu_velod() { vt_velod_once "$CU_VELOD" "$VTC_BPFFS" "$1"; }
 
 # cu_probe POD CGROUP ADDR...: TCP connects from inside the pod's cgroup, "open"/"blocked" each.
 cu_probe() {

@@ -7,6 +7,7 @@
 # bpffs dir of each test's own; the counters come from velo_stats_v2.
 
 load lib
+load upgrade_lib
 
 # velo_stats_v2 indexes (enum velo_stat in bpf/lib/velo_shared.h).
 declare -gA FP_STAT=([tc_redirect]=0 [tc_pass]=1 [tc_spoof]=2 [xdp_redirect]=3 [xdp_pass]=4
@@ -435,15 +436,8 @@ fp_link_prog() {
 	bpftool -j link show pinned "$FP_BPFFS/links/$1_$2" 2>/dev/null | jq -r '.prog_id // empty'
 }
 
-# fp_velod_once VELOD LOG: one velod pass (reconcile, upgrade) over this test's node, nothing
-# released (a long grace period).
-fp_velod_once() {
-	jq -n --arg t "$VT" --arg b "$FP_BPFFS" --arg n "$VT_NETWORK" --arg bin "$VT_BIN" '{
-		network: $n, stateDir: ($t + "/state"), runDir: ($t + "/run"), bpffsDir: $b,
-		cniPath: $bin, reconcileIntervalSeconds: 1, gracePeriodSeconds: 3600,
-		logLevel: "debug"}' >"$VT/velod.json"
-	vt_node "$1" --config "$VT/velod.json" --once 2>"$2" || { cat "$2"; return 1; }
-}
+# fp_velod_once VELOD LOG: one velod pass over this test's node (upgrade_lib.bash).
+fp_velod_once() { vt_velod_once "$1" "$FP_BPFFS" "$2"; }
 
 # fp_devmap_prog IFINDEX: the program id of that devmap entry (bpf_devmap_val: ifindex, prog id).
 fp_devmap_prog() {

@@ -194,8 +194,8 @@ edge_redirected() {
 	[ "$(sm_stat insert)" -eq 0 ]
 
 	# velo's own program back on both cgroups, as a repair would put it.
-	bpftool cgroup attach "$A_CG" sock_ops pinned "$SM_BPFFS/progs_v1/velo_sockops" multi
-	bpftool cgroup attach "$B_CG" sock_ops pinned "$SM_BPFFS/progs_v1/velo_sockops" multi
+	bpftool cgroup attach "$A_CG" sock_ops pinned "$SM_BPFFS"/progs_g*/velo_sockops multi
+	bpftool cgroup attach "$B_CG" sock_ops pinned "$SM_BPFFS"/progs_g*/velo_sockops multi
 	# A new connection is redirected...
 	edge stream "$B4" conns=2 size=1048576 reply=65536
 	edge_redirected 0 4

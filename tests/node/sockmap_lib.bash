@@ -136,9 +136,10 @@ sm_cookie() {
 		'import socket,struct; s=socket.socket(); print(struct.unpack("Q", s.getsockopt(socket.SOL_SOCKET, 71, 8))[0])'
 }
 
-# run_cnt of a pinned program (kernel.bpf_stats_enabled must be on).
+# run_cnt of a program pinned in the BPF generation dir, progs_g<hash> (there is one);
+# kernel.bpf_stats_enabled must be on.
 sm_run_cnt() {
-	bpftool prog show pinned "$SM_BPFFS/progs_v1/$1" -j | jq '.run_cnt // 0'
+	bpftool prog show pinned "$SM_BPFFS"/progs_g*/"$1" -j | jq '.run_cnt // 0'
 }
 
 # sm_bstream SPOD SCG ADDR CPOD CCG CONNS SIZE WSIZE: the plain blocking pattern (client
