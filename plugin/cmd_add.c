@@ -24,7 +24,7 @@
 
 /* Where an ADD's time goes, for its log line: operators see which part is slow. */
 struct add_timing {
-	struct timespec start, ipam_started, wired, ipam_done;
+	struct timespec start, ipam_started, wired, ipam_done, end;
 };
 
 static double ms_between(const struct timespec *from, const struct timespec *to)
@@ -199,7 +199,6 @@ int cmd_add(struct velo_request *request)
 	struct wiring_state wired = { 0 };
 	struct ipam_pending *pending;
 	struct add_timing timing;
-	struct timespec end;
 	char plugin_path[4096];
 	int ret, wired_ret = -1;
 	cJSON *json;
@@ -299,14 +298,14 @@ int cmd_add(struct velo_request *request)
 		puts(text);
 		cJSON_free(text);
 	}
-	clock_gettime(CLOCK_MONOTONIC, &end);
+	clock_gettime(CLOCK_MONOTONIC, &timing.end);
 	pr_info("added: veth %s, %u address(es) in %.2f ms: %.2f before IPAM, veth %.2f beside IPAM, "
 		"IPAM %.2f, %.2f after",
-		record->host_ifname, record->n_ips, ms_between(&timing.start, &end),
+		record->host_ifname, record->n_ips, ms_between(&timing.start, &timing.end),
 		ms_between(&timing.start, &timing.ipam_started),
 		ms_between(&timing.ipam_started, &timing.wired),
 		ms_between(&timing.ipam_started, &timing.ipam_done),
-		ms_between(&timing.ipam_done, &end));
+		ms_between(&timing.ipam_done, &timing.end));
 	velo_result_free(&ipam_result);
 	attachment_unlock(request, request->env.container_id, request->env.ifname, false);
 	return 0;
