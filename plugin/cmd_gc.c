@@ -146,27 +146,25 @@ static void sweep_dir(const struct velo_config *config, const char *dir, sweep_f
 }
 
 /*
- * A writer killed before its first record was renamed into place leaves
- * "<state>/<network>/.<container>_<ifname>.tmp.XXXXXX" with no record for GC
- * to find: remove those whose attachment isn't locked (no ADD in flight).
+ * A writer killed before its first record was renamed into place leaves a
+ * temp file and no record for GC to find (state_temp_foreach): remove those
+ * whose attachment isn't locked (no ADD in flight).
  */
-static void sweep_temp_record(const struct velo_config *config, const char *dir, const char *name)
+static int sweep_temp_record(const char *path, const char *attachment, void *ctx)
 {
-	char path[4096 + 256], lock[4096 + 256];
-	const char *tmp = strstr(name, ".tmp.");
+	const struct velo_config *config = ctx;
+	char lock[4096 + 256];
 	int fd;
 
-	if (name[0] != '.' || !tmp || tmp == name + 1)
-		return;
-	snprintf(lock, sizeof(lock), "%s/locks/%s/%.*s.lock", config->paths.run_dir, config->name,
-		 (int)(tmp - name - 1), name + 1);
+	snprintf(lock, sizeof(lock), "%s/locks/%s/%s.lock", config->paths.run_dir, config->name,
+		 attachment);
 	fd = lock_try(lock);
 	if (fd < 0)
-		return;
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+		return 0;
 	if (unlink(path) == 0)
 		pr_info("gc: removed %s, left by an interrupted ADD", path);
 	lock_release(fd);
+	return 0;
 }
 
 /*
@@ -194,9 +192,7 @@ static void sweep_litter(const struct velo_config *config)
 	char dir[4096];
 	int n;
 
-	n = snprintf(dir, sizeof(dir), "%s/%s", config->paths.state_dir, config->name);
-	if (n > 0 && (size_t)n < sizeof(dir))
-		sweep_dir(config, dir, sweep_temp_record);
+	state_temp_foreach(&config->paths, config->name, sweep_temp_record, (void *)config);
 	n = snprintf(dir, sizeof(dir), "%s/locks/%s", config->paths.run_dir, config->name);
 	if (n > 0 && (size_t)n < sizeof(dir))
 		sweep_dir(config, dir, sweep_lock_file);

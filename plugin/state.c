@@ -541,6 +541,47 @@ int state_record_remove(const struct velo_paths *paths, const char *network,
 	return ret;
 }
 
+/* ".<attachment>.tmp" or, from older velos, ".<attachment>.tmp.XXXXXX": the attachment's length. */
+static size_t temp_attachment_len(const char *name)
+{
+	const char *tmp = strstr(name, ".tmp");
+
+	if (name[0] != '.' || !tmp || tmp == name + 1 || (tmp[4] && tmp[4] != '.'))
+		return 0;
+	return (size_t)(tmp - name - 1);
+}
+
+int state_temp_foreach(const struct velo_paths *paths, const char *network, state_temp_fn fn,
+		       void *ctx)
+{
+	char dir_path[PATH_MAX], path[PATH_MAX], attachment[NAME_MAX + 1];
+	struct dirent *entry;
+	int ret = 0;
+
+	for (int pending = 0; pending <= 1 && !ret; pending++) {
+		DIR *dir;
+
+		ret = record_dir(paths, pending, network, dir_path, sizeof(dir_path));
+		if (ret)
+			return ret;
+		dir = opendir(dir_path);
+		if (!dir)
+			continue; /* no records there yet */
+		while (!ret && (entry = readdir(dir))) {
+			size_t len = temp_attachment_len(entry->d_name);
+
+			if (!len ||
+			    format_path(path, sizeof(path), "%s/%s", dir_path, entry->d_name))
+				continue;
+			snprintf(attachment, sizeof(attachment), "%.*s", (int)len,
+				 entry->d_name + 1);
+			ret = fn(path, attachment, ctx);
+		}
+		closedir(dir);
+	}
+	return ret;
+}
+
 static bool is_record_name(const char *name)
 {
 	size_t len = strlen(name), suffix = strlen(STATE_SUFFIX);

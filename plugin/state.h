@@ -63,6 +63,16 @@ void state_record_free(struct velo_record *record);
 typedef int (*state_network_fn)(const char *network, void *ctx);
 int state_network_foreach(const struct velo_paths *paths, state_network_fn fn, void *ctx);
 
+/*
+ * Temp files a writer killed before its rename left in network's record dirs
+ * (both): fn gets each one's path and its attachment's "<container>_<ifname>".
+ * Older velos named them ".<attachment>.tmp.XXXXXX"; those are listed too.
+ * Stops at and returns fn's first non-zero.
+ */
+typedef int (*state_temp_fn)(const char *path, const char *attachment, void *ctx);
+int state_temp_foreach(const struct velo_paths *paths, const char *network, state_temp_fn fn,
+		       void *ctx);
+
 /* <run_dir>/locks/<network>/<container>_<ifname>.lock */
 int state_lock_path(const struct velo_paths *paths, const char *network, const char *container_id,
 		    const char *ifname, char *buf, unsigned len);

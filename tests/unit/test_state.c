@@ -402,6 +402,52 @@ static void test_foreach(void **state)
 	assert_int_equal(seen.calls, 1);
 }
 
+static int collect_temp(const char *path, const char *attachment, void *ctx)
+{
+	struct seen *seen = ctx;
+
+	assert_non_null(strstr(path, ".tmp"));
+	if (seen->calls < 8)
+		snprintf(seen->containers[seen->calls], sizeof(seen->containers[0]), "%s",
+			 attachment);
+	seen->calls++;
+	return 0;
+}
+
+/* Temp files of writers killed before their rename: both dirs, both namings. */
+static void test_temp_foreach(void **state)
+{
+	struct velo_paths fresh = paths;
+	char path[PATH_MAX + 64];
+	struct seen seen = { 0 };
+	struct velo_record record;
+	FILE *file;
+
+	(void)state;
+	snprintf(fresh.state_dir, sizeof(fresh.state_dir), "%s/temp-state", test_dir);
+	snprintf(fresh.run_dir, sizeof(fresh.run_dir), "%s/temp-run", test_dir);
+	assert_int_equal(state_temp_foreach(&fresh, "podnet", collect_temp, &seen), 0);
+	assert_int_equal(seen.calls, 0);
+	/* A record in each dir makes them exist; records themselves are not temp files. */
+	fill_record(&record, "ctr-r1");
+	assert_int_equal(state_record_write(&fresh, &record), 0);
+	snprintf(record.container_id, sizeof(record.container_id), "ctr-r2");
+	record.phase = VELO_PHASE_WIRING;
+	assert_int_equal(state_record_write(&fresh, &record), 0);
+	state_record_free(&record);
+	snprintf(path, sizeof(path), "%s/pending/podnet/.ctr-a_eth0.tmp", fresh.run_dir);
+	file = fopen(path, "w");
+	assert_non_null(file);
+	fclose(file);
+	write_file(&fresh, ".ctr-b_eth0.tmp.a1b2c3", "{}");
+	write_file(&fresh, ".ctr-c_eth0.tmpfoo", "{}");
+
+	assert_int_equal(state_temp_foreach(&fresh, "podnet", collect_temp, &seen), 0);
+	assert_int_equal(seen.calls, 2);
+	assert_true(saw(&seen, "ctr-a_eth0"));
+	assert_true(saw(&seen, "ctr-b_eth0"));
+}
+
 static void test_lock_path(void **state)
 {
 	char buf[PATH_MAX], expected[PATH_MAX + 64], small[16];
@@ -447,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_corrupt_files_are_einval),
 		cmocka_unit_test(test_remove),
 		cmocka_unit_test(test_foreach),
+		cmocka_unit_test(test_temp_foreach),
 		cmocka_unit_test(test_lock_path),
 	};
 
