@@ -542,20 +542,26 @@ static const struct pin_group cgroup_group = {
 	.load = load_and_pin_cgroup,
 };
 
+int velo_bpf_loader_lock(const struct velo_paths *paths, unsigned lock_timeout_ms)
+{
+	char lock_path[PATH_MAX];
+
+	if (snprintf(lock_path, sizeof(lock_path), "%s/%s", paths->run_dir, BPF_LOCK_NAME) >=
+	    (int)sizeof(lock_path))
+		return -ENAMETOOLONG;
+	return lock_acquire(lock_path, lock_timeout_ms);
+}
+
 static int group_open(const struct velo_paths *paths, unsigned lock_timeout_ms,
 		      const struct pin_group *group, void *fds)
 {
-	char lock_path[PATH_MAX];
 	int lock_fd, ret;
 
 	/* The common case: someone loaded already. */
 	if (!group_open_pinned(paths, group, fds))
 		return 0;
 	velo_bpf_set_print();
-	if (snprintf(lock_path, sizeof(lock_path), "%s/%s", paths->run_dir, BPF_LOCK_NAME) >=
-	    (int)sizeof(lock_path))
-		return -ENAMETOOLONG;
-	lock_fd = lock_acquire(lock_path, lock_timeout_ms);
+	lock_fd = velo_bpf_loader_lock(paths, lock_timeout_ms);
 	if (lock_fd < 0)
 		return lock_fd;
 	/* Mount and load happen only under the lock: never two bpffs mounts, never two loads. */

@@ -106,6 +106,8 @@ int velo_bpf_read_link(const char *feature, const char *path, int prog_fd,
 
 /* Mounts bpffs on the parent of bpffs_dir unless a bpffs already covers it; creates the dir. */
 int velo_bpffs_prepare(const char *bpffs_dir);
+/* The BPF loader lock, <run_dir>/bpf.lock: an fd for lock_release, or -errno. */
+int velo_bpf_loader_lock(const struct velo_paths *paths, unsigned lock_timeout_ms);
 /* <bpffs_dir>/links/<host_ifname>_<kind>; kind is "tc", "xdp", "cg_acct_in", ... */
 int velo_bpf_link_path(const struct velo_paths *paths, const char *host_ifname, const char *kind,
 		       char *buf, size_t len);

@@ -21,7 +21,6 @@
 #include "sockmap.skel.h"
 #include "sockmap_bpf.h"
 
-#define BPF_LOCK_NAME "bpf.lock" /* the BPF loader lock of bpf_loader.h */
 #define LINKS_DIR "links"
 #define DEFAULT_APPLY_BYTES (1u << 20)
 
@@ -188,22 +187,11 @@ out:
 	return ret;
 }
 
-/* The BPF loader lock: an fd to release, or -errno. */
-static int loader_lock(const struct velo_paths *paths, unsigned lock_timeout_ms)
-{
-	char lock_path[PATH_MAX];
-
-	if (snprintf(lock_path, sizeof(lock_path), "%s/%s", paths->run_dir, BPF_LOCK_NAME) >=
-	    (int)sizeof(lock_path))
-		return -ENAMETOOLONG;
-	return lock_acquire(lock_path, lock_timeout_ms);
-}
-
 int velo_sockmap_msg_upgrade(const struct velo_paths *paths, unsigned lock_timeout_ms,
 			     const struct velo_sockmap_bpf *bpf)
 {
 	/* A generation's first load attaches sk_msg under it too. */
-	int lock_fd = loader_lock(paths, lock_timeout_ms), ret;
+	int lock_fd = velo_bpf_loader_lock(paths, lock_timeout_ms), ret;
 
 	if (lock_fd < 0)
 		return lock_fd;
@@ -221,7 +209,7 @@ int velo_sockmap_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_
 	if (!velo_sockmap_bpf_open_pinned(paths, bpf))
 		return 0;
 	velo_bpf_set_print();
-	lock_fd = loader_lock(paths, lock_timeout_ms);
+	lock_fd = velo_bpf_loader_lock(paths, lock_timeout_ms);
 	if (lock_fd < 0)
 		return lock_fd;
 	ret = velo_sockmap_bpf_open_pinned(paths, bpf);
