@@ -91,6 +91,18 @@ int velo_pin_path(const struct velo_paths *paths, const struct velo_pin *pin, ch
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+int velo_map_pin_open(const struct velo_paths *paths, const char *name)
+{
+	const struct velo_pin pin = { .name = name, .map = true };
+	char path[PATH_MAX];
+	int fd, ret = velo_pin_path(paths, &pin, path, sizeof(path));
+
+	if (ret)
+		return ret;
+	fd = bpf_obj_get(path);
+	return fd < 0 ? -errno : fd;
+}
+
 /* velo_<base>_v<digits>: the length of "velo_<base>_v", else 0. */
 static size_t versioned_base_len(const char *name)
 {

@@ -87,6 +87,8 @@ int velo_bpf_gen_dir(const struct velo_paths *paths, char *buf, size_t len);
 /* A map pin name of an earlier layout: same name as one of this velo's but another _vN. */
 bool velo_map_pin_superseded(const char *name);
 
+/* <bpffs_dir>/<name>, a map pinned by name (velo_pin_path): an fd, or -errno. */
+int velo_map_pin_open(const struct velo_paths *paths, const char *name);
 int velo_pin_path(const struct velo_paths *paths, const struct velo_pin *pin, char *buf,
 		  size_t len);
 /* Opens every pin into fds; on failure closes what it opened and returns -errno. */

@@ -13,16 +13,26 @@
 
 #include "../bpf/lib/velo_shared.h"
 #include "../bpf/lib/velo_sockmap.h"
+#include "bpf_loader.h"
 #include "pod_counters.h"
 #include "sockmap_bpf.h"
 
-static int open_pin(const struct velo_paths *paths, const char *name)
+int velo_percpu_u64_sum(int map_fd, uint32_t key, uint64_t *sum)
 {
-	char path[PATH_MAX];
+	int cpus = libbpf_num_possible_cpus(), ret;
+	__u64 *values;
 
-	if (snprintf(path, sizeof(path), "%s/%s", paths->bpffs_dir, name) >= (int)sizeof(path))
-		return -1;
-	return bpf_obj_get(path);
+	if (cpus <= 0)
+		return cpus ? cpus : -EINVAL;
+	values = calloc((size_t)cpus, sizeof(*values));
+	if (!values)
+		return -ENOMEM;
+	ret = bpf_map_lookup_elem(map_fd, &key, values) ? -errno : 0;
+	*sum = 0;
+	for (int cpu = 0; !ret && cpu < cpus; cpu++)
+		*sum += values[cpu];
+	free(values);
+	return ret;
 }
 
 int velo_counter_maps_open(const struct velo_paths *paths, struct velo_counter_maps *maps)
@@ -38,10 +48,10 @@ int velo_counter_maps_open(const struct velo_paths *paths, struct velo_counter_m
 	maps->values = calloc((size_t)maps->cpus, largest);
 	if (!maps->values)
 		return -ENOMEM;
-	maps->cgroup_fd = open_pin(paths, VELO_MAP_CG_COUNTERS);
-	maps->xdp_fd = open_pin(paths, VELO_MAP_DST_STATS);
-	maps->sm_pods_fd = open_pin(paths, VELO_MAP_SM_PODS);
-	maps->sm_acct_fd = open_pin(paths, VELO_MAP_SM_ACCT);
+	maps->cgroup_fd = velo_map_pin_open(paths, VELO_MAP_CG_COUNTERS);
+	maps->xdp_fd = velo_map_pin_open(paths, VELO_MAP_DST_STATS);
+	maps->sm_pods_fd = velo_map_pin_open(paths, VELO_MAP_SM_PODS);
+	maps->sm_acct_fd = velo_map_pin_open(paths, VELO_MAP_SM_ACCT);
 	return 0;
 }
 

@@ -23,12 +23,15 @@ struct velo_pod_counters {
 	uint64_t sockmap_tx_bytes, sockmap_rx_bytes; /* moved by sk_msg redirects */
 };
 
-/* Pinned maps, opened once per scan; a map not pinned is fd -1. */
+/* Pinned maps, opened once per scan; a map not pinned has a negative fd. */
 struct velo_counter_maps {
 	int cgroup_fd, xdp_fd, sm_pods_fd, sm_acct_fd;
 	int cpus;
 	void *values; /* one per-CPU value buffer, sized for the largest value */
 };
+
+/* One key of a per-CPU map of __u64 counters, summed over the CPUs: 0, or -errno. */
+int velo_percpu_u64_sum(int map_fd, uint32_t key, uint64_t *sum);
 
 int velo_counter_maps_open(const struct velo_paths *paths, struct velo_counter_maps *maps);
 void velo_counter_maps_close(struct velo_counter_maps *maps);

@@ -18,10 +18,11 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 
 #include "../bpf/lib/velo_sockmap.h"
+#include "bpf_loader.h"
 #include "ctl.h"
+#include "pod_counters.h"
 
 static const char *const stat_names[VELO_SM_STAT_MAX] = {
 	[VELO_SM_STAT_INSERT] = "insert",
@@ -40,17 +41,6 @@ struct socket_scan {
 	int pods_fd; /* velo_smpod_v1, -1 when missing */
 	cJSON *endpoints; /* ctl_endpoints_json */
 };
-
-static int open_pin(const struct ctl *ctl, const char *name)
-{
-	char path[PATH_MAX];
-	int fd;
-
-	if (snprintf(path, sizeof(path), "%s/%s", ctl->paths.bpffs_dir, name) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	fd = bpf_obj_get(path);
-	return fd < 0 ? -errno : fd;
-}
 
 static int compare_keys(const void *a, const void *b)
 {
@@ -192,27 +182,15 @@ static int connections_json(const struct socket_scan *scan, cJSON *list)
 /* velo_smstat_v1 summed over CPUs; {} when the map isn't pinned. */
 static cJSON *counters_json(const struct ctl *ctl)
 {
-	int fd = open_pin(ctl, VELO_MAP_SM_STATS), cpus = libbpf_num_possible_cpus();
+	int fd = velo_map_pin_open(&ctl->paths, VELO_MAP_SM_STATS);
 	cJSON *out = cJSON_CreateObject();
-	__u64 *values;
+	uint64_t sum;
 
-	if (fd < 0 || cpus <= 0 || !out) {
-		if (fd >= 0)
-			close(fd);
-		return out;
-	}
-	values = calloc((size_t)cpus, sizeof(*values));
-	for (__u32 stat = 0; values && stat < VELO_SM_STAT_MAX; stat++) {
-		__u64 sum = 0;
-
-		if (bpf_map_lookup_elem(fd, &stat, values))
-			continue;
-		for (int cpu = 0; cpu < cpus; cpu++)
-			sum += values[cpu];
-		cJSON_AddNumberToObject(out, stat_names[stat], (double)sum);
-	}
-	free(values);
-	close(fd);
+	for (__u32 stat = 0; fd >= 0 && out && stat < VELO_SM_STAT_MAX; stat++)
+		if (!velo_percpu_u64_sum(fd, stat, &sum))
+			cJSON_AddNumberToObject(out, stat_names[stat], (double)sum);
+	if (fd >= 0)
+		close(fd);
 	return out;
 }
 
@@ -264,7 +242,7 @@ int cmd_ctl_sockets(struct ctl *ctl)
 		ctl_error(ctl, "out of memory");
 		goto out;
 	}
-	fd = open_pin(ctl, VELO_MAP_SOCKHASH);
+	fd = velo_map_pin_open(&ctl->paths, VELO_MAP_SOCKHASH);
 	if (fd == -ENOENT) {
 		/* No pod opted in since the bpffs was mounted: nothing to list. */
 	} else if (fd < 0) {
@@ -278,7 +256,7 @@ int cmd_ctl_sockets(struct ctl *ctl)
 			ctl_error(ctl, "read %s: %s", VELO_MAP_SOCKHASH, strerror(-err));
 			goto out;
 		}
-		scan.pods_fd = open_pin(ctl, VELO_MAP_SM_PODS);
+		scan.pods_fd = velo_map_pin_open(&ctl->paths, VELO_MAP_SM_PODS);
 		scan.endpoints = ctl_endpoints_json(ctl, &err);
 		if (!scan.endpoints || connections_json(&scan, list)) {
 			ctl_error(ctl, "read endpoint records under %s: %s", ctl->paths.state_dir,

@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 
 #include "agent.h"
+#include "bpf_loader.h"
 #include "k8s_nodes.h"
 #include "netns_state.h"
 #include "pod_counters.h"
@@ -338,36 +339,17 @@ static void put_datapath(const struct agent *agent, struct text *text)
 		[VELO_STAT_NO_CT] = { "any", "pass_no_ct" },
 	};
 	_Static_assert(VELO_STAT_NO_CT + 1 == VELO_STAT_MAX, "name every datapath outcome");
-	int cpus = libbpf_num_possible_cpus();
-	char path[PATH_MAX + 32];
-	__u64 *values;
-	int fd;
+	int fd = velo_map_pin_open(&agent->config.paths, VELO_MAP_STATS);
+	uint64_t sum;
 
-	snprintf(path, sizeof(path), "%s/" VELO_MAP_STATS, agent->config.paths.bpffs_dir);
-	fd = bpf_obj_get(path);
-	if (fd < 0 || cpus <= 0) {
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0)
 		return;
-	}
-	values = calloc((size_t)cpus, sizeof(*values));
-	if (!values) {
-		close(fd);
-		return;
-	}
 	header(text, "velo_datapath_packets_total", "counter",
 	       "Packets velo's tc/XDP programs handled, by hook and outcome.");
-	for (__u32 key = 0; key < VELO_STAT_MAX; key++) {
-		unsigned long long sum = 0;
-
-		if (bpf_map_lookup_elem(fd, &key, values))
-			continue;
-		for (int cpu = 0; cpu < cpus; cpu++)
-			sum += values[cpu];
-		put(text, "velo_datapath_packets_total{hook=\"%s\",outcome=\"%s\"} %llu\n",
-		    outcomes[key][0], outcomes[key][1], sum);
-	}
-	free(values);
+	for (__u32 key = 0; key < VELO_STAT_MAX; key++)
+		if (!velo_percpu_u64_sum(fd, key, &sum))
+			put(text, "velo_datapath_packets_total{hook=\"%s\",outcome=\"%s\"} %llu\n",
+			    outcomes[key][0], outcomes[key][1], (unsigned long long)sum);
 	close(fd);
 }
 
