@@ -130,21 +130,6 @@ out:
 	return ret;
 }
 
-typedef void (*sweep_fn)(const struct velo_config *config, const char *dir, const char *name);
-
-/* Calls fn for every entry of dir; a missing dir is nothing to sweep. */
-static void sweep_dir(const struct velo_config *config, const char *dir, sweep_fn fn)
-{
-	struct dirent *entry;
-	DIR *stream = opendir(dir);
-
-	if (!stream)
-		return;
-	while ((entry = readdir(stream)))
-		fn(config, dir, entry->d_name);
-	closedir(stream);
-}
-
 /*
  * A writer killed before its first record was renamed into place leaves a
  * temp file and no record for GC to find (state_temp_foreach): remove those
@@ -172,19 +157,26 @@ static int sweep_temp_record(const char *path, const char *attachment, void *ctx
  * record leaves one): unlink them. Lockers re-check the inode after locking,
  * so unlinking an unheld lock file is always safe.
  */
-static void sweep_lock_file(const struct velo_config *config, const char *dir, const char *name)
+static void sweep_lock_files(const char *dir)
 {
 	char path[4096 + 256];
-	size_t len = strlen(name);
+	struct dirent *entry;
+	DIR *stream = opendir(dir);
 	int fd;
 
-	(void)config;
-	if (len < 6 || strcmp(name + len - 5, ".lock"))
-		return;
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = lock_try(path);
-	if (fd >= 0)
-		lock_release_unlink(fd, path);
+	if (!stream)
+		return; /* no locks yet */
+	while ((entry = readdir(stream))) {
+		size_t len = strlen(entry->d_name);
+
+		if (len < 6 || strcmp(entry->d_name + len - 5, ".lock"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, entry->d_name);
+		fd = lock_try(path);
+		if (fd >= 0)
+			lock_release_unlink(fd, path);
+	}
+	closedir(stream);
 }
 
 static void sweep_litter(const struct velo_config *config)
@@ -195,7 +187,7 @@ static void sweep_litter(const struct velo_config *config)
 	state_temp_foreach(&config->paths, config->name, sweep_temp_record, (void *)config);
 	n = snprintf(dir, sizeof(dir), "%s/locks/%s", config->paths.run_dir, config->name);
 	if (n > 0 && (size_t)n < sizeof(dir))
-		sweep_dir(config, dir, sweep_lock_file);
+		sweep_lock_files(dir);
 }
 
 int cmd_gc(struct velo_request *request)
