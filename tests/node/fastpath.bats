@@ -447,8 +447,8 @@ fp_devmap_prog() {
 }
 
 @test "upgrade: the next release's programs load beside the old ones, pods across generations still talk, velod moves every pod over and unpins the old generation" {
-	local next="$VELOTEST_REPO/build/tests/velo-nextgen" velod="$VELOTEST_REPO/build/tests/velod-nextgen"
-	[ -x "$next" ] && [ -x "$velod" ] || skip "make $next $velod"
+	vt_nextgen
+	local next="$VT_NEXT_VELO" velod="$VT_NEXT_VELOD"
 	local a a4 a_cid a_host a_conf a_result b b4 b_cid b_host b_conf b_result b_ifindex
 	local c c4 c_cid c_host gen old_tc new_tc new_xdp new_dst before
 	fp_pod tc 4
