@@ -341,18 +341,18 @@ static int check_link(const struct velo_request *request, const char *kind, __u3
 	return 0;
 }
 
+/* Our clsact filter's program id (kernels without tcx), 0 when there is none. */
+static unsigned clsact_prog_id(const struct velo_record *record)
+{
+	return velo_clsact_prog_id(record->host_ifindex, VELO_TC_FASTPATH_HANDLE,
+				   VELO_TC_FASTPATH_PRIORITY);
+}
+
 static int check_clsact(const struct velo_record *record, int prog_fd)
 {
-	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = record->host_ifindex,
-		    .attach_point = BPF_TC_INGRESS);
-	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = VELO_TC_FASTPATH_HANDLE,
-		    .priority = VELO_TC_FASTPATH_PRIORITY);
-	struct bpf_prog_info prog_info;
-	__u32 len = sizeof(prog_info);
+	unsigned id = clsact_prog_id(record);
 
-	memset(&prog_info, 0, sizeof(prog_info));
-	if (bpf_tc_query(&hook, &opts) || bpf_obj_get_info_by_fd(prog_fd, &prog_info, &len) ||
-	    opts.prog_id != prog_info.id) {
+	if (!id || id != velo_prog_id(prog_fd)) {
 		cni_error_detail("fastpath: velo's clsact filter missing on %s",
 				 record->host_ifname);
 		return -EIO;
@@ -463,13 +463,6 @@ static bool link_pinned(const struct velo_paths *paths, const struct velo_record
 
 	return !velo_bpf_link_path(paths, record->host_ifname, kind, path, sizeof(path)) &&
 	       access(path, F_OK) == 0;
-}
-
-/* Our clsact filter's program id (kernels without tcx), 0 when there is none. */
-static unsigned clsact_prog_id(const struct velo_record *record)
-{
-	return velo_clsact_prog_id(record->host_ifindex, VELO_TC_FASTPATH_HANDLE,
-				   VELO_TC_FASTPATH_PRIORITY);
 }
 
 static int clsact_upgrade(const struct velo_record *record, int prog_fd)
