@@ -15,7 +15,7 @@ PKGS     := libnl-route-3.0 libcjson libbpf
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wmissing-prototypes
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 $(WARN) -fstack-protector-strong
-CPPFLAGS += -D_FORTIFY_SOURCE=2 -D_GNU_SOURCE -Iplugin -I$(BUILD) $(shell pkg-config --cflags $(PKGS))
+CPPFLAGS += -D_FORTIFY_SOURCE=2 -D_GNU_SOURCE -Iplugin -I. -I$(BUILD) $(shell pkg-config --cflags $(PKGS))
 # libbpf, libnl, libelf and zlib are linked statically: a CNI plugin is exec'd for every
 # pod, and resolving fewer shared libraries shortens every invocation.
 LDLIBS   += -Wl,-Bstatic -lbpf -lnl-route-3 -lnl-3 -lelf -lz -Wl,-Bdynamic -lcjson -lpthread -lm
@@ -25,7 +25,7 @@ LDFLAGS  += -fsanitize=$(SAN)
 endif
 
 # The plugin's own files except its main() form libvelo.a, shared by velo, veloctl, velod and tests.
-LIB_SRCS   := $(filter-out plugin/main.c,$(wildcard plugin/*.c))
+LIB_SRCS   := $(wildcard plugin/*/*.c)
 OBJ        := $(BUILD)/obj
 LIB_OBJS   := $(LIB_SRCS:%.c=$(OBJ)/%.o)
 LIB        := $(BUILD)/libvelo.a
@@ -63,9 +63,9 @@ $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*) > $@.tmp && mv $@.tmp $@
 
 # Objects live under $(OBJ)/<source dir>/, apart from the binaries of the same names.
-$(OBJ)/%.o: %.c $(wildcard plugin/*.h veloctl/*.h velod/*.h) $(BPF_SKELS)
+$(OBJ)/%.o: %.c $(wildcard plugin/*/*.h veloctl/*.h velod/*.h) $(BPF_SKELS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -I$(<D) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
@@ -103,14 +103,14 @@ install: all ## install velo to $(DESTDIR)$(CNI_BIN_DIR), the rest to $(DESTDIR)
 uninstall: ## remove what install put in place
 	rm -f $(DESTDIR)$(CNI_BIN_DIR)/velo $(DESTDIR)$(PREFIX)/bin/veloctl $(DESTDIR)$(PREFIX)/bin/velod
 
-C_FILES  = $(wildcard plugin/*.[ch] veloctl/*.[ch] velod/*.[ch] bpf/*.c bpf/*.h bpf/lib/*.h \
+C_FILES  = $(wildcard plugin/*.[ch] plugin/*/*.[ch] veloctl/*.[ch] velod/*.[ch] bpf/*.c bpf/*.h bpf/lib/*.h \
 	tests/unit/*.c tests/bpf/*.c tests/fuzz/*.c bench/*.c)
 SH_FILES = $(wildcard hack/*.sh tests/*.sh tests/*/*.sh bench/*.sh e2e/*.sh e2e/*/*.sh .ci/run)
 
 lint: all ## clang-tidy, cppcheck, shellcheck
 	clang-tidy --quiet $(LIB_SRCS) plugin/main.c $(CTL_SRCS) $(AGENT_SRCS) -- $(CPPFLAGS) -std=gnu11
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-		--suppress=missingIncludeSystem --suppress=unknownMacro --inline-suppr -Iplugin $(LIB_SRCS) plugin/main.c
+		--suppress=missingIncludeSystem --suppress=unknownMacro --inline-suppr -Iplugin -I. $(LIB_SRCS) plugin/main.c
 	shellcheck -x $(SH_FILES)
 
 format: ## reformat the C sources with clang-format

@@ -10,7 +10,7 @@ FUZZ_SECONDS  ?= 60
 FUZZ_SAN      := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS   := -std=gnu11 -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -Wall -Wextra -Wshadow \
 	-Wno-unused-command-line-argument
-FUZZ_CPPFLAGS := -D_GNU_SOURCE -Iplugin -I$(BUILD) \
+FUZZ_CPPFLAGS := -D_GNU_SOURCE -Iplugin -I. -I$(BUILD) \
 	$(shell pkg-config --cflags libnl-route-3.0 libcjson libbpf libcurl)
 FUZZ_LIB_OBJS := $(LIB_SRCS:plugin/%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_LIB      := $(FUZZ_DIR)/libvelo-fuzz.a
@@ -19,7 +19,7 @@ FUZZ_BINS     := $(FUZZ_SRCS:tests/fuzz/%.c=$(FUZZ_DIR)/%)
 .PHONY: fuzz fuzz-build
 
 # Plugin code: warnings shown but not fatal here (the gcc build is the one held to -Werror).
-$(FUZZ_DIR)/obj/%.o: plugin/%.c $(wildcard plugin/*.h) | $(BPF_SKELS)
+$(FUZZ_DIR)/obj/%.o: plugin/%.c $(wildcard plugin/*/*.h) | $(BPF_SKELS)
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
 

@@ -1,15 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
-# veloctl and velod: the agent's HTTP library, the code they share, the version they report.
+# veloctl and velod: the agent's HTTP library, the version they report.
 # Debian packages: libmicrohttpd-dev, libnftables-dev (hack/install-deps.sh).
 
 VELO_VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 MHD_CFLAGS   := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
 MHD_LIBS     := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
 
-# Listing velo's BPF programs and checking a pod's netns live in veloctl/; velod links them too.
-VELOD_SHARED := $(OBJ)/veloctl/bpf_progs.o $(OBJ)/veloctl/netns_state.o
-
-$(OBJ)/velod/%.o: CPPFLAGS += -Iveloctl -Ibpf/lib $(MHD_CFLAGS) -DVELO_VERSION='"$(VELO_VERSION)"'
+$(OBJ)/velod/%.o: CPPFLAGS += $(MHD_CFLAGS) -DVELO_VERSION='"$(VELO_VERSION)"'
 $(OBJ)/veloctl/%.o: CPPFLAGS += -DVELO_VERSION='"$(VELO_VERSION)"'
-$(BUILD)/velod: $(VELOD_SHARED)
 AGENT_LDLIBS += $(MHD_LIBS) $(shell pkg-config --libs libnftables 2>/dev/null || echo -lnftables)

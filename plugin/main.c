@@ -10,13 +10,13 @@
 
 #include <cJSON.h>
 
-#include "cni.h"
-#include "cni_env.h"
-#include "commands.h"
-#include "config.h"
-#include "error.h"
-#include "log.h"
-#include "request.h"
+#include "base/cni.h"
+#include "cni/cni_env.h"
+#include "cmd/commands.h"
+#include "cni/config.h"
+#include "base/error.h"
+#include "base/log.h"
+#include "cni/request.h"
 
 struct verb {
 	enum cni_command command;

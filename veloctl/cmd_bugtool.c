@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
-#include "state.h"
+#include "state/state.h"
 
 #define COMMAND_TIMEOUT_S 30
 #define MAX_ARGS 24

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "ctl.h"
-#include "netns_state.h"
-#include "pod_counters.h"
-#include "state.h"
+#include "state/netns_state.h"
+#include "datapath/pod_counters.h"
+#include "state/state.h"
 
 struct endpoint_scan {
 	const struct ctl *ctl;

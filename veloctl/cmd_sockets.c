@@ -19,10 +19,10 @@
 
 #include <bpf/bpf.h>
 
-#include "../bpf/lib/velo_sockmap.h"
-#include "bpf_loader.h"
+#include "bpf/lib/velo_sockmap.h"
+#include "datapath/bpf_loader.h"
 #include "ctl.h"
-#include "pod_counters.h"
+#include "datapath/pod_counters.h"
 
 static const char *const stat_names[VELO_SM_STAT_MAX] = {
 	[VELO_SM_STAT_INSERT] = "insert",

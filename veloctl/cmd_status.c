@@ -16,13 +16,13 @@
 #include <bpf/bpf.h>
 #include <linux/magic.h>
 
-#include "bpf_loader.h"
-#include "bpf_probe.h"
-#include "bpf_progs.h"
+#include "datapath/bpf_loader.h"
+#include "datapath/bpf_probe.h"
+#include "datapath/bpf_progs.h"
 #include "ctl.h"
-#include "netns_state.h"
-#include "sockmap_probe.h"
-#include "state.h"
+#include "state/netns_state.h"
+#include "datapath/sockmap_probe.h"
+#include "state/state.h"
 
 static bool bpffs_mounted(const char *dir)
 {

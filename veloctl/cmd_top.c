@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bpf_progs.h"
+#include "datapath/bpf_progs.h"
 #include "ctl.h"
 
 static volatile sig_atomic_t stop_requested;

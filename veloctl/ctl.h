@@ -8,7 +8,7 @@
 
 #include <cJSON.h>
 
-#include "config.h"
+#include "cni/config.h"
 
 /* Exit codes (docs/veloctl.md). */
 enum {

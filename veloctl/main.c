@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "ctl.h"
-#include "feature.h"
-#include "log.h"
+#include "features/feature.h"
+#include "base/log.h"
 
 #define GLOBAL_OPTIONS                                                                       \
 	"Options (any position):\n"                                                          \

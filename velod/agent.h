@@ -7,9 +7,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "annotations.h"
-#include "bpf_progs.h"
-#include "config.h"
+#include "k8s/annotations.h"
+#include "datapath/bpf_progs.h"
+#include "cni/config.h"
 
 #define AGENT_MAX_NETWORKS 16
 #define AGENT_MAX_CLUSTER_CIDRS 16

@@ -16,7 +16,7 @@
 
 #include "agent.h"
 #include "k8s_nodes.h"
-#include "log.h"
+#include "base/log.h"
 
 #define CONFIG_FILE_MAX (256 * 1024)
 

@@ -13,7 +13,7 @@
 
 #include "agent.h"
 #include "guard.h"
-#include "log.h"
+#include "base/log.h"
 #include "nft.h"
 
 int guard_apply(const struct agent_config *config)

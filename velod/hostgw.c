@@ -26,13 +26,13 @@
 #include <cJSON.h>
 
 #include "agent.h"
-#include "annotations.h"
-#include "log.h"
+#include "k8s/annotations.h"
+#include "base/log.h"
 #include "k8s_nodes.h"
 #include "masquerade.h"
-#include "netlink.h"
+#include "net/netlink.h"
 #include "uplink_xdp.h"
-#include "wiring.h"
+#include "net/wiring.h"
 
 #define NS_PER_S 1000000000ull
 #define MAX_NODES HOSTGW_MAX_NODES

@@ -15,7 +15,7 @@
 #include <microhttpd.h>
 
 #include "agent.h"
-#include "log.h"
+#include "base/log.h"
 
 #define HTTP_CONNECTION_LIMIT 32
 #define HTTP_TIMEOUT_S 10

@@ -22,9 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "k8s_api_internal.h"
+#include "k8s/k8s_api_internal.h"
 #include "k8s_nodes.h"
-#include "log.h"
+#include "base/log.h"
 
 #define LIST_PAGE 500
 #define LIST_TIMEOUT_MS 60000

@@ -20,8 +20,8 @@
 #include "agent.h"
 #include "guard.h"
 #include "k8s_nodes.h"
-#include "log.h"
-#include "retire.h"
+#include "base/log.h"
+#include "net/retire.h"
 #include "uplink_xdp.h"
 
 #ifndef VELO_VERSION

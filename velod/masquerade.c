@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "agent.h"
-#include "log.h"
+#include "base/log.h"
 #include "masquerade.h"
 #include "nft.h"
 

@@ -3,7 +3,7 @@
 #ifndef VELOD_MASQUERADE_H
 #define VELOD_MASQUERADE_H
 
-#include "annotations.h"
+#include "k8s/annotations.h"
 
 /* Sources own (this node's pod CIDRs), destinations outside exempt; 0 or -errno. */
 int masquerade_apply(const struct velo_cidr *own, unsigned n_own, const struct velo_cidr *exempt,

@@ -19,13 +19,13 @@
 #include <bpf/libbpf.h>
 
 #include "agent.h"
-#include "bpf_loader.h"
+#include "datapath/bpf_loader.h"
 #include "k8s_nodes.h"
-#include "netns_state.h"
-#include "pod_counters.h"
-#include "state.h"
+#include "state/netns_state.h"
+#include "datapath/pod_counters.h"
+#include "state/state.h"
 #include "uplink_xdp.h"
-#include "velo_shared.h"
+#include "bpf/lib/velo_shared.h"
 
 #ifndef VELO_VERSION
 #define VELO_VERSION "dev"

@@ -4,7 +4,7 @@
 
 #include <nftables/libnftables.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "nft.h"
 
 int nft_apply(const char *who, const char *ruleset)

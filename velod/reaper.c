@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "agent.h"
-#include "log.h"
-#include "retire.h"
+#include "base/log.h"
+#include "net/retire.h"
 
 #define NS_PER_MS 1000000ull
 

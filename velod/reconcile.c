@@ -21,13 +21,13 @@
 #include <time.h>
 
 #include "agent.h"
-#include "bpf_upgrade.h"
-#include "commands.h"
-#include "error.h"
-#include "lock.h"
-#include "log.h"
-#include "netns_state.h"
-#include "state.h"
+#include "upgrade/bpf_upgrade.h"
+#include "cmd/commands.h"
+#include "base/error.h"
+#include "base/lock.h"
+#include "base/log.h"
+#include "state/netns_state.h"
+#include "state/state.h"
 
 /* Loading this generation's programs waits at most this long for another loader. */
 #define UPGRADE_LOCK_TIMEOUT_MS 5000

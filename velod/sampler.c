@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "agent.h"
-#include "log.h"
+#include "base/log.h"
 
 #define NS_PER_S 1000000000ull
 

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "lib/velo_shared.h"
+#include "bpf/lib/velo_shared.h"
 
 /* The Internet checksum of len bytes (an odd last byte padded with zero). */
 static uint16_t csum_fold(const void *data, unsigned len)

@@ -31,7 +31,7 @@
 #include <cmocka.h>
 
 #include "fixtures.h"
-#include "lib/velo_shared.h"
+#include "bpf/lib/velo_shared.h"
 #include "veth_tc.skel.h"
 #include "veth_xdp.skel.h"
 

@@ -26,7 +26,7 @@
 #include <cmocka.h>
 
 #include "cgroup_skb.skel.h"
-#include "lib/velo_shared.h"
+#include "bpf/lib/velo_shared.h"
 
 #define TC_NEXT (-1) /* TC_ACT_UNSPEC: tcx's TCX_NEXT */
 #define TC_SHOT 2

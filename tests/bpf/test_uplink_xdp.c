@@ -32,8 +32,8 @@
 #include <cmocka.h>
 
 #include "fixtures.h"
-#include "lib/velo_shared.h"
-#include "lib/velo_uplink.h"
+#include "bpf/lib/velo_shared.h"
+#include "bpf/lib/velo_uplink.h"
 #include "uplink_xdp.skel.h"
 #include "veth_xdp.skel.h"
 

@@ -7,7 +7,7 @@
 
 #include <sys/socket.h>
 
-#include "annotations.h"
+#include "k8s/annotations.h"
 
 static void fuzz_cidr(const uint8_t *data, size_t size)
 {

@@ -2,7 +2,7 @@
 /* libFuzzer target: CNI_ARGS (cni_args_parse), "K=V;K2=V2" from the runtime. */
 #include "fuzz_common.h"
 
-#include "cni_env.h"
+#include "cni/cni_env.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

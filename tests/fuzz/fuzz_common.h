@@ -10,7 +10,7 @@
 
 #include <cJSON.h>
 
-#include "error.h"
+#include "base/error.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,7 +2,7 @@
 /* libFuzzer target: the network config (velo_config_parse), as stdin gives it. */
 #include "fuzz_common.h"
 
-#include "config.h"
+#include "cni/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

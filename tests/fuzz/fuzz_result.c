@@ -5,7 +5,7 @@
  */
 #include "fuzz_common.h"
 
-#include "result.h"
+#include "cni/result.h"
 
 static const enum cni_version versions[] = {
 	CNI_V_0_3_0, CNI_V_0_3_1, CNI_V_0_4_0, CNI_V_1_0_0, CNI_V_1_1_0,

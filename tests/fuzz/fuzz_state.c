@@ -5,7 +5,7 @@
  */
 #include "fuzz_common.h"
 
-#include "state.h"
+#include "state/state.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

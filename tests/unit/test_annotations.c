@@ -13,8 +13,8 @@
 #include <cJSON.h>
 #include <cmocka.h>
 
-#include "annotations.h"
-#include "error.h"
+#include "k8s/annotations.h"
+#include "base/error.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -10,9 +10,9 @@
 
 #include <cmocka.h>
 
-#include "cni.h"
-#include "cni_env.h"
-#include "error.h"
+#include "base/cni.h"
+#include "cni/cni_env.h"
+#include "base/error.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

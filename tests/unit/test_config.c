@@ -17,8 +17,8 @@
 #include <cJSON.h>
 #include <cmocka.h>
 
-#include "config.h"
-#include "error.h"
+#include "cni/config.h"
+#include "base/error.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -14,7 +14,7 @@
 #include <cJSON.h>
 #include <cmocka.h>
 
-#include "error.h"
+#include "base/error.h"
 
 static int reset(void **state)
 {

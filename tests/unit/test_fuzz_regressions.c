@@ -15,9 +15,9 @@
 
 #include <cmocka.h>
 
-#include "config.h"
-#include "error.h"
-#include "result.h"
+#include "cni/config.h"
+#include "base/error.h"
+#include "cni/result.h"
 
 static int reset_error(void **state)
 {

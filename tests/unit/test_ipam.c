@@ -22,9 +22,9 @@
 
 #include <cmocka.h>
 
-#include "error.h"
-#include "ipam.h"
-#include "ipam_internal.h"
+#include "base/error.h"
+#include "cni/ipam.h"
+#include "cni/ipam_internal.h"
 
 #define HOST_LOCAL_DIR "/usr/lib/cni"
 #define SUBNET "10.250.7"

@@ -24,10 +24,10 @@
 #include <cJSON.h>
 #include <cmocka.h>
 
-#include "cni_env.h"
-#include "config.h"
-#include "error.h"
-#include "k8s_api.h"
+#include "cni/cni_env.h"
+#include "cni/config.h"
+#include "base/error.h"
+#include "k8s/k8s_api.h"
 
 #define TOKEN "vt-token-0123456789"
 

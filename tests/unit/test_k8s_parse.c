@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
-#include "cni.h"
-#include "error.h"
-#include "k8s_api_internal.h"
+#include "base/cni.h"
+#include "base/error.h"
+#include "k8s/k8s_api_internal.h"
 
 /* "-----BEGIN CERTIFICATE-----\nvelo\n-----END CERTIFICATE-----\n" */
 #define CA_PEM "-----BEGIN CERTIFICATE-----\nvelo\n-----END CERTIFICATE-----\n"

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "lock.h"
+#include "base/lock.h"
 
 static char test_dir[] = "/tmp/velotest-lock-XXXXXX";
 

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "log.h"
+#include "base/log.h"
 
 #define WORKERS 8
 #define LINES_PER_WORKER 2000

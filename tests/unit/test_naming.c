@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "naming.h"
+#include "base/naming.h"
 
 static void test_fnv1a64_published_vectors(void **state)
 {

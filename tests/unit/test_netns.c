@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "error.h"
-#include "netns.h"
+#include "base/error.h"
+#include "net/netns.h"
 
 static ino_t current_netns(void)
 {

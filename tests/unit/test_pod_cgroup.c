@@ -18,8 +18,8 @@
 
 #include <cmocka.h>
 
-#include "error.h"
-#include "pod_cgroup.h"
+#include "base/error.h"
+#include "features/pod_cgroup.h"
 
 #define UID "1f2e3d4c-0000-4a5b-8c9d-0123456789ab"
 #define UID_SYSTEMD "1f2e3d4c_0000_4a5b_8c9d_0123456789ab"

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "error.h"
-#include "result.h"
+#include "base/error.h"
+#include "cni/result.h"
 
 static int reset_error(void **state)
 {

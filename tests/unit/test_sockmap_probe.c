@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "sockmap_probe.h"
+#include "datapath/sockmap_probe.h"
 
 /* BPF_F_INGRESS is in the same anonymous enum as BPF_F_PERMANENT would be. */
 static void btf_finds_ingress_flag(void **state)

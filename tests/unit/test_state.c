@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "state.h"
+#include "state/state.h"
 
 static char test_dir[] = "/tmp/velotest-state-XXXXXX";
 static struct velo_paths paths;

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The network configuration velo receives on stdin, validated. */
+#ifndef VELO_CONFIG_H
+#define VELO_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+#include <cJSON.h>
+
+#include "k8s/annotations.h"
+#include "base/cni.h"
+#include "k8s/k8s_api.h"
+
+#define VELO_NAME_MAX 128
+#define VELO_PLUGIN_TYPE_MAX 64
+#define VELO_VETH_PREFIX_MAX 5
+
+/* Where velo keeps things; each configurable so simulated nodes can share a machine. */
+struct velo_paths {
+	char state_dir[PATH_MAX]; /* endpoint records, default /var/lib/velo */
+	char run_dir[PATH_MAX]; /* locks and caches, default /run/velo */
+	char bpffs_dir[PATH_MAX]; /* pins, default /sys/fs/bpf/velo */
+	char log_file[PATH_MAX]; /* default /var/log/velo/cni.log */
+};
+
+enum velo_log_level {
+	VELO_LOG_ERROR = 0,
+	VELO_LOG_WARN,
+	VELO_LOG_INFO,
+	VELO_LOG_DEBUG,
+};
+
+struct velo_config {
+	cJSON *root; /* the whole config as received; owned */
+	enum cni_version version;
+	const char *version_str; /* points into root */
+	char name[VELO_NAME_MAX];
+	char ipam_type[VELO_PLUGIN_TYPE_MAX];
+	const cJSON *ipam; /* into root; NULL when the config has none */
+	const cJSON *prev_result; /* into root; NULL when absent */
+	const cJSON *valid_attachments; /* GC: cni.dev/valid-attachments, into root */
+
+	unsigned mtu; /* 0: detect from the default-route devices */
+	char veth_prefix[VELO_VETH_PREFIX_MAX + 1];
+	struct velo_paths paths;
+	enum velo_log_level log_level;
+	unsigned long log_max_bytes;
+	unsigned lock_timeout_ms;
+	/* IPv6 forwarding on kernels without per-device force_forwarding: set all.forwarding. */
+	bool ipv6_all_forwarding;
+
+	struct velo_annotations defaults; /* conflist "defaults" */
+	struct velo_annotations pod; /* runtimeConfig pod annotations (or the API's) */
+	struct velo_annotations effective; /* merged: what this pod gets */
+	const cJSON *runtime_config; /* into root; NULL when absent */
+	char cgroup_path[PATH_MAX]; /* runtimeConfig cgroupPath, "" if absent */
+	bool pod_annotations_passed; /* runtimeConfig carried the pod's annotations */
+	struct velo_k8s_api_config k8s; /* kubeconfig, apiTimeoutMs, requireAnnotations */
+};
+
+/*
+ * Parses and validates text. Code 6 when it isn't JSON (with the position),
+ * code 1 for an unsupported cniVersion, code 7 for anything else invalid,
+ * each message naming the field.
+ */
+int velo_config_parse(const char *text, struct velo_config *config);
+void velo_config_free(struct velo_config *config);
+/* Reads all of stdin (bounded); NULL with errno on failure. */
+char *velo_read_stdin(void);
+
+#endif

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * IPAM delegation through the CNI exec protocol. The plugin named by the
+ * config's ipam.type is looked up on CNI_PATH (a bare name only), asked for
+ * its VERSION once (cached under run_dir, keyed by the binary's path, size and
+ * mtime) and handed the config in the newest version both know.
+ */
+#ifndef VELO_IPAM_H
+#define VELO_IPAM_H
+
+#include "base/cni.h"
+#include "cni/config.h"
+#include "cni/result.h"
+
+struct ipam_call {
+	const struct velo_config *config;
+	const char *container_id;
+	const char *netns; /* may be "" */
+	const char *ifname;
+	const char *args; /* CNI_ARGS, may be NULL */
+	const char *cni_path;
+};
+
+/*
+ * Every call: -EREMOTEIO when the plugin ran and answered with a CNI error
+ * (for ADD: it holds no lease), other -errno when it couldn't be run or
+ * didn't finish (timeout: code 11), each with the CNI error recorded.
+ */
+
+/* ADD: fills result with the IPAM plugin's answer. */
+int ipam_add(const struct ipam_call *call, struct velo_result *result);
+/*
+ * ADD in two halves, so the caller can work while the plugin runs: start
+ * spawns it (and fails as ipam_add would, with nothing left running); finish
+ * must follow every successful start, waits (within the IPAM timeout counted
+ * from the start), fills result and frees pending. call must outlive both.
+ */
+struct ipam_pending;
+int ipam_add_start(const struct ipam_call *call, struct ipam_pending **pending);
+int ipam_add_finish(struct ipam_pending *pending, struct velo_result *result);
+/* DEL: idempotent at the plugin's side; "not found" answers count as done. */
+int ipam_del(const struct ipam_call *call);
+/* CHECK: only when the plugin speaks >= 0.4.0; otherwise 0 with a debug log. */
+int ipam_check(const struct ipam_call *call);
+/*
+ * STATUS: 0 when the plugin is present and (if it speaks 1.1.0) answers
+ * STATUS with success. A plugin too old for STATUS counts as ready.
+ */
+int ipam_status(const struct ipam_call *call);
+
+/* Locates type on cni_path into buf; -ENOENT if absent, -EINVAL for a non-bare name. */
+int ipam_find_plugin(const char *type, const char *cni_path, char *buf, unsigned len);
+
+#endif

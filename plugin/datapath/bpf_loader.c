@@ -1,0 +1,629 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Loads velo's BPF objects once per node, pins them, and opens the pins for everyone else. */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "datapath/bpf_loader.h"
+#include "bpf/lib/velo_shared.h"
+#include "base/error.h"
+#include "base/lock.h"
+#include "base/log.h"
+#include "cgroup_skb.skel.h"
+#include "cgroup_sock.skel.h"
+#include "veth_tc.skel.h"
+#include "veth_xdp.skel.h"
+
+#define BPF_LOCK_NAME "bpf.lock"
+#define PROGS_DIR VELO_BPF_PROGS_DIR
+
+/* Tests build a second velo with another generation name to stand in for the next release. */
+#ifdef VELO_BPF_GEN_OVERRIDE
+#define VELO_BPF_GEN VELO_BPF_GEN_OVERRIDE
+#else
+#include "velo_bpf_gen.h" /* generated: VELO_BPF_GEN, a hash of both groups' objects */
+#endif
+
+static const struct velo_pin veth_pins[] = {
+	{ VELO_MAP_ENDPOINTS, true, offsetof(struct velo_bpf, endpoints_fd), false },
+	{ VELO_MAP_STATS, true, offsetof(struct velo_bpf, stats_fd), false },
+	{ VELO_MAP_XDP_TX, true, offsetof(struct velo_bpf, xdp_tx_fd), false },
+	{ VELO_MAP_DST_STATS, true, offsetof(struct velo_bpf, dst_stats_fd), false },
+	{ VELO_PROG_TC_INGRESS, false, offsetof(struct velo_bpf, tc_prog_fd), true },
+	{ VELO_PROG_XDP_HOST, false, offsetof(struct velo_bpf, xdp_prog_fd), true },
+	{ VELO_PROG_XDP_DST, false, offsetof(struct velo_bpf, devmap_prog_fd), true },
+};
+
+static const struct velo_pin cgroup_pins[] = {
+	{ VELO_MAP_CG_COUNTERS, true, offsetof(struct velo_bpf_cgroup, counters_fd), false },
+	{ VELO_MAP_CG_CONFIG, true, offsetof(struct velo_bpf_cgroup, config_fd), false },
+	{ VELO_MAP_DENY, true, offsetof(struct velo_bpf_cgroup, deny_fd), false },
+	{ VELO_MAP_DENY_IF, true, offsetof(struct velo_bpf_cgroup, deny_if_fd), false },
+	{ VELO_PROG_CG_ACCT_IN, false, offsetof(struct velo_bpf_cgroup, acct_in_fd), true },
+	{ VELO_PROG_CG_ACCT_EG, false, offsetof(struct velo_bpf_cgroup, acct_eg_fd), true },
+	{ VELO_PROG_CG_DENY_EG, false, offsetof(struct velo_bpf_cgroup, deny_eg_fd), true },
+	{ VELO_PROG_CG_SOCKOPT, false, offsetof(struct velo_bpf_cgroup, sockopt_fd), true },
+	{ VELO_PROG_TC_DENY, false, offsetof(struct velo_bpf_cgroup, tc_deny_fd), true },
+};
+
+/* A group of objects loaded together: its pins and the struct of fds they open into. */
+struct pin_group {
+	const struct velo_pin *pins;
+	size_t n_pins;
+	int (*load)(const struct velo_paths *paths);
+};
+
+static int *pin_fd(void *fds, const struct velo_pin *pin)
+{
+	return (int *)((char *)fds + pin->fd_offset);
+}
+
+const char *velo_bpf_generation(void)
+{
+	return VELO_BPF_GEN;
+}
+
+int velo_bpf_gen_dir(const struct velo_paths *paths, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s/" VELO_BPF_GEN_PREFIX "%s", paths->bpffs_dir, VELO_BPF_GEN);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int velo_pin_path(const struct velo_paths *paths, const struct velo_pin *pin, char *buf, size_t len)
+{
+	int n = pin->map ? snprintf(buf, len, "%s/%s", paths->bpffs_dir, pin->name)
+		: pin->generation
+			? snprintf(buf, len, "%s/" VELO_BPF_GEN_PREFIX "%s/%s", paths->bpffs_dir,
+				   VELO_BPF_GEN, pin->name)
+			: snprintf(buf, len, "%s/%s/%s", paths->bpffs_dir, PROGS_DIR, pin->name);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int velo_map_pin_open(const struct velo_paths *paths, const char *name)
+{
+	const struct velo_pin pin = { .name = name, .map = true };
+	char path[PATH_MAX];
+	int fd, ret = velo_pin_path(paths, &pin, path, sizeof(path));
+
+	if (ret)
+		return ret;
+	fd = bpf_obj_get(path);
+	return fd < 0 ? -errno : fd;
+}
+
+/* velo_<base>_v<digits>: the length of "velo_<base>_v", else 0. */
+static size_t versioned_base_len(const char *name)
+{
+	const char *v = strrchr(name, 'v');
+
+	if (strncmp(name, "velo_", 5) || !v || v == name || v[-1] != '_' || !v[1] ||
+	    strspn(v + 1, "0123456789") != strlen(v + 1))
+		return 0;
+	return (size_t)(v + 1 - name);
+}
+
+static bool superseded_by(const char *name, const struct velo_pin *pins, size_t n_pins)
+{
+	size_t base = versioned_base_len(name);
+
+	for (size_t i = 0; base && i < n_pins; i++)
+		if (pins[i].map && versioned_base_len(pins[i].name) == base &&
+		    !strncmp(pins[i].name, name, base) && strcmp(pins[i].name, name))
+			return true;
+	return false;
+}
+
+bool velo_map_pin_superseded(const char *name)
+{
+	return superseded_by(name, veth_pins, sizeof(veth_pins) / sizeof(veth_pins[0])) ||
+	       superseded_by(name, cgroup_pins, sizeof(cgroup_pins) / sizeof(cgroup_pins[0]));
+}
+
+static __attribute__((format(printf, 2, 0))) int libbpf_print(enum libbpf_print_level level,
+							      const char *fmt, va_list args)
+{
+	char line[1024];
+	size_t len;
+
+	vsnprintf(line, sizeof(line), fmt, args);
+	len = strlen(line);
+	while (len && line[len - 1] == '\n')
+		line[--len] = '\0';
+	log_msg(level == LIBBPF_WARN ? VELO_LOG_WARN : VELO_LOG_DEBUG, "%s", line);
+	return 0;
+}
+
+void velo_bpf_set_print(void)
+{
+	libbpf_set_print(libbpf_print);
+}
+
+void velo_pins_close(const struct velo_pin *pins, size_t n_pins, void *fds)
+{
+	for (size_t i = 0; i < n_pins; i++) {
+		int *fd = pin_fd(fds, &pins[i]);
+
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+	}
+}
+
+static void group_close(const struct pin_group *group, void *fds)
+{
+	velo_pins_close(group->pins, group->n_pins, fds);
+}
+
+int velo_bpf_read_link(const char *feature, const char *path, int prog_fd,
+		       struct bpf_link_info *link, unsigned *prog_id)
+{
+	struct bpf_prog_info prog_info;
+	__u32 len = sizeof(*link), prog_len = sizeof(prog_info);
+	int fd = bpf_obj_get(path), ret = 0;
+
+	if (fd < 0) {
+		cni_error_detail("%s: link pin %s missing", feature, path);
+		return -EIO;
+	}
+	memset(link, 0, sizeof(*link));
+	memset(&prog_info, 0, sizeof(prog_info));
+	if (bpf_obj_get_info_by_fd(fd, link, &len) ||
+	    bpf_obj_get_info_by_fd(prog_fd, &prog_info, &prog_len)) {
+		cni_error_detail("%s: link %s unreadable: %s", feature, path, strerror(errno));
+		ret = -EIO;
+	}
+	*prog_id = prog_info.id;
+	close(fd);
+	return ret;
+}
+
+int velo_pins_open(const struct velo_paths *paths, const struct velo_pin *pins, size_t n_pins,
+		   void *fds)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	for (size_t i = 0; i < n_pins; i++)
+		*pin_fd(fds, &pins[i]) = -1;
+	for (size_t i = 0; i < n_pins; i++) {
+		ret = velo_pin_path(paths, &pins[i], path, sizeof(path));
+		if (ret)
+			goto err_close;
+		ret = bpf_obj_get(path);
+		if (ret < 0) {
+			ret = -errno;
+			goto err_close;
+		}
+		*pin_fd(fds, &pins[i]) = ret;
+	}
+	return 0;
+
+err_close:
+	velo_pins_close(pins, n_pins, fds);
+	return ret;
+}
+
+static int group_open_pinned(const struct velo_paths *paths, const struct pin_group *group,
+			     void *fds)
+{
+	return velo_pins_open(paths, group->pins, group->n_pins, fds);
+}
+
+/* 1 when the mount that holds dir (longest matching mount point) is a bpffs, else 0. */
+static int bpffs_covers(const char *dir)
+{
+	char line[4096], mount_point[PATH_MAX], fstype[64];
+	size_t best = 0;
+	int covered = 0;
+	FILE *file;
+
+	file = fopen("/proc/self/mountinfo", "re");
+	if (!file)
+		return -errno;
+	while (fgets(line, sizeof(line), file)) {
+		const char *sep = strstr(line, " - ");
+		size_t len;
+
+		/* id parent major:minor root mount-point options... - fstype source superoptions */
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mount_point) != 1 ||
+		    sscanf(sep + 3, "%63s", fstype) != 1)
+			continue;
+		len = strlen(mount_point);
+		if (strcmp(mount_point, "/") &&
+		    (strncmp(dir, mount_point, len) || (dir[len] != '/' && dir[len] != '\0')))
+			continue;
+		/* Later lines are mounted on top of earlier ones at the same point. */
+		if (len >= best) {
+			best = len;
+			covered = !strcmp(fstype, "bpf");
+		}
+	}
+	fclose(file);
+	return covered;
+}
+
+int velo_bpffs_prepare(const char *bpffs_dir)
+{
+	char parent[PATH_MAX];
+	char *slash;
+	int ret;
+
+	if (strlen(bpffs_dir) >= sizeof(parent) || bpffs_dir[0] != '/')
+		return -EINVAL;
+	ret = bpffs_covers(bpffs_dir);
+	if (ret < 0)
+		return ret;
+	if (!ret) {
+		strcpy(parent, bpffs_dir);
+		slash = strrchr(parent, '/');
+		if (slash == parent)
+			return -EINVAL; /* a bpffs on / is not what anyone wants */
+		*slash = '\0';
+		ret = lock_mkdirs(parent);
+		if (ret)
+			return ret;
+		if (mount("bpf", parent, "bpf", 0, "mode=0700"))
+			return -errno;
+		pr_info("mounted bpffs on %s", parent);
+	}
+	return lock_mkdirs(bpffs_dir);
+}
+
+static int pin_program(const struct velo_paths *paths, struct bpf_program *prog)
+{
+	const struct velo_pin *pin = NULL;
+	char path[PATH_MAX];
+	int ret;
+
+	for (size_t i = 0; i < sizeof(veth_pins) / sizeof(veth_pins[0]); i++)
+		if (!veth_pins[i].map && !strcmp(veth_pins[i].name, bpf_program__name(prog)))
+			pin = &veth_pins[i];
+	for (size_t i = 0; i < sizeof(cgroup_pins) / sizeof(cgroup_pins[0]); i++)
+		if (!cgroup_pins[i].map && !strcmp(cgroup_pins[i].name, bpf_program__name(prog)))
+			pin = &cgroup_pins[i];
+	if (!pin)
+		return 0; /* not one velo hands out */
+	ret = velo_pin_path(paths, pin, path, sizeof(path));
+	if (ret)
+		return ret;
+	/* A half-finished earlier load may have left it; links keep their own reference. */
+	if (unlink(path) && errno != ENOENT)
+		return -errno;
+	if (bpf_obj_pin(bpf_program__fd(prog), path))
+		return -errno;
+	return 0;
+}
+
+/*
+ * Maps already pinned are reused by fd after a layout check of our own:
+ * libbpf 1.1's check fails for devmaps, whose flags the kernel extends with
+ * BPF_F_RDONLY_PROG. A different layout under the same name is -EEXIST.
+ */
+static int reuse_pinned_maps(const struct velo_paths *paths, struct bpf_object *obj)
+{
+	struct bpf_map *map;
+
+	bpf_object__for_each_map (map, obj) {
+		struct bpf_map_info info;
+		__u32 len = sizeof(info);
+		char path[PATH_MAX];
+		int fd, ret = 0;
+
+		if (!bpf_map__pin_path(map))
+			continue; /* .rodata and friends */
+		if (snprintf(path, sizeof(path), "%s/%s", paths->bpffs_dir, bpf_map__name(map)) >=
+		    (int)sizeof(path))
+			return -ENAMETOOLONG;
+		fd = bpf_obj_get(path);
+		if (fd < 0) {
+			if (errno == ENOENT)
+				continue; /* libbpf creates and pins it */
+			return -errno;
+		}
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(fd, &info, &len))
+			ret = -errno;
+		else if (info.type != bpf_map__type(map) ||
+			 info.key_size != bpf_map__key_size(map) ||
+			 info.value_size != bpf_map__value_size(map) ||
+			 info.max_entries != bpf_map__max_entries(map))
+			ret = -EEXIST;
+		if (!ret)
+			ret = bpf_map__reuse_fd(map, fd);
+		if (!ret)
+			ret = bpf_map__set_pin_path(map, NULL); /* pinned already */
+		close(fd);
+		if (ret == -EEXIST)
+			pr_warn("pinned map %s has another layout than this velo's", path);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Which of the conntrack lookups (bpf/lib/conntrack.h) this kernel offers, with bpf_ct_release. */
+struct ct_kfuncs {
+	bool skb;
+	bool xdp;
+};
+
+static bool btf_has_func(const struct btf *btf, const char *name)
+{
+	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
+}
+
+/*
+ * Looked up before load, in vmlinux's BTF and nf_conntrack's (a module on
+ * most distribution kernels, with BTF only while loaded): a program that
+ * tests a kfunc's address itself needs Linux 6.4.
+ */
+static void probe_ct_kfuncs(struct ct_kfuncs *out)
+{
+	struct btf *vmlinux, *module;
+	const struct btf *btf;
+
+	out->skb = out->xdp = false;
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux)
+		return;
+	/* Split BTF: the module's lookups also search vmlinux. */
+	module = btf__load_module_btf("nf_conntrack", vmlinux);
+	btf = module ? module : vmlinux;
+	if (btf_has_func(btf, "bpf_ct_release")) {
+		out->skb = btf_has_func(btf, "bpf_skb_ct_lookup");
+		out->xdp = btf_has_func(btf, "bpf_xdp_ct_lookup");
+	}
+	btf__free(module);
+	btf__free(vmlinux);
+}
+
+static int tc_load(const struct bpf_object_open_opts *opts, const struct velo_paths *paths,
+		   bool have_ct, struct veth_tc **out)
+{
+	struct veth_tc *tc;
+	int ret;
+
+	tc = veth_tc__open_opts(opts);
+	if (!tc)
+		return -errno;
+	tc->rodata->velo_have_ct_kfuncs = have_ct;
+	ret = reuse_pinned_maps(paths, tc->obj);
+	if (!ret)
+		ret = veth_tc__load(tc);
+	if (ret) {
+		veth_tc__destroy(tc);
+		return ret;
+	}
+	*out = tc;
+	return 0;
+}
+
+static int xdp_load(const struct bpf_object_open_opts *opts, const struct velo_paths *paths,
+		    bool have_ct, struct veth_xdp **out)
+{
+	struct veth_xdp *xdp;
+	int ret;
+
+	xdp = veth_xdp__open_opts(opts);
+	if (!xdp)
+		return -errno;
+	xdp->rodata->velo_have_ct_kfuncs = have_ct;
+	ret = reuse_pinned_maps(paths, xdp->obj);
+	if (!ret)
+		ret = veth_xdp__load(xdp);
+	if (ret) {
+		veth_xdp__destroy(xdp);
+		return ret;
+	}
+	*out = xdp;
+	return 0;
+}
+
+/* A kernel whose kfuncs are there but refuse this program still gets the safe fast path. */
+static void ct_load_failed(const char *name, int ret)
+{
+	pr_warn("%s with the conntrack lookup failed to load (%s): loading it without, NAT-able "
+		"flows go to the stack",
+		name, strerror(-ret));
+}
+
+/* Under the loader lock: load both objects (the second reuses the first's pinned maps). */
+static int load_and_pin(const struct velo_paths *paths)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = paths->bpffs_dir);
+	struct veth_xdp *xdp = NULL;
+	struct veth_tc *tc = NULL;
+	struct bpf_program *prog;
+	struct ct_kfuncs ct;
+	char dir[PATH_MAX];
+	int ret;
+
+	ret = velo_bpf_gen_dir(paths, dir, sizeof(dir));
+	if (ret)
+		return ret;
+	ret = lock_mkdirs(dir);
+	if (ret)
+		return ret;
+	probe_ct_kfuncs(&ct);
+	if (!ct.skb || !ct.xdp)
+		pr_info("conntrack lookup kfuncs: tc %s, xdp %s (nf_conntrack not loaded?): where "
+			"missing, NAT-able flows go to the stack",
+			ct.skb ? "found" : "missing", ct.xdp ? "found" : "missing");
+	ret = tc_load(&opts, paths, ct.skb, &tc);
+	if (ret && ct.skb) {
+		ct_load_failed("veth_tc", ret);
+		ret = tc_load(&opts, paths, false, &tc);
+	}
+	if (ret)
+		goto out;
+	ret = xdp_load(&opts, paths, ct.xdp, &xdp);
+	if (ret && ct.xdp) {
+		ct_load_failed("veth_xdp", ret);
+		ret = xdp_load(&opts, paths, false, &xdp);
+	}
+	if (ret)
+		goto out;
+	bpf_object__for_each_program (prog, tc->obj) {
+		ret = pin_program(paths, prog);
+		if (ret)
+			goto out;
+	}
+	bpf_object__for_each_program (prog, xdp->obj) {
+		ret = pin_program(paths, prog);
+		if (ret)
+			goto out;
+	}
+	pr_info("loaded and pinned velo's BPF objects under %s", paths->bpffs_dir);
+out:
+	veth_xdp__destroy(xdp);
+	veth_tc__destroy(tc);
+	return ret;
+}
+
+/* Under the loader lock: the per-pod cgroup objects (the second reuses the first's maps). */
+static int load_and_pin_cgroup(const struct velo_paths *paths)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = paths->bpffs_dir);
+	struct cgroup_sock *sock = NULL;
+	struct cgroup_skb *skb = NULL;
+	struct bpf_program *prog;
+	char dir[PATH_MAX];
+	int ret;
+
+	ret = velo_bpf_gen_dir(paths, dir, sizeof(dir));
+	if (!ret)
+		ret = lock_mkdirs(dir);
+	if (ret)
+		return ret;
+	skb = cgroup_skb__open_opts(&opts);
+	if (!skb)
+		return -errno;
+	ret = reuse_pinned_maps(paths, skb->obj);
+	if (!ret)
+		ret = cgroup_skb__load(skb);
+	if (ret)
+		goto out;
+	sock = cgroup_sock__open_opts(&opts);
+	if (!sock) {
+		ret = -errno;
+		goto out;
+	}
+	ret = reuse_pinned_maps(paths, sock->obj);
+	if (!ret)
+		ret = cgroup_sock__load(sock);
+	if (ret)
+		goto out;
+	bpf_object__for_each_program (prog, skb->obj) {
+		ret = pin_program(paths, prog);
+		if (ret)
+			goto out;
+	}
+	bpf_object__for_each_program (prog, sock->obj) {
+		ret = pin_program(paths, prog);
+		if (ret)
+			goto out;
+	}
+	pr_info("loaded and pinned velo's cgroup BPF objects under %s", paths->bpffs_dir);
+out:
+	cgroup_sock__destroy(sock);
+	cgroup_skb__destroy(skb);
+	return ret;
+}
+
+static const struct pin_group veth_group = {
+	.pins = veth_pins,
+	.n_pins = sizeof(veth_pins) / sizeof(veth_pins[0]),
+	.load = load_and_pin,
+};
+
+static const struct pin_group cgroup_group = {
+	.pins = cgroup_pins,
+	.n_pins = sizeof(cgroup_pins) / sizeof(cgroup_pins[0]),
+	.load = load_and_pin_cgroup,
+};
+
+int velo_bpf_loader_lock(const struct velo_paths *paths, unsigned lock_timeout_ms)
+{
+	char lock_path[PATH_MAX];
+
+	if (snprintf(lock_path, sizeof(lock_path), "%s/%s", paths->run_dir, BPF_LOCK_NAME) >=
+	    (int)sizeof(lock_path))
+		return -ENAMETOOLONG;
+	return lock_acquire(lock_path, lock_timeout_ms);
+}
+
+static int group_open(const struct velo_paths *paths, unsigned lock_timeout_ms,
+		      const struct pin_group *group, void *fds)
+{
+	int lock_fd, ret;
+
+	/* The common case: someone loaded already. */
+	if (!group_open_pinned(paths, group, fds))
+		return 0;
+	velo_bpf_set_print();
+	lock_fd = velo_bpf_loader_lock(paths, lock_timeout_ms);
+	if (lock_fd < 0)
+		return lock_fd;
+	/* Mount and load happen only under the lock: never two bpffs mounts, never two loads. */
+	ret = group_open_pinned(paths, group, fds);
+	if (ret) {
+		ret = velo_bpffs_prepare(paths->bpffs_dir);
+		if (!ret)
+			ret = group->load(paths);
+		if (!ret)
+			ret = group_open_pinned(paths, group, fds);
+	}
+	lock_release(lock_fd);
+	return ret;
+}
+
+int velo_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_ms, struct velo_bpf *bpf)
+{
+	return group_open(paths, lock_timeout_ms, &veth_group, bpf);
+}
+
+int velo_bpf_open_pinned(const struct velo_paths *paths, struct velo_bpf *bpf)
+{
+	return group_open_pinned(paths, &veth_group, bpf);
+}
+
+void velo_bpf_close(struct velo_bpf *bpf)
+{
+	group_close(&veth_group, bpf);
+}
+
+int velo_bpf_cgroup_open(const struct velo_paths *paths, unsigned lock_timeout_ms,
+			 struct velo_bpf_cgroup *bpf)
+{
+	return group_open(paths, lock_timeout_ms, &cgroup_group, bpf);
+}
+
+int velo_bpf_cgroup_open_pinned(const struct velo_paths *paths, struct velo_bpf_cgroup *bpf)
+{
+	return group_open_pinned(paths, &cgroup_group, bpf);
+}
+
+void velo_bpf_cgroup_close(struct velo_bpf_cgroup *bpf)
+{
+	group_close(&cgroup_group, bpf);
+}
+
+int velo_bpf_link_path(const struct velo_paths *paths, const char *host_ifname, const char *kind,
+		       char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s/links/%s_%s", paths->bpffs_dir, host_ifname, kind);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The socket short-circuit's BPF objects (bpf/sockmap.bpf.c), loaded once per
+ * node under the BPF loader lock and pinned; later users open the pins.
+ *   <bpffs>/velo_sock_v1, velo_smpod_v1, ...   maps (bpf/lib/velo_sockmap.h)
+ *   <bpffs>/progs_g<gen>/velo_sockops|velo_sk_msg programs, per generation (bpf_loader.h)
+ *   <bpffs>/links/velo_sk_msg                   sk_msg on the sockhash (one per node)
+ *   <bpffs>/links/<host_ifname>_sockops          sock_ops on one pod's cgroup
+ * velod moves live pods' sock_ops links and the sk_msg link to a new
+ * generation's programs (bpf_upgrade.h). The verdict mode is fixed at load
+ * (rodata) by the process that loads a generation: VELO_SOCKMAP_MODE
+ * (apply-bytes, per-message, permanent) and VELO_SOCKMAP_APPLY_BYTES override
+ * the default for benchmarks.
+ */
+#ifndef VELO_SOCKMAP_BPF_H
+#define VELO_SOCKMAP_BPF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cni/config.h"
+#include "cni/result.h"
+#include "datapath/sockmap_probe.h"
+
+struct velo_sm_addr;
+
+#define VELO_ENV_SOCKMAP_MODE "VELO_SOCKMAP_MODE"
+#define VELO_ENV_SOCKMAP_APPLY_BYTES "VELO_SOCKMAP_APPLY_BYTES"
+
+struct velo_sockmap_bpf {
+	int sockhash_fd; /* velo_sock_v1 */
+	int pods_fd; /* velo_smpod_v1 */
+	int acct_fd; /* velo_smacct_v1 */
+	int stats_fd; /* velo_smstat_v1 */
+	int sockops_prog_fd; /* velo_sockops */
+	int msg_prog_fd; /* velo_sk_msg */
+};
+
+/* Opens the pins, loading first when any is missing (BPF loader lock, bounded wait). */
+int velo_sockmap_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_ms,
+			  const struct velo_sockmap_features *features,
+			  struct velo_sockmap_bpf *bpf);
+/* Existing pins only: -ENOENT when any is missing. */
+int velo_sockmap_bpf_open_pinned(const struct velo_paths *paths, struct velo_sockmap_bpf *bpf);
+void velo_sockmap_bpf_close(struct velo_sockmap_bpf *bpf);
+/* <bpffs>/links/<host_ifname>_sockops */
+int velo_sockmap_link_path(const struct velo_paths *paths, const char *host_ifname, char *buf,
+			   size_t len);
+/*
+ * Puts prog_fd on the sockhash as its sk_msg verdict, atomically: the pinned
+ * link (<bpffs>/links/velo_sk_msg) moves by bpf_link_update, a legacy attach
+ * (no sockmap links before Linux 6.10) is replaced by attaching over it; the
+ * sockhash is never without a verdict program. The caller holds the BPF
+ * loader lock. 1 when it moved or was attached, 0 when it ran prog_fd
+ * already, -EXDEV (nothing changed) when the program it runs uses other maps
+ * than prog_fd, or -errno.
+ */
+int velo_sockmap_msg_attach(const struct velo_paths *paths, int prog_fd, int sockhash_fd);
+/* "apply-bytes", "per-message", "permanent" (enum velo_sm_mode); NULL if out of range. */
+const char *velo_sockmap_mode_str(unsigned mode);
+/* A pod address as velo_smpod_v1's key: IPv4 as ::ffff:a.b.c.d. */
+void velo_sockmap_pod_key(const struct velo_ip *ip, struct velo_sm_addr *key);
+
+#endif

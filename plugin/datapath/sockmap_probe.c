@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Probes for the socket short-circuit: BPF_F_PERMANENT by BTF name, confirmed by a live send. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "base/lock.h"
+#include "base/log.h"
+#include "datapath/sockmap_probe.h"
+#include "sockmap_probe.skel.h"
+
+#define PERMANENT_NAME "BPF_F_PERMANENT"
+#define CACHE_NAME "sockmap-probe"
+#define PROBE_TIMEOUT_MS 2000
+
+/* Child exit codes of the functional probe. */
+enum { PROBE_WORKS = 0, PROBE_EACCES = 1, PROBE_BROKEN = 2 };
+
+int velo_sockmap_btf_flag(const char *name, uint64_t *value)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int ret = -ENOENT;
+
+	if (!btf)
+		return -errno;
+	for (__u32 id = 1; id < btf__type_cnt(btf) && ret == -ENOENT; id++) {
+		const struct btf_type *type = btf__type_by_id(btf, id);
+
+		/* The redirect flags are an anonymous enum: no name to look the type up by. */
+		if (type->name_off || (!btf_is_enum(type) && !btf_is_enum64(type)))
+			continue;
+		for (__u16 i = 0; i < btf_vlen(type); i++) {
+			const char *enumerator;
+
+			if (btf_is_enum(type)) {
+				enumerator = btf__name_by_offset(btf, btf_enum(type)[i].name_off);
+				*value = (uint32_t)btf_enum(type)[i].val;
+			} else {
+				enumerator = btf__name_by_offset(btf, btf_enum64(type)[i].name_off);
+				*value = btf_enum64_value(&btf_enum64(type)[i]);
+			}
+			if (enumerator && !strcmp(enumerator, name)) {
+				ret = 0;
+				break;
+			}
+		}
+	}
+	btf__free(btf);
+	return ret;
+}
+
+static int loopback_up(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int ret = 0;
+
+	if (sock < 0)
+		return -errno;
+	if (ioctl(sock, SIOCGIFFLAGS, &ifr)) {
+		ret = -errno;
+	} else {
+		ifr.ifr_flags |= IFF_UP;
+		if (ioctl(sock, SIOCSIFFLAGS, &ifr))
+			ret = -errno;
+	}
+	close(sock);
+	return ret;
+}
+
+/* A connected TCP pair on 127.0.0.1 of the current (private) netns. */
+static int tcp_pair(int fds[2])
+{
+	struct sockaddr_in addr = { .sin_family = AF_INET,
+				    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(addr);
+	int listener, ret = 0;
+
+	listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (listener < 0)
+		return -errno;
+	fds[0] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fds[0] < 0 || bind(listener, (struct sockaddr *)&addr, sizeof(addr)) ||
+	    listen(listener, 1) || getsockname(listener, (struct sockaddr *)&addr, &len) ||
+	    connect(fds[0], (struct sockaddr *)&addr, sizeof(addr))) {
+		ret = -errno;
+		goto out;
+	}
+	fds[1] = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
+	if (fds[1] < 0)
+		ret = -errno;
+out:
+	close(listener);
+	return ret;
+}
+
+/* In the child, in a private netns: one redirected send. Returns a PROBE_* code. */
+static int probe_child(uint64_t flag)
+{
+	struct sockmap_probe *skel;
+	int fds[2] = { -1, -1 }, map_fd, ret = PROBE_BROKEN;
+	struct pollfd pfd;
+	char byte = 'v';
+
+	if (unshare(CLONE_NEWNET) || loopback_up())
+		return PROBE_BROKEN;
+	skel = sockmap_probe__open();
+	if (!skel)
+		return PROBE_BROKEN;
+	skel->rodata->probe_flag = flag;
+	if (sockmap_probe__load(skel))
+		goto out;
+	map_fd = bpf_map__fd(skel->maps.velo_smprobe);
+	/* The program first: sockets pick up the map's programs when they are added. */
+	if (bpf_prog_attach(bpf_program__fd(skel->progs.velo_smprobe_msg), map_fd,
+			    BPF_SK_MSG_VERDICT, 0))
+		goto out;
+	if (tcp_pair(fds))
+		goto out;
+	for (__u32 i = 0; i < 2; i++) {
+		__u64 fd = (__u64)fds[i];
+
+		if (bpf_map_update_elem(map_fd, &i, &fd, BPF_ANY))
+			goto out;
+	}
+	if (send(fds[0], &byte, 1, MSG_DONTWAIT) != 1) {
+		ret = errno == EACCES ? PROBE_EACCES : PROBE_BROKEN;
+		goto out;
+	}
+	pfd = (struct pollfd){ .fd = fds[1], .events = POLLIN };
+	if (poll(&pfd, 1, PROBE_TIMEOUT_MS) == 1 && recv(fds[1], &byte, 1, MSG_DONTWAIT) == 1 &&
+	    byte == 'v')
+		ret = PROBE_WORKS;
+out:
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (fds[1] >= 0)
+		close(fds[1]);
+	sockmap_probe__destroy(skel);
+	return ret;
+}
+
+int velo_sockmap_flag_probe(uint64_t flag)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		libbpf_set_print(NULL); /* a refused load is an answer, not a warning */
+		_exit(probe_child(flag));
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (!WIFEXITED(status))
+		return -ECHILD;
+	switch (WEXITSTATUS(status)) {
+	case PROBE_WORKS:
+		return 0;
+	case PROBE_EACCES:
+		return -EACCES;
+	default:
+		return -EIO;
+	}
+}
+
+void velo_sockmap_probe_uncached(struct velo_sockmap_features *out)
+{
+	uint64_t value;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (velo_sockmap_btf_flag(PERMANENT_NAME, &value))
+		return;
+	out->permanent_in_btf = true;
+	ret = velo_sockmap_flag_probe(value);
+	if (ret)
+		pr_warn("sockmap: the kernel BTF names %s (%#llx) but a redirect with it fails: %s",
+			PERMANENT_NAME, (unsigned long long)value, strerror(-ret));
+	else
+		out->permanent_flag = value;
+}
+
+/* The boot id: a cache from an earlier boot (run_dir not on tmpfs) is stale. */
+static int boot_id(char *buf, size_t len)
+{
+	FILE *file = fopen("/proc/sys/kernel/random/boot_id", "re");
+	int ret = 0;
+
+	if (!file)
+		return -errno;
+	if (!fgets(buf, (int)len, file))
+		ret = -EIO;
+	else
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(file);
+	return ret;
+}
+
+static int cache_read(const char *path, const char *boot, struct velo_sockmap_features *out)
+{
+	char cached_boot[64];
+	unsigned long long flag;
+	int in_btf, ret = -ENOENT;
+	FILE *file = fopen(path, "re");
+
+	if (!file)
+		return -errno;
+	if (fscanf(file, "boot_id=%63s permanent_in_btf=%d permanent_flag=%llx", cached_boot,
+		   &in_btf, &flag) == 3 &&
+	    !strcmp(cached_boot, boot)) {
+		out->permanent_in_btf = in_btf;
+		out->permanent_flag = flag;
+		ret = 0;
+	}
+	fclose(file);
+	return ret;
+}
+
+static void cache_write(const char *dir, const char *path, const char *boot,
+			const struct velo_sockmap_features *features)
+{
+	char tmp[PATH_MAX];
+	FILE *file;
+
+	if (lock_mkdirs(dir) ||
+	    snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid()) >= (int)sizeof(tmp))
+		return;
+	file = fopen(tmp, "wxe");
+	if (!file)
+		return;
+	fprintf(file, "boot_id=%s\npermanent_in_btf=%d\npermanent_flag=%llx\n", boot,
+		features->permanent_in_btf, (unsigned long long)features->permanent_flag);
+	/* Concurrent probers write the same answer; rename makes the file whole either way. */
+	if (fclose(file) || rename(tmp, path))
+		unlink(tmp);
+}
+
+void velo_sockmap_probe(const struct velo_paths *paths, struct velo_sockmap_features *out)
+{
+	char path[PATH_MAX], boot[64];
+
+	memset(out, 0, sizeof(*out));
+	if (boot_id(boot, sizeof(boot)) || snprintf(path, sizeof(path), "%s/%s", paths->run_dir,
+						    CACHE_NAME) >= (int)sizeof(path)) {
+		velo_sockmap_probe_uncached(out);
+		return;
+	}
+	if (!cache_read(path, boot, out))
+		return;
+	velo_sockmap_probe_uncached(out);
+	cache_write(paths->run_dir, path, boot, out);
+}

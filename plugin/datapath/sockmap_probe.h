@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * What the socket short-circuit can use on this kernel. BPF_F_PERMANENT (a
+ * redirect flag that makes one verdict hold for the socket's life) is looked
+ * up by name in the kernel BTF's anonymous enums, never hard-coded, then
+ * confirmed with a redirected send between a socket pair in a private netns.
+ * The answer is cached per boot in <run_dir>/sockmap-probe.
+ */
+#ifndef VELO_SOCKMAP_PROBE_H
+#define VELO_SOCKMAP_PROBE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cni/config.h"
+
+struct velo_sockmap_features {
+	bool permanent_in_btf; /* the kernel's BTF names BPF_F_PERMANENT */
+	uint64_t permanent_flag; /* its value where the probe confirmed it, else 0 */
+};
+
+/* BPF_F_PERMANENT's value from the kernel BTF into *value; -ENOENT when it has none. */
+int velo_sockmap_btf_flag(const char *name, uint64_t *value);
+/*
+ * Loads a redirect-with-flag sk_msg program in a private netns (forked
+ * child) and sends through it: 0 when the send works and the data arrives,
+ * -EACCES when the kernel refused the flag, another -errno when the probe
+ * itself failed.
+ */
+int velo_sockmap_flag_probe(uint64_t flag);
+/* From the cache, else probes and writes it. Never fails: unknown is "absent". */
+void velo_sockmap_probe(const struct velo_paths *paths, struct velo_sockmap_features *out);
+void velo_sockmap_probe_uncached(struct velo_sockmap_features *out);
+
+#endif

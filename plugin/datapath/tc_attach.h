@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * velo's programs on a host veth's tc ingress, and the per-endpoint link
+ * pins: tcx links where the kernel has them (6.6+), else clsact filters,
+ * each at its own priority so the order holds (the egress deny list before
+ * the fast path, which may redirect).
+ */
+#ifndef VELO_TC_ATTACH_H
+#define VELO_TC_ATTACH_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+#include "datapath/bpf_probe.h"
+#include "cni/config.h"
+#include "state/state.h"
+
+/* Debug knob: use clsact even where tcx works. */
+#define VELO_ENV_CLSACT "VELO_TC_CLSACT"
+
+/* clsact filters: handle and priority of each of velo's tc programs. */
+#define VELO_TC_DENY_HANDLE 0x7e11
+#define VELO_TC_DENY_PRIORITY 1
+#define VELO_TC_FASTPATH_HANDLE 0x7e10
+#define VELO_TC_FASTPATH_PRIORITY 2
+/* Where velo before the deny list's tc half put the fast path (detach still looks there). */
+#define VELO_TC_FASTPATH_PRIORITY_OLD 1
+
+/* tcx links where the kernel has them, unless VELO_TC_CLSACT asks for clsact. */
+bool velo_tc_use_tcx(const struct velo_bpf_features *features);
+/* The host veth at the record's ifindex is still this record's (ifindexes are reused). */
+bool velo_host_veth_is_ours(const struct velo_record *record);
+
+/* A tcx ingress link (first in the chain when first); the link fd or -errno. */
+int velo_tcx_ingress_link(int prog_fd, int ifindex, bool first);
+int velo_clsact_ingress_attach(int prog_fd, int ifindex, __u32 handle, __u32 priority);
+/* A missing filter is fine. */
+void velo_clsact_ingress_detach(int ifindex, __u32 handle, __u32 priority);
+
+/* <bpffs>/links/<host_ifname>_<kind>, replacing a pin a crashed ADD left. */
+int velo_endpoint_link_pin(const struct velo_paths *paths, const char *host_ifname,
+			   const char *kind, int link_fd);
+/* The link dies with its pin (its last reference); a missing pin is fine. */
+void velo_endpoint_link_unpin(const struct velo_paths *paths, const char *host_ifname,
+			      const char *kind);
+
+#endif

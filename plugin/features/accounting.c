@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * velo.dev/accounting: "true". velo_cg_acct_in and velo_cg_acct_eg on the
+ * pod's own cgroup count packets and L3 bytes per direction into the pod
+ * cgroup's storage in velo_cg_cnt_v1 (read by cgroup id). A pod that asked
+ * for it and can't have it (no pod cgroup) fails with code 107.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "features/cgroup_link.h"
+#include "base/error.h"
+#include "features/feature.h"
+#include "base/log.h"
+
+#define ACCOUNTING_FEATURE_BIT (1u << 1)
+#define KIND_IN "cg_acct_in"
+#define KIND_EG "cg_acct_eg"
+
+static bool accounting_wanted(const struct velo_request *request)
+{
+	return request->config.effective.accounting;
+}
+
+static int accounting_attach(struct velo_request *request)
+{
+	struct cgroup_ctx ctx;
+	int ret;
+
+	ret = cgroup_ctx_open(request, "accounting", &ctx);
+	if (ret)
+		return ret;
+	ret = cgroup_link_attach(&ctx, KIND_IN, ctx.bpf.acct_in_fd, BPF_CGROUP_INET_INGRESS);
+	if (!ret)
+		ret = cgroup_link_attach(&ctx, KIND_EG, ctx.bpf.acct_eg_fd, BPF_CGROUP_INET_EGRESS);
+	if (ret)
+		cni_fail(ret, VELO_ERR_FEATURE, "accounting: attach to cgroup %s: %s", ctx.path,
+			 strerror(-ret));
+	else
+		pr_info("accounting on cgroup %s (id %llu)", ctx.path,
+			(unsigned long long)ctx.cgroup_id);
+	cgroup_ctx_close(&ctx);
+	return ret;
+}
+
+static int accounting_detach(struct velo_request *request)
+{
+	int lock_fd = cgroup_lock(request);
+
+	if (lock_fd < 0)
+		return lock_fd;
+	cgroup_link_unpin(request, KIND_IN);
+	cgroup_link_unpin(request, KIND_EG);
+	cgroup_unlock(lock_fd);
+	return 0;
+}
+
+static int accounting_check(struct velo_request *request)
+{
+	struct velo_bpf_cgroup bpf;
+	int ret = 0;
+
+	if (velo_bpf_cgroup_open_pinned(&request->config.paths, &bpf)) {
+		cni_error_detail("accounting: velo's cgroup programs are not pinned");
+		return -EIO;
+	}
+	if (cgroup_link_check(request, "accounting", KIND_IN, BPF_CGROUP_INET_INGRESS,
+			      bpf.acct_in_fd, 0) ||
+	    cgroup_link_check(request, "accounting", KIND_EG, BPF_CGROUP_INET_EGRESS,
+			      bpf.acct_eg_fd, 0))
+		ret = -EIO;
+	velo_bpf_cgroup_close(&bpf);
+	return ret;
+}
+
+const struct velo_feature velo_feature_accounting = {
+	.name = "accounting",
+	.bit = ACCOUNTING_FEATURE_BIT,
+	.wanted = accounting_wanted,
+	.attach = accounting_attach,
+	.detach = accounting_detach,
+	.check = accounting_check,
+};

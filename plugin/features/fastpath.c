@@ -1,0 +1,550 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The L3 shortcut between local pods (annotation velo.dev/fastpath: tc or
+ * xdp). attach writes the pod's addresses into the endpoint map (owned by a
+ * hash of the container id) and attaches velo_tc_ingress (tcx, else clsact)
+ * or velo_xdp_host to the host-side veth, pinning the link per endpoint.
+ * Whatever the kernel lacks, or a pod that asked for bandwidth shaping, stays
+ * on the routed path with one log line: never a failed pod.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/bpf.h>
+#include <linux/ethtool.h>
+#include <linux/if_link.h>
+#include <linux/sockios.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf/lib/velo_shared.h"
+#include "datapath/bpf_loader.h"
+#include "datapath/bpf_probe.h"
+#include "upgrade/bpf_upgrade.h"
+#include "base/error.h"
+#include "features/feature.h"
+#include "base/log.h"
+#include "base/naming.h"
+#include "net/netns.h"
+#include "datapath/tc_attach.h"
+
+/* Debian 12's uapi headers predate tcx (Linux 6.6): the kernel's value. */
+#define VELO_BPF_LINK_TYPE_TCX 11
+
+#define FASTPATH_FEATURE_BIT (1u << 0)
+
+struct fastpath_ctx {
+	struct velo_request *request;
+	struct velo_bpf bpf;
+	struct velo_bpf_features features;
+	bool xdp;
+	uint64_t owner;
+};
+
+static bool fastpath_wanted(const struct velo_request *request)
+{
+	return request->config.effective.fastpath != VELO_FASTPATH_OFF;
+}
+
+static uint64_t owner_of(const struct velo_record *record)
+{
+	return velo_fnv1a64(record->container_id, strlen(record->container_id));
+}
+
+static int mac_parse(const char *text, __u8 mac[6])
+{
+	unsigned v[6];
+
+	if (sscanf(text, "%2x:%2x:%2x:%2x:%2x:%2x", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) != 6)
+		return -EINVAL;
+	for (int i = 0; i < 6; i++)
+		mac[i] = (__u8)v[i];
+	return 0;
+}
+
+/* velo_ip holds IPv4 in addr[0..3]; the map key is IPv4-mapped IPv6. */
+static void ep_key(const struct velo_ip *ip, struct velo_ep_key *key)
+{
+	memset(key, 0, sizeof(*key));
+	if (ip->family == AF_INET) {
+		key->addr[10] = 0xff;
+		key->addr[11] = 0xff;
+		memcpy(&key->addr[12], ip->addr, 4);
+	} else {
+		memcpy(key->addr, ip->addr, 16);
+	}
+}
+
+/* Entries written by this owner are removed by this owner only. */
+static void endpoints_remove(int map_fd, const struct velo_record *record, uint64_t owner)
+{
+	for (unsigned i = 0; i < record->n_ips; i++) {
+		struct velo_endpoint ep;
+		struct velo_ep_key key;
+
+		ep_key(&record->ips[i], &key);
+		if (bpf_map_lookup_elem(map_fd, &key, &ep) || ep.owner != owner)
+			continue;
+		if (bpf_map_delete_elem(map_fd, &key) && errno != ENOENT)
+			pr_warn("fastpath: remove endpoint entry: %s", strerror(errno));
+	}
+}
+
+static int endpoints_write(int map_fd, const struct velo_record *record, bool xdp)
+{
+	uint64_t owner = owner_of(record);
+	struct velo_endpoint ep = {
+		.owner = owner,
+		.ifindex = (__u32)record->host_ifindex,
+		.flags = VELO_EP_F_FASTPATH | (xdp ? VELO_EP_F_XDP_RX : 0),
+	};
+
+	if (mac_parse(record->pod_mac, ep.pod_mac) || mac_parse(record->host_mac, ep.host_mac))
+		return -EINVAL;
+	for (unsigned i = 0; i < record->n_ips; i++) {
+		struct velo_ep_key key;
+
+		ep_key(&record->ips[i], &key);
+		/* A stale entry of an older sandbox with this IP is replaced: the IP is ours now. */
+		if (bpf_map_update_elem(map_fd, &key, &ep, BPF_ANY)) {
+			int ret = -errno;
+
+			endpoints_remove(map_fd, record, owner);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static int link_pin(struct fastpath_ctx *ctx, int link_fd, const char *kind)
+{
+	return velo_endpoint_link_pin(&ctx->request->config.paths, ctx->request->record.host_ifname,
+				      kind, link_fd);
+}
+
+static int attach_tc(struct fastpath_ctx *ctx)
+{
+	const struct velo_record *record = &ctx->request->record;
+	int link_fd, ret;
+
+	if (!velo_tc_use_tcx(&ctx->features))
+		return velo_clsact_ingress_attach(ctx->bpf.tc_prog_fd, record->host_ifindex,
+						  VELO_TC_FASTPATH_HANDLE,
+						  VELO_TC_FASTPATH_PRIORITY);
+	link_fd = velo_tcx_ingress_link(ctx->bpf.tc_prog_fd, record->host_ifindex, false);
+	if (link_fd < 0)
+		return link_fd;
+	ret = link_pin(ctx, link_fd, "tc");
+	close(link_fd); /* on failure this detaches it again */
+	return ret;
+}
+
+/* Pod side, in its netns: NAPI for redirected frames (GRO on), full checksums (tx csum off). */
+static int ethtool_set(int sock, const char *ifname, __u32 cmd, __u32 value)
+{
+	struct ethtool_value ev = { .cmd = cmd, .data = value };
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_data = (void *)&ev;
+	return ioctl(sock, SIOCETHTOOL, &ifr) ? -errno : 0;
+}
+
+static int xdp_prepare_pod(const struct velo_record *record)
+{
+	struct netns_guard guard;
+	int sock, ret;
+
+	ret = netns_enter(record->netns, &guard);
+	if (ret)
+		return ret;
+	sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (sock < 0) {
+		ret = -errno;
+		goto out;
+	}
+	/* XDP_REDIRECT into a veth drops frames unless its peer runs NAPI (GRO on does that). */
+	ret = ethtool_set(sock, record->ifname, ETHTOOL_SGRO, 1);
+	/* Frames sent CHECKSUM_PARTIAL arrive through XDP with bad checksums: send them full. */
+	if (!ret)
+		ret = ethtool_set(sock, record->ifname, ETHTOOL_STXCSUM, 0);
+	close(sock);
+out:
+	netns_leave(&guard);
+	return ret;
+}
+
+static int attach_xdp(struct fastpath_ctx *ctx)
+{
+	const struct velo_record *record = &ctx->request->record;
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = XDP_FLAGS_DRV_MODE);
+	int link_fd, ret;
+
+	link_fd = bpf_link_create(ctx->bpf.xdp_prog_fd, record->host_ifindex, BPF_XDP, &opts);
+	if (link_fd < 0)
+		return -errno;
+	ret = link_pin(ctx, link_fd, "xdp");
+	close(link_fd);
+	return ret;
+}
+
+static int devmap_add(struct fastpath_ctx *ctx)
+{
+	const struct velo_record *record = &ctx->request->record;
+	struct bpf_devmap_val val = { .ifindex = (__u32)record->host_ifindex };
+	__u32 key = (__u32)record->host_ifindex;
+
+	val.bpf_prog.fd = ctx->bpf.devmap_prog_fd;
+	return bpf_map_update_elem(ctx->bpf.xdp_tx_fd, &key, &val, BPF_ANY) ? -errno : 0;
+}
+
+static void devmap_remove(const struct velo_bpf *bpf, const struct velo_record *record)
+{
+	__u32 key = (__u32)record->host_ifindex;
+
+	/* The kernel drops entries of deleted devices; a reused ifindex is someone else's. */
+	if (!velo_host_veth_is_ours(record))
+		return;
+	bpf_map_delete_elem(bpf->xdp_tx_fd, &key);
+	bpf_map_delete_elem(bpf->dst_stats_fd, &key);
+}
+
+/* Falls back to routed with one line; returns 0 so the pod is created. */
+static int fall_back(const struct velo_request *request, const char *why, int err)
+{
+	pr_warn("fastpath %s: %s%s%s; pod %s stays on the routed path",
+		velo_fastpath_str(request->config.effective.fastpath), why, err ? ": " : "",
+		err ? strerror(-err) : "", request->record.host_ifname);
+	return 0;
+}
+
+static int fastpath_attach(struct velo_request *request)
+{
+	const struct velo_record *record = &request->record;
+	struct fastpath_ctx ctx = {
+		.request = request,
+		.xdp = request->config.effective.fastpath == VELO_FASTPATH_XDP,
+		.owner = owner_of(record),
+	};
+	const char *missing;
+	int ret;
+
+	/* Shaping happens on the routed path (ifb, tbf): a shortcut would bypass it. */
+	if (request->config.runtime_config &&
+	    cJSON_GetObjectItem(request->config.runtime_config, "bandwidth"))
+		return fall_back(request, "bandwidth limits need the routed path", 0);
+	velo_bpf_probe(&request->config.paths, &ctx.features);
+	missing = velo_bpf_missing(&ctx.features, ctx.xdp);
+	if (missing) {
+		pr_warn("fastpath %s: this kernel lacks %s; pod %s stays on the routed path",
+			velo_fastpath_str(request->config.effective.fastpath), missing,
+			record->host_ifname);
+		return 0;
+	}
+	ret = velo_bpf_open(&request->config.paths, request->config.lock_timeout_ms, &ctx.bpf);
+	if (ret)
+		return fall_back(request, "BPF objects can't be loaded", ret);
+
+	/* Receivers first, then the addresses others redirect to, then our own sender hook. */
+	if (ctx.xdp) {
+		ret = xdp_prepare_pod(record);
+		if (ret)
+			goto err_fall_back;
+		ret = devmap_add(&ctx);
+		if (ret)
+			goto err_fall_back;
+	}
+	ret = endpoints_write(ctx.bpf.endpoints_fd, record, ctx.xdp);
+	if (ret)
+		goto err_devmap;
+	ret = ctx.xdp ? attach_xdp(&ctx) : attach_tc(&ctx);
+	if (ret)
+		goto err_endpoints;
+	pr_info("fastpath %s on %s (%s)", velo_fastpath_str(request->config.effective.fastpath),
+		record->host_ifname,
+		ctx.xdp				 ? "xdp native + devmap"
+		: velo_tc_use_tcx(&ctx.features) ? "tcx"
+						 : "clsact");
+	velo_bpf_close(&ctx.bpf);
+	return 0;
+
+err_endpoints:
+	endpoints_remove(ctx.bpf.endpoints_fd, record, ctx.owner);
+err_devmap:
+	if (ctx.xdp)
+		devmap_remove(&ctx.bpf, record);
+err_fall_back:
+	velo_bpf_close(&ctx.bpf);
+	return fall_back(request, "attach failed", ret);
+}
+
+static int fastpath_detach(struct velo_request *request)
+{
+	const struct velo_record *record = &request->record;
+	struct velo_bpf_features features;
+	struct velo_bpf bpf;
+
+	/* Whatever mode ADD used: DEL may not see the annotations again. */
+	velo_endpoint_link_unpin(&request->config.paths, record->host_ifname, "tc");
+	velo_endpoint_link_unpin(&request->config.paths, record->host_ifname, "xdp");
+	velo_bpf_probe(&request->config.paths, &features);
+	if (!velo_tc_use_tcx(&features) && velo_host_veth_is_ours(record)) {
+		velo_clsact_ingress_detach(record->host_ifindex, VELO_TC_FASTPATH_HANDLE,
+					   VELO_TC_FASTPATH_PRIORITY);
+		velo_clsact_ingress_detach(record->host_ifindex, VELO_TC_FASTPATH_HANDLE,
+					   VELO_TC_FASTPATH_PRIORITY_OLD);
+	}
+	if (velo_bpf_open_pinned(&request->config.paths, &bpf))
+		return 0; /* nothing loaded, nothing of ours in maps */
+	endpoints_remove(bpf.endpoints_fd, record, owner_of(record));
+	devmap_remove(&bpf, record);
+	velo_bpf_close(&bpf);
+	return 0;
+}
+
+/* The pinned link exists, is on our veth, and runs our program. */
+static int check_link(const struct velo_request *request, const char *kind, __u32 link_type,
+		      int prog_fd)
+{
+	const struct velo_record *record = &request->record;
+	struct bpf_link_info link_info;
+	char path[PATH_MAX];
+	unsigned prog_id;
+
+	if (velo_bpf_link_path(&request->config.paths, record->host_ifname, kind, path,
+			       sizeof(path)))
+		return -ENAMETOOLONG;
+	if (velo_bpf_read_link("fastpath", path, prog_fd, &link_info, &prog_id))
+		return -EIO;
+	if (link_info.type != link_type || link_info.xdp.ifindex != (__u32)record->host_ifindex) {
+		/* tcx and xdp link info both start with the ifindex. */
+		cni_error_detail("fastpath: link %s is on ifindex %u, not %s (%d)", path,
+				 link_info.xdp.ifindex, record->host_ifname, record->host_ifindex);
+		return -EIO;
+	}
+	if (link_info.prog_id != prog_id) {
+		cni_error_detail("fastpath: link %s runs program %u, not velo's %u", path,
+				 link_info.prog_id, prog_id);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Our clsact filter's program id (kernels without tcx), 0 when there is none. */
+static unsigned clsact_prog_id(const struct velo_record *record)
+{
+	return velo_clsact_prog_id(record->host_ifindex, VELO_TC_FASTPATH_HANDLE,
+				   VELO_TC_FASTPATH_PRIORITY);
+}
+
+static int check_clsact(const struct velo_record *record, int prog_fd)
+{
+	unsigned id = clsact_prog_id(record);
+
+	if (!id || id != velo_prog_id(prog_fd)) {
+		cni_error_detail("fastpath: velo's clsact filter missing on %s",
+				 record->host_ifname);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int check_endpoints(const struct velo_bpf *bpf, const struct velo_record *record, bool xdp)
+{
+	__u32 flags = VELO_EP_F_FASTPATH | (xdp ? VELO_EP_F_XDP_RX : 0);
+	uint64_t owner = owner_of(record);
+	int ret = 0;
+
+	for (unsigned i = 0; i < record->n_ips; i++) {
+		char addr[INET6_ADDRSTRLEN];
+		struct velo_endpoint ep;
+		struct velo_ep_key key;
+
+		ep_key(&record->ips[i], &key);
+		inet_ntop(record->ips[i].family, record->ips[i].addr, addr, sizeof(addr));
+		if (bpf_map_lookup_elem(bpf->endpoints_fd, &key, &ep)) {
+			cni_error_detail("fastpath: endpoint map has no entry for %s", addr);
+			ret = -EIO;
+		} else if (ep.owner != owner || ep.ifindex != (__u32)record->host_ifindex ||
+			   ep.flags != flags) {
+			cni_error_detail("fastpath: endpoint entry for %s belongs to another "
+					 "attachment or is stale (ifindex %u, flags %#x)",
+					 addr, ep.ifindex, ep.flags);
+			ret = -EIO;
+		}
+	}
+	if (xdp) {
+		struct bpf_devmap_val val;
+		__u32 key = (__u32)record->host_ifindex;
+
+		if (bpf_map_lookup_elem(bpf->xdp_tx_fd, &key, &val) || val.ifindex != key) {
+			cni_error_detail("fastpath: devmap has no entry for %s",
+					 record->host_ifname);
+			ret = -EIO;
+		}
+	}
+	return ret;
+}
+
+static int fastpath_check(struct velo_request *request)
+{
+	const struct velo_record *record = &request->record;
+	bool xdp = request->config.effective.fastpath == VELO_FASTPATH_XDP;
+	struct velo_bpf_features features;
+	struct velo_bpf bpf;
+	int ret;
+
+	/* ADD fell back to routed for these: nothing to find. */
+	if (request->config.runtime_config &&
+	    cJSON_GetObjectItem(request->config.runtime_config, "bandwidth"))
+		return 0;
+	velo_bpf_probe(&request->config.paths, &features);
+	if (velo_bpf_missing(&features, xdp))
+		return 0;
+	if (velo_bpf_open_pinned(&request->config.paths, &bpf)) {
+		cni_error_detail("fastpath: velo's pinned maps or programs are missing under %s",
+				 request->config.paths.bpffs_dir);
+		return -EIO;
+	}
+	ret = check_endpoints(&bpf, record, xdp);
+	if (xdp) {
+		if (check_link(request, "xdp", BPF_LINK_TYPE_XDP, bpf.xdp_prog_fd))
+			ret = -EIO;
+	} else if (velo_tc_use_tcx(&features)) {
+		if (check_link(request, "tc", VELO_BPF_LINK_TYPE_TCX, bpf.tc_prog_fd))
+			ret = -EIO;
+	} else if (check_clsact(record, bpf.tc_prog_fd)) {
+		ret = -EIO;
+	}
+	velo_bpf_close(&bpf);
+	return ret;
+}
+
+/* Upgrade */
+
+/* The endpoint's pinned link of kind now runs prog_fd: 1 when moved, 0 when it did already. */
+static int link_upgrade(const struct velo_paths *paths, const struct velo_record *record,
+			const char *kind, int prog_fd)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+	char path[PATH_MAX];
+	int fd, ret = 0;
+
+	if (velo_bpf_link_path(paths, record->host_ifname, kind, path, sizeof(path)))
+		return -ENAMETOOLONG;
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		ret = -errno;
+	else if (info.prog_id != velo_prog_id(prog_fd))
+		ret = bpf_link_update(fd, prog_fd, NULL) ? -errno : 1;
+	close(fd);
+	return ret;
+}
+
+static bool link_pinned(const struct velo_paths *paths, const struct velo_record *record,
+			const char *kind)
+{
+	char path[PATH_MAX];
+
+	return !velo_bpf_link_path(paths, record->host_ifname, kind, path, sizeof(path)) &&
+	       access(path, F_OK) == 0;
+}
+
+static int clsact_upgrade(const struct velo_record *record, int prog_fd)
+{
+	int ret;
+
+	if (clsact_prog_id(record) == velo_prog_id(prog_fd))
+		return 0;
+	ret = velo_clsact_ingress_attach(prog_fd, record->host_ifindex, VELO_TC_FASTPATH_HANDLE,
+					 VELO_TC_FASTPATH_PRIORITY);
+	return ret ? ret : 1;
+}
+
+/* The devmap entry runs this generation's per-destination program. */
+static int devmap_upgrade(const struct velo_bpf *bpf, const struct velo_record *record)
+{
+	__u32 key = (__u32)record->host_ifindex;
+	struct bpf_devmap_val val;
+
+	if (bpf_map_lookup_elem(bpf->xdp_tx_fd, &key, &val) ||
+	    val.bpf_prog.id != velo_prog_id(bpf->devmap_prog_fd)) {
+		memset(&val, 0, sizeof(val));
+		val.ifindex = key;
+		val.bpf_prog.fd = bpf->devmap_prog_fd;
+		return bpf_map_update_elem(bpf->xdp_tx_fd, &key, &val, BPF_ANY) ? -errno : 1;
+	}
+	return 0;
+}
+
+/* Entries missing from this generation's endpoint map (a renamed map starts empty). */
+static int endpoints_upgrade(const struct velo_bpf *bpf, const struct velo_record *record, bool xdp)
+{
+	for (unsigned i = 0; i < record->n_ips; i++) {
+		struct velo_endpoint ep;
+		struct velo_ep_key key;
+
+		ep_key(&record->ips[i], &key);
+		if (bpf_map_lookup_elem(bpf->endpoints_fd, &key, &ep)) {
+			int ret = endpoints_write(bpf->endpoints_fd, record, xdp);
+
+			return ret ? ret : 1;
+		}
+	}
+	return 0;
+}
+
+int velo_fastpath_upgrade(const struct velo_paths *paths, const struct velo_record *record,
+			  const struct velo_bpf *bpf)
+{
+	bool xdp, tcx, clsact;
+	int moved = 0, ret;
+
+	if (!(record->features & FASTPATH_FEATURE_BIT) || !velo_host_veth_is_ours(record))
+		return 0;
+	xdp = link_pinned(paths, record, "xdp");
+	tcx = !xdp && link_pinned(paths, record, "tc");
+	clsact = !xdp && !tcx && clsact_prog_id(record);
+	if (!xdp && !tcx && !clsact)
+		return 0; /* routed: ADD fell back */
+
+	/* As at attach: receivers first, then the addresses, then the pod's own hook. */
+	if (xdp) {
+		ret = devmap_upgrade(bpf, record);
+		if (ret < 0)
+			return ret;
+		moved |= ret;
+	}
+	ret = endpoints_upgrade(bpf, record, xdp);
+	if (ret < 0)
+		return ret;
+	moved |= ret;
+	ret = xdp   ? link_upgrade(paths, record, "xdp", bpf->xdp_prog_fd)
+	      : tcx ? link_upgrade(paths, record, "tc", bpf->tc_prog_fd)
+		    : clsact_upgrade(record, bpf->tc_prog_fd);
+	return ret < 0 ? ret : moved | ret;
+}
+
+const struct velo_feature velo_feature_fastpath = {
+	.name = "fastpath",
+	.bit = FASTPATH_FEATURE_BIT,
+	.wanted = fastpath_wanted,
+	.attach = fastpath_attach,
+	.detach = fastpath_detach,
+	.check = fastpath_check,
+};

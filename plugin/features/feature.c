@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The table of fast paths and pod features, in attach order (detached in reverse). */
+#include "features/feature.h"
+
+extern const struct velo_feature velo_feature_fastpath;
+extern const struct velo_feature velo_feature_accounting;
+extern const struct velo_feature velo_feature_egress_policy;
+extern const struct velo_feature velo_feature_tcp_congestion;
+extern const struct velo_feature velo_feature_sockmap;
+
+const struct velo_feature *const velo_features[] = {
+	&velo_feature_fastpath,	      &velo_feature_accounting, &velo_feature_egress_policy,
+	&velo_feature_tcp_congestion, &velo_feature_sockmap,
+};
+const unsigned velo_features_len = sizeof(velo_features) / sizeof(velo_features[0]);

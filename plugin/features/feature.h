@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The seam for fast paths and pod features. Each lives in its own files and
+ * fills one of these; the core calls them in table order at ADD (after the
+ * routed path works), in reverse at DEL and GC, and all of them at CHECK.
+ * A feature the kernel can't do falls back to the routed path with one log
+ * line; attach fails the ADD only for what the pod asked for and can't have
+ * safely (policy), never for a missing optimisation.
+ */
+#ifndef VELO_FEATURE_H
+#define VELO_FEATURE_H
+
+#include <stdbool.h>
+
+#include "cni/request.h"
+
+struct velo_feature {
+	const char *name;
+	unsigned bit; /* in velo_record.features */
+	bool (*wanted)(const struct velo_request *request);
+	int (*attach)(struct velo_request *request);
+	/* Undo from request->record alone; idempotent, best effort. */
+	int (*detach)(struct velo_request *request);
+	/* Record each drift with cni_error_detail(); return -EIO if any. */
+	int (*check)(struct velo_request *request);
+};
+
+extern const struct velo_feature *const velo_features[];
+extern const unsigned velo_features_len;
+
+#endif

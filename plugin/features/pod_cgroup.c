@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Finding a pod's own cgroup (v2). Two optional conflist fields, read here
+ * rather than in config.c because nothing else needs them:
+ *   "cgroupRoot":  the kubelet's --cgroup-root ("/" by default), a path
+ *                  under the cgroup2 mount that every pod cgroup lives under
+ *   "cgroupMount": the cgroup2 mount to use instead of the one found in
+ *                  /proc/self/mountinfo (nested setups; unit tests)
+ * The candidates, in order: the runtime's cgroupPath (a path under the
+ * mount, or a systemd slice name), then the kubelet's names from
+ * K8S_POD_UID for both cgroup drivers and every QoS class. A candidate must
+ * be a directory strictly below the mount: never the root, never a parent.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cJSON.h>
+
+#include "base/error.h"
+#include "base/log.h"
+#include "features/pod_cgroup.h"
+
+#define POD_CGROUP_ROOT_KEY "cgroupRoot"
+#define POD_CGROUP_MOUNT_KEY "cgroupMount"
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void unescape_octal(char *text)
+{
+	char *out = text;
+
+	for (const char *in = text; *in; out++) {
+		if (in[0] == '\\' && in[1] >= '0' && in[1] <= '3' && in[2] >= '0' && in[2] <= '7' &&
+		    in[3] >= '0' && in[3] <= '7') {
+			*out = (char)((in[1] - '0') * 64 + (in[2] - '0') * 8 + (in[3] - '0'));
+			in += 4;
+		} else {
+			*out = *in++;
+		}
+	}
+	*out = '\0';
+}
+
+int pod_cgroup_mount(char *buf, size_t len)
+{
+	char line[4096], mount_point[PATH_MAX], fstype[64];
+	int ret = -ENOENT;
+	FILE *file;
+
+	file = fopen("/proc/self/mountinfo", "re");
+	if (!file)
+		return -errno;
+	while (fgets(line, sizeof(line), file)) {
+		const char *sep = strstr(line, " - ");
+
+		/* id parent major:minor root mount-point options... - fstype source superoptions */
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mount_point) != 1 ||
+		    sscanf(sep + 3, "%63s", fstype) != 1 || strcmp(fstype, "cgroup2"))
+			continue;
+		unescape_octal(mount_point);
+		ret = snprintf(buf, len, "%s", mount_point) >= (int)len ? -ENAMETOOLONG : 0;
+		break;
+	}
+	fclose(file);
+	return ret;
+}
+
+/* A conflist string field, NULL when absent; -EINVAL when present but not a string. */
+static int config_string(const struct velo_request *request, const char *key, const char **out)
+{
+	const cJSON *item;
+
+	*out = NULL;
+	if (!request->config.root)
+		return 0;
+	item = cJSON_GetObjectItemCaseSensitive(request->config.root, key);
+	if (!item)
+		return 0;
+	if (!cJSON_IsString(item) || !item->valuestring)
+		return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG, "%s: must be a string", key);
+	*out = item->valuestring;
+	return 0;
+}
+
+/* No "..", no empty components that could climb out of the mount. */
+static bool path_is_plain(const char *path)
+{
+	const char *p = path;
+
+	while (*p) {
+		size_t n = strcspn(p, "/");
+
+		if ((n == 2 && !strncmp(p, "..", 2)) || (n == 1 && p[0] == '.'))
+			return false;
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	return true;
+}
+
+/*
+ * A systemd slice name to its path: "a-b-c.slice" -> "a.slice/a-b.slice/a-b-c.slice".
+ * A "slice:prefix:name" scope spec keeps only its slice. 0, or -EINVAL when it isn't one.
+ */
+static int slice_to_path(const char *name, char *buf, size_t len)
+{
+	char slice[NAME_MAX + 1];
+	size_t n = strcspn(name, ":"), used = 0;
+
+	if (n == 0 || n >= sizeof(slice) || strchr(name, '/'))
+		return -EINVAL;
+	memcpy(slice, name, n);
+	slice[n] = '\0';
+	if (n <= 6 || strcmp(slice + n - 6, ".slice"))
+		return -EINVAL;
+	slice[n - 6] = '\0';
+	buf[0] = '\0';
+	for (const char *dash = slice;; dash++) {
+		dash = strchr(dash, '-');
+		int w = snprintf(buf + used, len - used, "%s%.*s.slice", used ? "/" : "",
+				 dash ? (int)(dash - slice) : (int)strlen(slice), slice);
+
+		if (w < 0 || (size_t)w >= len - used)
+			return -ENAMETOOLONG;
+		used += (size_t)w;
+		if (!dash)
+			return 0;
+	}
+}
+
+struct search {
+	const char *mount;
+	char tried[1024];
+	size_t tried_len;
+};
+
+/* 1 when mount/rel is a directory strictly below the mount (path into buf), else 0. */
+static int try_candidate(struct search *search, const char *root, const char *rel, char *buf,
+			 size_t len)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int n;
+
+	while (*rel == '/')
+		rel++;
+	while (root && *root == '/')
+		root++;
+	n = snprintf(path, sizeof(path), "%s%s%s/%s", search->mount, root && *root ? "/" : "",
+		     root ? root : "", rel);
+	if (n < 0 || (size_t)n >= sizeof(path) || !*rel || !path_is_plain(rel) ||
+	    (root && !path_is_plain(root)))
+		return 0;
+	/* Trim trailing slashes so the result names the directory itself. */
+	while (n > 1 && path[n - 1] == '/')
+		path[--n] = '\0';
+	if (stat(path, &st) || !S_ISDIR(st.st_mode)) {
+		if (search->tried_len < sizeof(search->tried)) {
+			int w = snprintf(search->tried + search->tried_len,
+					 sizeof(search->tried) - search->tried_len, "%s%s",
+					 search->tried_len ? ", " : "", path);
+
+			if (w > 0)
+				search->tried_len += (size_t)w;
+		}
+		return 0;
+	}
+	if ((size_t)n >= len)
+		return 0;
+	memcpy(buf, path, (size_t)n + 1);
+	return 1;
+}
+
+/* The runtime's cgroupPath: a path under the mount (or the mount's own absolute path), or a slice. */
+static int try_cgroup_path(struct search *search, const char *cgroup_path, char *buf, size_t len)
+{
+	size_t mount_len = strlen(search->mount);
+	char rel[PATH_MAX];
+
+	if (!slice_to_path(cgroup_path, rel, sizeof(rel)))
+		return try_candidate(search, NULL, rel, buf, len);
+	if (!strncmp(cgroup_path, search->mount, mount_len) && cgroup_path[mount_len] == '/' &&
+	    try_candidate(search, NULL, cgroup_path + mount_len, buf, len))
+		return 1;
+	return try_candidate(search, NULL, cgroup_path, buf, len);
+}
+
+static bool uid_valid(const char *uid)
+{
+	size_t n = strlen(uid);
+
+	return n > 0 && n < 64 && strspn(uid, "0123456789abcdefABCDEF-") == n;
+}
+
+/* The kubelet's names: cgroupfs driver, then systemd driver; Guaranteed, Burstable, BestEffort. */
+static int try_pod_uid(struct search *search, const char *root, const char *uid, char *buf,
+		       size_t len)
+{
+	static const char *const qos[] = { "", "burstable", "besteffort" };
+	char systemd_uid[64], rel[PATH_MAX];
+
+	snprintf(systemd_uid, sizeof(systemd_uid), "%s", uid);
+	for (char *c = systemd_uid; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	for (size_t i = 0; i < sizeof(qos) / sizeof(qos[0]); i++) {
+		snprintf(rel, sizeof(rel), "kubepods%s%s/pod%s", *qos[i] ? "/" : "", qos[i], uid);
+		if (try_candidate(search, root, rel, buf, len))
+			return 1;
+	}
+	for (size_t i = 0; i < sizeof(qos) / sizeof(qos[0]); i++) {
+		if (*qos[i])
+			snprintf(rel, sizeof(rel),
+				 "kubepods.slice/kubepods-%s.slice/kubepods-%s-pod%s.slice", qos[i],
+				 qos[i], systemd_uid);
+		else
+			snprintf(rel, sizeof(rel), "kubepods.slice/kubepods-pod%s.slice",
+				 systemd_uid);
+		if (try_candidate(search, root, rel, buf, len))
+			return 1;
+	}
+	return 0;
+}
+
+int pod_cgroup_find(const struct velo_request *request, char *buf, size_t len)
+{
+	const char *cgroup_path = request->config.cgroup_path;
+	const char *uid = request->env.args.pod_uid;
+	struct search search = { 0 };
+	const char *root, *mount;
+	char found_mount[PATH_MAX];
+	int ret;
+
+	ret = config_string(request, POD_CGROUP_ROOT_KEY, &root);
+	if (ret)
+		return ret;
+	if (root && !path_is_plain(root))
+		return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG, "%s: %s must not contain . or ..",
+				POD_CGROUP_ROOT_KEY, root);
+	ret = config_string(request, POD_CGROUP_MOUNT_KEY, &mount);
+	if (ret)
+		return ret;
+	if (!mount) {
+		ret = pod_cgroup_mount(found_mount, sizeof(found_mount));
+		if (ret)
+			return cni_fail(ret, VELO_ERR_FEATURE,
+					"no cgroup2 mount in /proc/self/mountinfo: %s",
+					strerror(-ret));
+		mount = found_mount;
+	}
+	search.mount = mount;
+
+	if (cgroup_path[0]) {
+		if (!path_is_plain(cgroup_path))
+			return cni_fail(-EINVAL, VELO_ERR_FEATURE,
+					"cgroupPath %s must not contain . or ..", cgroup_path);
+		if (try_cgroup_path(&search, cgroup_path, buf, len))
+			return 0;
+	}
+	if (uid[0]) {
+		if (!uid_valid(uid))
+			return cni_fail(-EINVAL, VELO_ERR_FEATURE,
+					"K8S_POD_UID %s is not a pod UID", uid);
+		if (try_pod_uid(&search, root, uid, buf, len))
+			return 0;
+	}
+	if (!cgroup_path[0] && !uid[0])
+		return cni_fail(-ENOENT, VELO_ERR_FEATURE,
+				"no pod cgroup: the runtime passed neither cgroupPath nor "
+				"K8S_POD_UID");
+	return cni_fail(-ENOENT, VELO_ERR_FEATURE,
+			"no pod cgroup found: per-pod programs need the pod's own cgroup and "
+			"velo never uses a parent (tried %s)",
+			search.tried);
+}

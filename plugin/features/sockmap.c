@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The socket short-circuit (annotation velo.dev/sockmap: "true"). attach
+ * records the pod's addresses with its netns cookie in velo_smpod_v1 (the
+ * proof, checked in sock_ops, that a socket is this pod's), makes its
+ * accounting entry, and attaches velo_sockops to the pod's own cgroup as a
+ * pinned bpf_link. A connection is short-circuited only when both of its
+ * pods did this. Whatever is missing leaves the pod on the routed path with
+ * one log line: never a failed pod.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf/lib/velo_sockmap.h"
+#include "datapath/bpf_loader.h"
+#include "base/error.h"
+#include "features/feature.h"
+#include "base/log.h"
+#include "base/naming.h"
+#include "net/netns.h"
+#include "features/pod_cgroup.h"
+#include "datapath/sockmap_bpf.h"
+#include "datapath/sockmap_probe.h"
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+#define SOCKMAP_FEATURE_BIT (1u << 4)
+/* libbpf 1.1's uapi names it; kept local in case of older headers. */
+#define VELO_BPF_LINK_TYPE_CGROUP 3
+
+static bool sockmap_wanted(const struct velo_request *request)
+{
+	return request->config.effective.sockmap;
+}
+
+static uint64_t owner_of(const struct velo_record *record)
+{
+	return velo_fnv1a64(record->container_id, strlen(record->container_id));
+}
+
+/* The cookie the kernel gives sockets of the pod's netns (what sock_ops sees). */
+static int netns_cookie(const char *netns, uint64_t *cookie)
+{
+	socklen_t len = sizeof(*cookie);
+	struct netns_guard guard;
+	int sock, ret;
+
+	ret = netns_enter(netns, &guard);
+	if (ret)
+		return ret;
+	sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (sock < 0) {
+		ret = -errno;
+	} else {
+		ret = getsockopt(sock, SOL_SOCKET, SO_NETNS_COOKIE, cookie, &len) ? -errno : 0;
+		close(sock);
+	}
+	netns_leave(&guard);
+	return ret;
+}
+
+/* Entries this owner wrote; their netns cookie into *cookie (0 when none). */
+static void pods_remove(int pods_fd, const struct velo_record *record, uint64_t *cookie)
+{
+	uint64_t owner = owner_of(record);
+
+	*cookie = 0;
+	for (unsigned i = 0; i < record->n_ips; i++) {
+		struct velo_sm_addr key;
+		struct velo_sm_pod pod;
+
+		velo_sockmap_pod_key(&record->ips[i], &key);
+		if (bpf_map_lookup_elem(pods_fd, &key, &pod) || pod.owner != owner)
+			continue;
+		*cookie = pod.netns_cookie;
+		if (bpf_map_delete_elem(pods_fd, &key) && errno != ENOENT)
+			pr_warn("sockmap: remove pod entry: %s", strerror(errno));
+	}
+}
+
+static int pods_write(int pods_fd, const struct velo_record *record, uint64_t cookie)
+{
+	struct velo_sm_pod pod = { .netns_cookie = cookie, .owner = owner_of(record) };
+
+	for (unsigned i = 0; i < record->n_ips; i++) {
+		struct velo_sm_addr key;
+
+		velo_sockmap_pod_key(&record->ips[i], &key);
+		/* A stale entry of an older sandbox with this IP is replaced: the IP is ours now. */
+		if (bpf_map_update_elem(pods_fd, &key, &pod, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+/* One zeroed counter set per CPU for the pod. */
+static int acct_create(int acct_fd, uint64_t cookie)
+{
+	int cpus = libbpf_num_possible_cpus();
+	struct velo_sm_counters *zero;
+	int ret;
+
+	if (cpus <= 0)
+		return cpus ? cpus : -EINVAL;
+	zero = calloc((size_t)cpus, sizeof(*zero));
+	if (!zero)
+		return -ENOMEM;
+	ret = bpf_map_update_elem(acct_fd, &cookie, zero, BPF_ANY) ? -errno : 0;
+	free(zero);
+	return ret;
+}
+
+/* pod_cgroup_find records a CNI error; for an optimisation that's only a log line. */
+static int find_cgroup(const struct velo_request *request, char *buf, size_t len)
+{
+	bool had_error = cni_error_is_set();
+	int ret = pod_cgroup_find(request, buf, len);
+
+	if (ret && !had_error)
+		cni_error_reset();
+	return ret;
+}
+
+static int link_attach(const struct velo_request *request, int prog_fd, const char *cgroup)
+{
+	char path[PATH_MAX], dir[PATH_MAX];
+	int cgroup_fd, link_fd, ret;
+
+	ret = velo_sockmap_link_path(&request->config.paths, request->record.host_ifname, path,
+				     sizeof(path));
+	if (ret)
+		return ret;
+	memcpy(dir, path, sizeof(dir));
+	*strrchr(dir, '/') = '\0';
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return -errno;
+	cgroup_fd = open(cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cgroup_fd < 0)
+		return -errno;
+	link_fd = bpf_link_create(prog_fd, cgroup_fd, BPF_CGROUP_SOCK_OPS, NULL);
+	ret = link_fd < 0 ? -errno : 0;
+	close(cgroup_fd);
+	if (ret)
+		return ret;
+	/* A pin left by a crashed ADD of this same endpoint: replace it. */
+	if (unlink(path) && errno != ENOENT)
+		ret = -errno;
+	else if (bpf_obj_pin(link_fd, path))
+		ret = -errno;
+	close(link_fd); /* on failure this detaches it again */
+	return ret;
+}
+
+static void link_unpin(const struct velo_request *request)
+{
+	char path[PATH_MAX];
+
+	if (velo_sockmap_link_path(&request->config.paths, request->record.host_ifname, path,
+				   sizeof(path)))
+		return;
+	if (unlink(path) && errno != ENOENT)
+		pr_warn("sockmap: unpin %s: %s", path, strerror(errno));
+}
+
+static int fall_back(const struct velo_request *request, const char *why, int err)
+{
+	pr_warn("sockmap: %s%s%s; pod %s stays on the routed path", why, err ? ": " : "",
+		err ? strerror(-err) : "", request->record.host_ifname);
+	return 0;
+}
+
+static int sockmap_attach(struct velo_request *request)
+{
+	const struct velo_record *record = &request->record;
+	struct velo_sockmap_features features;
+	struct velo_sockmap_bpf bpf;
+	char cgroup[PATH_MAX];
+	uint64_t cookie = 0, removed;
+	int ret;
+
+	ret = find_cgroup(request, cgroup, sizeof(cgroup));
+	if (ret)
+		return fall_back(request, "the pod's cgroup is unknown", ret);
+	velo_sockmap_probe(&request->config.paths, &features);
+	ret = velo_sockmap_bpf_open(&request->config.paths, request->config.lock_timeout_ms,
+				    &features, &bpf);
+	if (ret)
+		return fall_back(request, "BPF objects can't be loaded", ret);
+	ret = netns_cookie(record->netns, &cookie);
+	if (ret)
+		goto err_fall_back;
+
+	/* Accounting, then the addresses peers pair with, then our own sockets. */
+	ret = acct_create(bpf.acct_fd, cookie);
+	if (ret)
+		goto err_fall_back;
+	ret = pods_write(bpf.pods_fd, record, cookie);
+	if (ret)
+		goto err_pods;
+	ret = link_attach(request, bpf.sockops_prog_fd, cgroup);
+	if (ret)
+		goto err_pods;
+	pr_info("sockmap on %s (cgroup %s, BPF_F_PERMANENT %s)", record->host_ifname, cgroup,
+		features.permanent_flag ? "used" : "absent: apply_bytes");
+	velo_sockmap_bpf_close(&bpf);
+	return 0;
+
+err_pods:
+	pods_remove(bpf.pods_fd, record, &removed);
+	bpf_map_delete_elem(bpf.acct_fd, &cookie);
+err_fall_back:
+	velo_sockmap_bpf_close(&bpf);
+	return fall_back(request, "attach failed", ret);
+}
+
+static int sockmap_detach(struct velo_request *request)
+{
+	struct velo_sockmap_bpf bpf;
+	uint64_t cookie;
+
+	/* The link first: no new sockets of this pod enter the sockhash. */
+	link_unpin(request);
+	if (velo_sockmap_bpf_open_pinned(&request->config.paths, &bpf))
+		return 0; /* nothing loaded, nothing of ours in maps */
+	pods_remove(bpf.pods_fd, &request->record, &cookie);
+	if (cookie)
+		bpf_map_delete_elem(bpf.acct_fd, &cookie);
+	velo_sockmap_bpf_close(&bpf);
+	return 0;
+}
+
+static int check_link(const struct velo_request *request, int prog_fd)
+{
+	struct bpf_link_info link_info;
+	char path[PATH_MAX];
+	unsigned prog_id;
+
+	if (velo_sockmap_link_path(&request->config.paths, request->record.host_ifname, path,
+				   sizeof(path)))
+		return -ENAMETOOLONG;
+	if (velo_bpf_read_link("sockmap", path, prog_fd, &link_info, &prog_id))
+		return -EIO;
+	if (link_info.type != VELO_BPF_LINK_TYPE_CGROUP || link_info.prog_id != prog_id) {
+		cni_error_detail("sockmap: link %s is not velo's sock_ops on a cgroup", path);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int sockmap_check(struct velo_request *request)
+{
+	const struct velo_record *record = &request->record;
+	uint64_t owner = owner_of(record);
+	struct velo_sockmap_bpf bpf;
+	int ret;
+
+	if (velo_sockmap_bpf_open_pinned(&request->config.paths, &bpf)) {
+		cni_error_detail("sockmap: velo's sockmap BPF objects are not pinned");
+		return -EIO;
+	}
+	ret = check_link(request, bpf.sockops_prog_fd);
+	for (unsigned i = 0; i < record->n_ips; i++) {
+		struct velo_sm_addr key;
+		struct velo_sm_pod pod;
+
+		velo_sockmap_pod_key(&record->ips[i], &key);
+		if (bpf_map_lookup_elem(bpf.pods_fd, &key, &pod) || pod.owner != owner) {
+			cni_error_detail("sockmap: pod map has no entry of this pod for address %u",
+					 i);
+			ret = -EIO;
+		}
+	}
+	velo_sockmap_bpf_close(&bpf);
+	return ret;
+}
+
+const struct velo_feature velo_feature_sockmap = {
+	.name = "sockmap",
+	.bit = SOCKMAP_FEATURE_BIT,
+	.wanted = sockmap_wanted,
+	.attach = sockmap_attach,
+	.detach = sockmap_detach,
+	.check = sockmap_check,
+};

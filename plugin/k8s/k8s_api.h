@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The Kubernetes API as the second source of a pod's velo.dev/ annotations,
+ * for runtimes that don't pass io.kubernetes.cri.pod-annotations: one GET of
+ * the pod with the JSON kubeconfig install-cni writes, TLS verified against
+ * the cluster CA, a short timeout. Fails closed when the node needs them.
+ */
+#ifndef VELO_K8S_API_H
+#define VELO_K8S_API_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "k8s/annotations.h"
+
+#define VELO_API_TIMEOUT_MS_DEFAULT 2000
+#define VELO_API_TIMEOUT_MS_MAX 60000
+
+struct velo_config;
+struct cni_args;
+
+/* The conflist fields, filled by velo_config_parse. */
+struct velo_k8s_api_config {
+	char kubeconfig[PATH_MAX]; /* "kubeconfig"; "" when unset: no API lookups */
+	unsigned timeout_ms; /* "apiTimeoutMs": the whole GET, connect included */
+	/* "requireAnnotations"; default: on exactly when a kubeconfig is set. */
+	bool require_annotations;
+};
+
+/*
+ * GET /api/v1/namespaces/<pod_namespace>/pods/<pod_name> with the kubeconfig
+ * and parses metadata.annotations into out. Returns 0 or -errno: -ETIMEDOUT
+ * (no answer in time), -ECONNREFUSED, -ENOENT (404), -EACCES (401/403, or the
+ * server's certificate isn't the cluster CA's), -EPROTO (other HTTP or TLS
+ * errors, a body that isn't a pod), -EINVAL (bad kubeconfig or names, or a
+ * bad annotation value: then code 108 is recorded), -ENOMEM, or a read error
+ * of a kubeconfig file. why gets a one-line reason for every failure.
+ */
+int velo_k8s_get_pod_annotations(const struct velo_k8s_api_config *api, const char *pod_namespace,
+				 const char *pod_name, struct velo_annotations *out, char *why,
+				 size_t why_size);
+
+/*
+ * ADD's hook. When the runtime passed no pod annotations and the conflist
+ * names a kubeconfig, reads them from the API into config->pod and recomputes
+ * config->effective. A failed read fails ADD with code 11 (try again later)
+ * when require_annotations is on, else logs a warning and the pod gets the
+ * conflist defaults. requireAnnotations without any source fails with code 7.
+ */
+int velo_k8s_load_pod_annotations(struct velo_config *config, const struct cni_args *args);
+
+#endif

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Retired host veths: handed from DEL to velod, deleted as a group. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "base/log.h"
+#include "net/netlink.h"
+#include "net/retire.h"
+
+static int agent_lock_path(const struct velo_paths *paths, char *buf, size_t len)
+{
+	if (snprintf(buf, len, "%s/%s", paths->run_dir, VELO_AGENT_LOCK_NAME) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int velo_agent_lock(const struct velo_paths *paths)
+{
+	char path[PATH_MAX];
+	int fd, ret;
+
+	ret = agent_lock_path(paths, path, sizeof(path));
+	if (ret)
+		return ret;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+bool velo_agent_running(const struct velo_paths *paths)
+{
+	char path[PATH_MAX];
+	bool held;
+	int fd;
+
+	if (agent_lock_path(paths, path, sizeof(path)))
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	/* A shared lock fails only while velod holds its exclusive one. */
+	held = flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK;
+	close(fd);
+	return held;
+}
+
+int velo_veth_retire(const char *host_ifname)
+{
+	_cleanup_nl_sock_ struct nl_sock *sk = velo_nl_open();
+	struct velo_nl_link link;
+	int ret;
+
+	if (!sk)
+		return cni_fail(-errno, VELO_ERR_NETLINK, "retire veth %s: netlink socket: %s",
+				host_ifname, strerror(errno));
+	ret = velo_nl_link_get(sk, host_ifname, &link);
+	if (!ret)
+		ret = velo_nl_link_down_group(sk, link.ifindex, VELO_RETIRED_GROUP);
+	if (ret == -ENODEV)
+		return 0;
+	if (ret)
+		return cni_fail(ret, VELO_ERR_NETLINK, "retire veth %s: %s", host_ifname,
+				strerror(-ret));
+	pr_debug("veth %s retired (down, group %#x) for velod to delete", host_ifname,
+		 VELO_RETIRED_GROUP);
+	return 0;
+}
+
+int velo_retired_reap(void)
+{
+	_cleanup_nl_sock_ struct nl_sock *sk = velo_nl_open();
+	int ret;
+
+	if (!sk)
+		return -errno;
+	ret = velo_nl_group_del(sk, VELO_RETIRED_GROUP);
+	if (ret == -ENODEV)
+		return 0;
+	return ret ? ret : 1;
+}
+
+bool velo_retired_clear(int ifindex)
+{
+	_cleanup_nl_sock_ struct nl_sock *sk = velo_nl_open();
+	struct velo_nl_link link;
+	int ret;
+
+	if (!sk || ifindex <= 0 || velo_nl_link_get_index(sk, ifindex, &link) ||
+	    link.group != VELO_RETIRED_GROUP)
+		return false;
+	ret = velo_nl_link_del_index(sk, ifindex);
+	if (ret && ret != -ENODEV) {
+		pr_warn("delete retired veth (ifindex %d): %s", ifindex, strerror(-ret));
+		return false;
+	}
+	pr_info("deleted retired veth (ifindex %d) in the way of this ADD", ifindex);
+	return true;
+}

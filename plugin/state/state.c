@@ -1,0 +1,685 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Endpoint records as JSON files. Written atomically (temp file in the same
+ * directory, rename) so a killed process leaves the old record or the new
+ * one, never half of one. No fsync: a power loss takes every pod with it and
+ * velod releases what the records left say; a lost record can only leak a
+ * lease, which host-local doesn't sync either. fsync cost up to ms per write
+ * under disk load. Reading checks every field's type: a corrupt file is
+ * -EINVAL, never a crash or a half-filled record.
+ *
+ * A record whose ADD is still running lives under run_dir (tmpfs on a node):
+ * it only has to outlive the process, and a file created on disk costs more
+ * than on tmpfs (2x on a journaled ext4, 50x on an ext4 without a journal;
+ * docs/benchmarks.md). The ready record goes to state_dir, which outlives a
+ * reboot for GC's sake; then the pending one is removed. A crash in between
+ * leaves both: the ready one wins.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/lock.h"
+#include "base/log.h"
+#include "state/state.h"
+
+#define STATE_SUFFIX ".json"
+#define STATE_FILE_MAX (1024 * 1024) /* a record is a few KiB; anything larger is not ours */
+#define STATE_FORMAT_VERSION 1
+
+static const char *const phase_names[] = {
+	[VELO_PHASE_IPAM] = "ipam",
+	[VELO_PHASE_WIRING] = "wiring",
+	[VELO_PHASE_FEATURES] = "features",
+	[VELO_PHASE_READY] = "ready",
+};
+
+/* A path component from the runtime: must not escape its directory. */
+static bool component_valid(const char *name)
+{
+	return name && *name && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..");
+}
+
+/* snprintf that reports truncation as -ENAMETOOLONG. */
+static int __attribute__((format(printf, 3, 4)))
+format_path(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -EINVAL;
+	return (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* Ready records under state_dir; those of an ADD in progress under run_dir/pending. */
+static const char *records_root(const struct velo_paths *paths, bool pending, char *buf, size_t len)
+{
+	if (!pending)
+		return paths->state_dir;
+	return format_path(buf, len, "%s/pending", paths->run_dir) ? NULL : buf;
+}
+
+static int record_dir(const struct velo_paths *paths, bool pending, const char *network, char *buf,
+		      size_t len)
+{
+	char root_buf[PATH_MAX];
+	const char *root = records_root(paths, pending, root_buf, sizeof(root_buf));
+
+	if (!component_valid(network))
+		return -EINVAL;
+	if (!root)
+		return -ENAMETOOLONG;
+	return format_path(buf, len, "%s/%s", root, network);
+}
+
+static int record_path(const struct velo_paths *paths, bool pending, const char *network,
+		       const char *container_id, const char *ifname, char *buf, size_t len)
+{
+	char dir[PATH_MAX];
+	int ret;
+
+	if (!component_valid(container_id) || !component_valid(ifname))
+		return -EINVAL;
+	ret = record_dir(paths, pending, network, dir, sizeof(dir));
+	if (ret)
+		return ret;
+	return format_path(buf, len, "%s/%s_%s" STATE_SUFFIX, dir, container_id, ifname);
+}
+
+/*
+ * One fixed temp name per record: writers of an attachment hold its lock, so
+ * there is never a second one, and one left by a killed writer is simply
+ * reused or removed with the record.
+ */
+static int temp_path(const char *dir, const char *container_id, const char *ifname, char *buf,
+		     size_t len)
+{
+	return format_path(buf, len, "%s/.%s_%s.tmp", dir, container_id, ifname);
+}
+
+int state_lock_path(const struct velo_paths *paths, const char *network, const char *container_id,
+		    const char *ifname, char *buf, unsigned len)
+{
+	if (!component_valid(network) || !component_valid(container_id) || !component_valid(ifname))
+		return -EINVAL;
+	return format_path(buf, len, "%s/locks/%s/%s_%s.lock", paths->run_dir, network,
+			   container_id, ifname);
+}
+
+/* ---- serialization ---- */
+
+static bool add_string(cJSON *json, const char *key, const char *value)
+{
+	return cJSON_AddStringToObject(json, key, value) != NULL;
+}
+
+static bool add_number(cJSON *json, const char *key, double value)
+{
+	return cJSON_AddNumberToObject(json, key, value) != NULL;
+}
+
+static cJSON *ip_to_json(const struct velo_ip *ip)
+{
+	cJSON *json = cJSON_CreateObject();
+	char text[64];
+
+	if (!json)
+		return NULL;
+	if (!velo_addr_fmt(ip->family, ip->addr, ip->prefix, text, sizeof(text)) ||
+	    !add_string(json, "address", text))
+		goto err;
+	if (ip->has_gateway && (!velo_addr_fmt(ip->family, ip->gateway, -1, text, sizeof(text)) ||
+				!add_string(json, "gateway", text)))
+		goto err;
+	if (ip->interface >= 0 && !add_number(json, "interface", ip->interface))
+		goto err;
+	return json;
+err:
+	cJSON_Delete(json);
+	return NULL;
+}
+
+cJSON *state_record_to_json(const struct velo_record *record)
+{
+	cJSON *json = cJSON_CreateObject(), *ips, *ip;
+	unsigned phase = record->phase;
+
+	if (!json)
+		goto err_nomem;
+	if (phase >= sizeof(phase_names) / sizeof(phase_names[0]) || !phase_names[phase] ||
+	    record->n_ips > VELO_MAX_IPS) {
+		cJSON_Delete(json);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!add_number(json, "version", STATE_FORMAT_VERSION) ||
+	    !add_string(json, "network", record->network) ||
+	    !add_string(json, "containerId", record->container_id) ||
+	    !add_string(json, "ifname", record->ifname) ||
+	    !add_string(json, "netns", record->netns) ||
+	    !add_number(json, "netnsIno", (double)record->netns_ino) ||
+	    !add_string(json, "hostIfname", record->host_ifname) ||
+	    !add_number(json, "hostIfindex", record->host_ifindex) ||
+	    !add_string(json, "hostMac", record->host_mac) ||
+	    !add_string(json, "podMac", record->pod_mac) ||
+	    !add_string(json, "podNamespace", record->pod_namespace) ||
+	    !add_string(json, "podName", record->pod_name) ||
+	    !add_string(json, "podUid", record->pod_uid) ||
+	    !add_number(json, "created", (double)record->created_unix) ||
+	    !add_string(json, "phase", phase_names[phase]) ||
+	    !add_number(json, "features", record->features) ||
+	    (record->cgroup_id && !add_number(json, "cgroupId", (double)record->cgroup_id)) ||
+	    !add_string(json, "netconf", record->netconf ? record->netconf : "") ||
+	    (record->cni_args && !add_string(json, "cniArgs", record->cni_args)))
+		goto err_nomem;
+	ips = cJSON_AddArrayToObject(json, "ips");
+	if (!ips)
+		goto err_nomem;
+	for (unsigned i = 0; i < record->n_ips; i++) {
+		ip = ip_to_json(&record->ips[i]);
+		if (!ip || !cJSON_AddItemToArray(ips, ip)) {
+			cJSON_Delete(ip);
+			cJSON_Delete(json);
+			errno = EINVAL; /* an address velo_addr_fmt can't print */
+			return NULL;
+		}
+	}
+	return json;
+err_nomem:
+	cJSON_Delete(json);
+	errno = ENOMEM;
+	return NULL;
+}
+
+/* Copies the string field key into buf; -EINVAL if it is missing, not a string or too long. */
+static int get_string(const cJSON *json, const char *key, char *buf, size_t len, bool required)
+{
+	const cJSON *item = cJSON_GetObjectItemCaseSensitive(json, key);
+
+	if (!item) {
+		buf[0] = '\0';
+		return required ? -EINVAL : 0;
+	}
+	if (!cJSON_IsString(item) || strlen(item->valuestring) >= len)
+		return -EINVAL;
+	memcpy(buf, item->valuestring, strlen(item->valuestring) + 1);
+	return 0;
+}
+
+/* An integral number in [min, max]; missing is 0 unless required. */
+static int get_integer(const cJSON *json, const char *key, double min, double max, long long *out,
+		       bool required)
+{
+	const cJSON *item = cJSON_GetObjectItemCaseSensitive(json, key);
+	double value;
+
+	*out = 0;
+	if (!item)
+		return required ? -EINVAL : 0;
+	if (!cJSON_IsNumber(item))
+		return -EINVAL;
+	value = item->valuedouble;
+	if (value < min || value > max || value != (double)(long long)value)
+		return -EINVAL;
+	*out = (long long)value;
+	return 0;
+}
+
+static int dup_string(const cJSON *json, const char *key, char **out, bool required)
+{
+	const cJSON *item = cJSON_GetObjectItemCaseSensitive(json, key);
+
+	*out = NULL;
+	if (!item)
+		return required ? -EINVAL : 0;
+	if (!cJSON_IsString(item))
+		return -EINVAL;
+	*out = strdup(item->valuestring);
+	return *out ? 0 : -ENOMEM;
+}
+
+static int ip_from_json(const cJSON *json, struct velo_ip *ip)
+{
+	const cJSON *address = cJSON_GetObjectItemCaseSensitive(json, "address");
+	const cJSON *gateway = cJSON_GetObjectItemCaseSensitive(json, "gateway");
+	long long interface;
+	int family;
+
+	if (!cJSON_IsObject(json) || !cJSON_IsString(address) ||
+	    velo_prefix_parse(address->valuestring, &ip->family, ip->addr, &ip->prefix))
+		return -EINVAL;
+	if (gateway) {
+		if (!cJSON_IsString(gateway) ||
+		    velo_addr_parse(gateway->valuestring, &family, ip->gateway) ||
+		    family != ip->family)
+			return -EINVAL;
+		ip->has_gateway = true;
+	}
+	if (get_integer(json, "interface", 0, VELO_MAX_IFACES - 1, &interface, false))
+		return -EINVAL;
+	ip->interface = cJSON_GetObjectItemCaseSensitive(json, "interface") ? (int)interface : -1;
+	return 0;
+}
+
+static int phase_from_json(const cJSON *json, enum velo_phase *phase)
+{
+	const cJSON *item = cJSON_GetObjectItemCaseSensitive(json, "phase");
+
+	if (!cJSON_IsString(item))
+		return -EINVAL;
+	for (unsigned i = 0; i < sizeof(phase_names) / sizeof(phase_names[0]); i++) {
+		if (phase_names[i] && !strcmp(phase_names[i], item->valuestring)) {
+			*phase = (enum velo_phase)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int record_from_json(const cJSON *json, struct velo_record *out)
+{
+	const cJSON *ips, *ip;
+	long long number;
+
+	if (!cJSON_IsObject(json))
+		return -EINVAL;
+	if (get_integer(json, "version", STATE_FORMAT_VERSION, STATE_FORMAT_VERSION, &number,
+			true) ||
+	    get_string(json, "network", out->network, sizeof(out->network), true) ||
+	    get_string(json, "containerId", out->container_id, sizeof(out->container_id), true) ||
+	    get_string(json, "ifname", out->ifname, sizeof(out->ifname), true) ||
+	    get_string(json, "netns", out->netns, sizeof(out->netns), false) ||
+	    get_string(json, "hostIfname", out->host_ifname, sizeof(out->host_ifname), false) ||
+	    get_string(json, "hostMac", out->host_mac, sizeof(out->host_mac), false) ||
+	    get_string(json, "podMac", out->pod_mac, sizeof(out->pod_mac), false) ||
+	    get_string(json, "podNamespace", out->pod_namespace, sizeof(out->pod_namespace),
+		       false) ||
+	    get_string(json, "podName", out->pod_name, sizeof(out->pod_name), false) ||
+	    get_string(json, "podUid", out->pod_uid, sizeof(out->pod_uid), false) ||
+	    phase_from_json(json, &out->phase))
+		return -EINVAL;
+	/* 2^53: the largest integer a JSON number carries exactly. */
+	if (get_integer(json, "netnsIno", 0, 9007199254740992.0, &number, false))
+		return -EINVAL;
+	out->netns_ino = (uint64_t)number;
+	if (get_integer(json, "hostIfindex", 0, 2147483647.0, &number, false))
+		return -EINVAL;
+	out->host_ifindex = (int)number;
+	if (get_integer(json, "created", 0, 9007199254740992.0, &number, false))
+		return -EINVAL;
+	out->created_unix = number;
+	if (get_integer(json, "features", 0, 4294967295.0, &number, false))
+		return -EINVAL;
+	out->features = (unsigned)number;
+	if (get_integer(json, "cgroupId", 0, 9007199254740992.0, &number, false))
+		return -EINVAL;
+	out->cgroup_id = (uint64_t)number;
+
+	ips = cJSON_GetObjectItemCaseSensitive(json, "ips");
+	if (ips && (!cJSON_IsArray(ips) || cJSON_GetArraySize(ips) > VELO_MAX_IPS))
+		return -EINVAL;
+	cJSON_ArrayForEach (ip, ips) {
+		if (ip_from_json(ip, &out->ips[out->n_ips]))
+			return -EINVAL;
+		out->n_ips++;
+	}
+	if (dup_string(json, "netconf", &out->netconf, true) ||
+	    dup_string(json, "cniArgs", &out->cni_args, false))
+		return -EINVAL; /* or out of memory: either way no usable record */
+	return 0;
+}
+
+int state_record_from_json(const cJSON *json, struct velo_record *out)
+{
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = record_from_json(json, out);
+	if (ret) {
+		state_record_free(out);
+		memset(out, 0, sizeof(*out));
+	}
+	return ret;
+}
+
+void state_record_free(struct velo_record *record)
+{
+	if (!record)
+		return;
+	free(record->netconf);
+	free(record->cni_args);
+	record->netconf = NULL;
+	record->cni_args = NULL;
+}
+
+/* ---- files ---- */
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Writes text to dir/<name> through the attachment's temp file and a rename. */
+static int write_atomically(const char *dir, const struct velo_record *record, const char *text)
+{
+	char path[PATH_MAX], temp[PATH_MAX];
+	int fd, ret;
+
+	ret = format_path(path, sizeof(path), "%s/%s_%s" STATE_SUFFIX, dir, record->container_id,
+			  record->ifname);
+	if (!ret)
+		ret = temp_path(dir, record->container_id, record->ifname, temp, sizeof(temp));
+	if (!ret)
+		ret = lock_mkdirs(dir);
+	if (ret)
+		return ret;
+	fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	ret = write_all(fd, text, strlen(text));
+	if (!ret && write_all(fd, "\n", 1))
+		ret = -EIO;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && rename(temp, path))
+		ret = -errno;
+	if (ret)
+		unlink(temp);
+	return ret;
+}
+
+int state_record_write(const struct velo_paths *paths, const struct velo_record *record)
+{
+	bool pending = record->phase != VELO_PHASE_READY;
+	char dir[PATH_MAX], stale[PATH_MAX];
+	char *text;
+	cJSON *json;
+	int ret;
+
+	ret = record_dir(paths, pending, record->network, dir, sizeof(dir));
+	if (!ret && !pending)
+		ret = record_path(paths, true, record->network, record->container_id,
+				  record->ifname, stale, sizeof(stale));
+	if (ret)
+		return ret;
+	json = state_record_to_json(record);
+	if (!json)
+		return -errno;
+	text = cJSON_Print(json);
+	cJSON_Delete(json);
+	if (!text)
+		return -ENOMEM;
+	ret = write_atomically(dir, record, text);
+	cJSON_free(text);
+	/* The ready record is in place: the pending one is stale (and loses to it if left). */
+	if (!ret && !pending && unlink(stale) && errno != ENOENT)
+		pr_warn("state: %s not removed: %s", stale, strerror(errno));
+	return ret;
+}
+
+/* Reads and parses the record at path; -ENOENT, -EINVAL when corrupt, or -errno. */
+static int read_record_file(const char *path, struct velo_record *out)
+{
+	struct stat st;
+	cJSON *json;
+	char *text;
+	ssize_t n;
+	size_t len = 0;
+	int fd, ret;
+
+	memset(out, 0, sizeof(*out));
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > STATE_FILE_MAX) {
+		close(fd);
+		return -EINVAL;
+	}
+	text = malloc((size_t)st.st_size + 1);
+	if (!text) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (len < (size_t)st.st_size) {
+		n = read(fd, text + len, (size_t)st.st_size - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	json = cJSON_ParseWithLength(text, len);
+	free(text);
+	if (!json)
+		return -EINVAL;
+	ret = state_record_from_json(json, out);
+	cJSON_Delete(json);
+	return ret;
+}
+
+int state_record_read(const struct velo_paths *paths, const char *network, const char *container_id,
+		      const char *ifname, struct velo_record *out)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	/* The ready record first: a pending one beside it was left by a crash before its removal. */
+	for (int pending = 0; pending <= 1; pending++) {
+		ret = record_path(paths, pending, network, container_id, ifname, path,
+				  sizeof(path));
+		if (ret)
+			return ret;
+		ret = read_record_file(path, out);
+		if (ret != -ENOENT)
+			break;
+	}
+	if (ret)
+		return ret;
+	/* A record under another attachment's name was copied or tampered with. */
+	if (strcmp(out->network, network) || strcmp(out->container_id, container_id) ||
+	    strcmp(out->ifname, ifname)) {
+		state_record_free(out);
+		memset(out, 0, sizeof(*out));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int unlink_missing_ok(const char *path)
+{
+	return unlink(path) && errno != ENOENT ? -errno : 0;
+}
+
+int state_record_remove(const struct velo_paths *paths, const char *network,
+			const char *container_id, const char *ifname)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	int ret = 0;
+
+	for (int pending = 0; pending <= 1; pending++) {
+		int err = record_dir(paths, pending, network, dir, sizeof(dir));
+
+		if (!err)
+			err = record_path(paths, pending, network, container_id, ifname, path,
+					  sizeof(path));
+		if (!err)
+			err = unlink_missing_ok(path);
+		/* A writer killed between creating its temp file and renaming it. */
+		if (!err && !temp_path(dir, container_id, ifname, path, sizeof(path)))
+			err = unlink_missing_ok(path);
+		if (err && !ret)
+			ret = err;
+	}
+	return ret;
+}
+
+/* ".<attachment>.tmp" or, from older velos, ".<attachment>.tmp.XXXXXX": the attachment's length. */
+static size_t temp_attachment_len(const char *name)
+{
+	const char *tmp = strstr(name, ".tmp");
+
+	if (name[0] != '.' || !tmp || tmp == name + 1 || (tmp[4] && tmp[4] != '.'))
+		return 0;
+	return (size_t)(tmp - name - 1);
+}
+
+int state_temp_foreach(const struct velo_paths *paths, const char *network, state_temp_fn fn,
+		       void *ctx)
+{
+	char dir_path[PATH_MAX], path[PATH_MAX], attachment[NAME_MAX + 1];
+	struct dirent *entry;
+	int ret = 0;
+
+	for (int pending = 0; pending <= 1 && !ret; pending++) {
+		DIR *dir;
+
+		ret = record_dir(paths, pending, network, dir_path, sizeof(dir_path));
+		if (ret)
+			return ret;
+		dir = opendir(dir_path);
+		if (!dir)
+			continue; /* no records there yet */
+		while (!ret && (entry = readdir(dir))) {
+			size_t len = temp_attachment_len(entry->d_name);
+
+			if (!len ||
+			    format_path(path, sizeof(path), "%s/%s", dir_path, entry->d_name))
+				continue;
+			snprintf(attachment, sizeof(attachment), "%.*s", (int)len,
+				 entry->d_name + 1);
+			ret = fn(path, attachment, ctx);
+		}
+		closedir(dir);
+	}
+	return ret;
+}
+
+static bool is_record_name(const char *name)
+{
+	size_t len = strlen(name), suffix = strlen(STATE_SUFFIX);
+
+	/* Temp files start with '.'. */
+	return name[0] != '.' && len > suffix && !strcmp(name + len - suffix, STATE_SUFFIX);
+}
+
+/* fn for every record file in dir; with skip_dir, not for names that also exist there. */
+static int foreach_in_dir(const char *dir_path, const char *skip_dir, state_record_fn fn, void *ctx)
+{
+	char path[PATH_MAX];
+	struct velo_record record;
+	struct dirent *entry;
+	DIR *dir;
+	int ret;
+
+	dir = opendir(dir_path);
+	if (!dir)
+		return errno == ENOENT ? 0 : -errno; /* no records yet */
+	ret = 0;
+	while (!ret && (entry = readdir(dir))) {
+		if (!is_record_name(entry->d_name))
+			continue;
+		if (skip_dir &&
+		    !format_path(path, sizeof(path), "%s/%s", skip_dir, entry->d_name) &&
+		    access(path, F_OK) == 0)
+			continue; /* its ready record wins (state_record_read) */
+		if (format_path(path, sizeof(path), "%s/%s", dir_path, entry->d_name))
+			continue;
+		ret = read_record_file(path, &record);
+		if (ret == -ENOENT) { /* removed since readdir */
+			ret = 0;
+			continue;
+		}
+		if (ret) {
+			pr_warn("state: skipping unreadable record %s: %s", path, strerror(-ret));
+			ret = 0;
+			continue;
+		}
+		ret = fn(&record, ctx);
+		state_record_free(&record);
+	}
+	closedir(dir);
+	return ret;
+}
+
+int state_record_foreach(const struct velo_paths *paths, const char *network, state_record_fn fn,
+			 void *ctx)
+{
+	char ready[PATH_MAX], pending[PATH_MAX];
+	int ret;
+
+	ret = record_dir(paths, false, network, ready, sizeof(ready));
+	if (!ret)
+		ret = record_dir(paths, true, network, pending, sizeof(pending));
+	if (!ret)
+		ret = foreach_in_dir(ready, NULL, fn, ctx);
+	if (!ret)
+		ret = foreach_in_dir(pending, ready, fn, ctx);
+	return ret;
+}
+
+/* fn for every network directory under root; with skip_root, not for those also there. */
+static int networks_in(const char *root, const char *skip_root, state_network_fn fn, void *ctx)
+{
+	char path[PATH_MAX];
+	struct dirent *entry;
+	struct stat st;
+	DIR *dir;
+	int ret = 0;
+
+	dir = opendir(root);
+	if (!dir)
+		return errno == ENOENT ? 0 : -errno; /* nothing wired yet */
+	while (!ret && (entry = readdir(dir))) {
+		/* Record dirs are networks; locks and the like live in run_dir, not here. */
+		if (entry->d_name[0] == '.' || entry->d_type != DT_DIR)
+			continue;
+		if (skip_root &&
+		    !format_path(path, sizeof(path), "%s/%s", skip_root, entry->d_name) &&
+		    stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			continue;
+		ret = fn(entry->d_name, ctx);
+	}
+	closedir(dir);
+	return ret;
+}
+
+int state_network_foreach(const struct velo_paths *paths, state_network_fn fn, void *ctx)
+{
+	char pending[PATH_MAX];
+	int ret;
+
+	if (!records_root(paths, true, pending, sizeof(pending)))
+		return -ENAMETOOLONG;
+	ret = networks_in(paths->state_dir, NULL, fn, ctx);
+	if (!ret)
+		ret = networks_in(pending, paths->state_dir, fn, ctx);
+	return ret;
+}
