@@ -107,7 +107,8 @@ C_FILES  = $(wildcard plugin/*.[ch] plugin/*/*.[ch] veloctl/*.[ch] velod/*.[ch] 
 	tests/unit/*.c tests/bpf/*.c tests/fuzz/*.c bench/*.c)
 SH_FILES = $(wildcard hack/*.sh tests/*.sh tests/*/*.sh bench/*.sh e2e/*.sh e2e/*/*.sh .ci/run)
 
-lint: all ## clang-tidy, cppcheck, shellcheck
+lint: all ## the layout rule, clang-tidy, cppcheck, shellcheck
+	hack/check-layout.sh
 	clang-tidy --quiet $(LIB_SRCS) plugin/main.c $(CTL_SRCS) $(AGENT_SRCS) -- $(CPPFLAGS) -std=gnu11
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--suppress=missingIncludeSystem --suppress=unknownMacro --inline-suppr -Iplugin -I. $(LIB_SRCS) plugin/main.c

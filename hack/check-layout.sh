@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The layout rule (docs/design.md, "Layout"), checked from the code's own includes and
+# definitions; `make lint` runs it. Prints each break and exits 1 if there is any.
+#  1. plugin/<folder>/ includes only its own folder or folders of a lower rank; includes of
+#     another plugin folder name it ("state/state.h"); main.c may include any folder.
+#  2. bpf/ includes nothing of plugin/; veloctl/ and velod/ include only the library and
+#     their own files, never each other's.
+#  3. A header belongs to the .c of the same name and declares only functions and objects
+#     that file defines; a header without a .c declares types and constants only. A .c file
+#     declares no extern of another file (it includes that file's header instead).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+# Lower ranks first. Folders of one rank are independent of each other.
+declare -A rank=([base]=0 [state]=1 [net]=1 [k8s]=1 [cni]=2 [datapath]=3 [features]=4
+	[upgrade]=5 [cmd]=6)
+broken=0
+
+fail() {
+	printf 'layout: %s\n' "$*"
+	broken=1
+}
+
+# quoted_includes FILE: the "..." includes of FILE, one a line.
+quoted_includes() {
+	sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$1"
+}
+
+is_generated() {
+	case $1 in *.skel.h | velo_bpf_gen.h) return 0 ;; esac
+	return 1
+}
+
+for folder in plugin/*/; do
+	folder=${folder%/}
+	name=${folder#plugin/}
+	[ -n "${rank[$name]+x}" ] || fail "$folder has no rank in hack/check-layout.sh"
+done
+
+for file in plugin/*/*.[ch] plugin/*.c; do
+	case $file in
+	plugin/*/*) own=${file#plugin/} own=${own%%/*} ;;
+	*) own= ;;
+	esac
+	while read -r inc; do
+		[ -n "$inc" ] || continue
+		is_generated "$inc" && continue
+		case $inc in
+		bpf/lib/*) continue ;;
+		*/*) ;;
+		*)
+			fail "$file: #include \"$inc\" must name its folder"
+			continue
+			;;
+		esac
+		target=${inc%%/*}
+		if [ -z "${rank[$target]+x}" ] || [ ! -f "plugin/$inc" ]; then
+			fail "$file: #include \"$inc\" is not a file of plugin/"
+			continue
+		fi
+		[ -z "$own" ] && continue
+		[ "$target" = "$own" ] && continue
+		if [ "${rank[$target]}" -ge "${rank[$own]}" ]; then
+			fail "$file: $own (rank ${rank[$own]}) includes $inc (rank ${rank[$target]}): includes only go down"
+		fi
+	done < <(quoted_includes "$file")
+done
+
+for file in bpf/*.c bpf/lib/*.h; do
+	while read -r inc; do
+		case $inc in
+		*/*.h) [ -f "plugin/$inc" ] && fail "$file: bpf/ includes plugin/$inc" ;;
+		esac
+		case $inc in *plugin/*) fail "$file: bpf/ includes $inc" ;; esac
+	done < <(quoted_includes "$file")
+done
+
+for tool in veloctl velod; do
+	for file in "$tool"/*.[ch]; do
+		while read -r inc; do
+			[ -n "$inc" ] || continue
+			is_generated "$inc" && continue
+			case $inc in
+			bpf/lib/*) continue ;;
+			*/*)
+				target=${inc%%/*}
+				if [ -z "${rank[$target]+x}" ] || [ ! -f "plugin/$inc" ]; then
+					fail "$file: #include \"$inc\" is neither the library nor $tool/"
+				fi
+				;;
+			*) [ -f "$tool/$inc" ] || fail "$file: #include \"$inc\" is not a file of $tool/" ;;
+			esac
+		done < <(quoted_includes "$file")
+	done
+done
+
+# symbols KIND FILE: names ctags finds of KIND (p prototypes, x externs, f functions,
+# v variables) in FILE, one a line.
+symbols() {
+	ctags -x --language-force=C --c-kinds="$1" "$2" 2>/dev/null | awk '{print $1}' | sort -u
+}
+
+for header in plugin/*/*.h veloctl/*.h velod/*.h; do
+	source=${header%.h}.c
+	declared=$(symbols px "$header")
+	if [ ! -f "$source" ]; then
+		[ -z "$declared" ] ||
+			fail "$header has no ${source##*/} but declares $(echo "$declared" | tr '\n' ' ')"
+		continue
+	fi
+	defined=$(symbols fv "$source")
+	missing=$(comm -23 <(echo "$declared") <(echo "$defined") | grep . || true)
+	[ -z "$missing" ] ||
+		fail "$header declares what ${source##*/} does not define: $(echo "$missing" | tr '\n' ' ')"
+done
+
+for source in plugin/*/*.c plugin/*.c veloctl/*.c velod/*.c; do
+	externs=$(symbols px "$source")
+	[ -z "$externs" ] || fail "$source declares another file's $(echo "$externs" | tr '\n' ' ')"
+done
+
+if [ "$broken" -ne 0 ]; then
+	exit 1
+fi
+printf 'layout: ranks, headers and includes hold\n'
