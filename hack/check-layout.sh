@@ -110,9 +110,14 @@ for header in plugin/*/*.h veloctl/*.h velod/*.h; do
 		continue
 	fi
 	defined=$(symbols fv "$source")
-	missing=$(comm -23 <(echo "$declared") <(echo "$defined") | grep . || true)
-	[ -z "$missing" ] ||
-		fail "$header declares what ${source##*/} does not define: $(echo "$missing" | tr '\n' ' ')"
+	missing=
+	for name in $(comm -23 <(echo "$declared") <(echo "$defined")); do
+		# ctags misses some definitions (an array of enum type): a line at column 0 that
+		# defines the name counts too.
+		grep -Eq "^[A-Za-z_][^;]*[^A-Za-z0-9_]$name[[:space:]]*(\(|\[|=)" "$source" ||
+			missing="$missing $name"
+	done
+	[ -z "$missing" ] || fail "$header declares what ${source##*/} does not define:$missing"
 done
 
 for source in plugin/*/*.c plugin/*.c veloctl/*.c velod/*.c; do

@@ -12,7 +12,11 @@
 
 #include "base/cni.h"
 #include "cni/cni_env.h"
-#include "cmd/commands.h"
+#include "cmd/cmd_add.h"
+#include "cmd/cmd_check.h"
+#include "cmd/cmd_del.h"
+#include "cmd/cmd_gc.h"
+#include "cmd/cmd_status.h"
 #include "cni/config.h"
 #include "base/error.h"
 #include "base/log.h"

@@ -22,7 +22,7 @@
 
 #include "agent.h"
 #include "upgrade/bpf_upgrade.h"
-#include "cmd/commands.h"
+#include "cmd/attachment.h"
 #include "base/error.h"
 #include "base/lock.h"
 #include "base/log.h"

@@ -8,7 +8,12 @@
 #ifndef VELO_LOG_H
 #define VELO_LOG_H
 
-#include "cni/config.h"
+enum velo_log_level {
+	VELO_LOG_ERROR = 0,
+	VELO_LOG_WARN,
+	VELO_LOG_INFO,
+	VELO_LOG_DEBUG,
+};
 
 /* Opens path (creating its directory); a failure leaves logging on stderr only. */
 void log_open(const char *path, enum velo_log_level level, unsigned long max_bytes);

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "cni/config.h"
 #include "base/naming.h"
 
 #define FNV1A64_OFFSET 0xcbf29ce484222325ULL

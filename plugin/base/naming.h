@@ -6,6 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Host veth names: a prefix of at most this many chars, then a hash. */
+#define VELO_VETH_PREFIX_MAX 5
+
 uint64_t velo_fnv1a64(const void *data, size_t len);
 /*
  * prefix + hex of a 64-bit FNV-1a hash of "<container_id>\0<ifname>",

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/commands.h"
+#include "cmd/attachment.h"
 #include "base/error.h"
 #include "features/feature.h"
 #include "cni/ipam.h"

@@ -12,7 +12,8 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "cmd/commands.h"
+#include "cmd/cmd_add.h"
+#include "cmd/attachment.h"
 #include "base/error.h"
 #include "features/feature.h"
 #include "cni/ipam.h"

@@ -8,7 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/commands.h"
+#include "cmd/cmd_check.h"
+#include "cmd/attachment.h"
 #include "base/error.h"
 #include "features/feature.h"
 #include "cni/ipam.h"

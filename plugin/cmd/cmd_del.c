@@ -10,7 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/commands.h"
+#include "cmd/cmd_del.h"
+#include "cmd/attachment.h"
 #include "base/error.h"
 #include "base/log.h"
 #include "base/naming.h"

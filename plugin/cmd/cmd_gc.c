@@ -12,7 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd/commands.h"
+#include "cmd/cmd_gc.h"
+#include "cmd/attachment.h"
 #include "base/error.h"
 #include "base/lock.h"
 #include "base/log.h"

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd/commands.h"
+#include "cmd/cmd_status.h"
 #include "base/error.h"
 #include "cni/ipam.h"
 #include "base/log.h"

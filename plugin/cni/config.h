@@ -8,28 +8,14 @@
 
 #include <cJSON.h>
 
+#include "base/log.h"
+#include "base/naming.h"
+#include "base/types.h"
 #include "k8s/annotations.h"
 #include "base/cni.h"
 #include "k8s/k8s_api.h"
 
-#define VELO_NAME_MAX 128
 #define VELO_PLUGIN_TYPE_MAX 64
-#define VELO_VETH_PREFIX_MAX 5
-
-/* Where velo keeps things; each configurable so simulated nodes can share a machine. */
-struct velo_paths {
-	char state_dir[PATH_MAX]; /* endpoint records, default /var/lib/velo */
-	char run_dir[PATH_MAX]; /* locks and caches, default /run/velo */
-	char bpffs_dir[PATH_MAX]; /* pins, default /sys/fs/bpf/velo */
-	char log_file[PATH_MAX]; /* default /var/log/velo/cni.log */
-};
-
-enum velo_log_level {
-	VELO_LOG_ERROR = 0,
-	VELO_LOG_WARN,
-	VELO_LOG_INFO,
-	VELO_LOG_DEBUG,
-};
 
 struct velo_config {
 	cJSON *root; /* the whole config as received; owned */

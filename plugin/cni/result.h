@@ -8,20 +8,10 @@
 
 #include <cJSON.h>
 
+#include "base/addr.h"
 #include "base/cni.h"
 
-#define VELO_MAX_IPS 8
 #define VELO_MAX_ROUTES 16
-#define VELO_MAX_IFACES 4
-
-struct velo_ip {
-	int family; /* AF_INET or AF_INET6 */
-	uint8_t addr[16];
-	uint8_t prefix;
-	bool has_gateway;
-	uint8_t gateway[16];
-	int interface; /* index into interfaces, -1 when absent */
-};
 
 struct velo_route {
 	int family;
@@ -55,11 +45,5 @@ int velo_result_parse(const cJSON *json, struct velo_result *out);
 /* The result in version's format; NULL with errno on failure. */
 cJSON *velo_result_to_json(const struct velo_result *result, enum cni_version version);
 void velo_result_free(struct velo_result *result);
-
-/* Address helpers shared by the result, state and netlink code. */
-int velo_addr_parse(const char *text, int *family, uint8_t addr[16]);
-int velo_prefix_parse(const char *text, int *family, uint8_t addr[16], uint8_t *prefix);
-/* Writes "addr" or "addr/prefix" (prefix < 0: none) into buf. */
-const char *velo_addr_fmt(int family, const uint8_t addr[16], int prefix, char *buf, unsigned len);
 
 #endif

@@ -15,7 +15,8 @@
 
 #include "bpf/lib/velo_sockmap.h"
 #include "datapath/bpf_loader.h"
-#include "upgrade/bpf_upgrade.h"
+#include "datapath/prog_info.h"
+#include "datapath/sockmap_msg.h"
 #include "base/lock.h"
 #include "base/log.h"
 #include "sockmap.skel.h"

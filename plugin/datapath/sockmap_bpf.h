@@ -46,19 +46,16 @@ void velo_sockmap_bpf_close(struct velo_sockmap_bpf *bpf);
 /* <bpffs>/links/<host_ifname>_sockops */
 int velo_sockmap_link_path(const struct velo_paths *paths, const char *host_ifname, char *buf,
 			   size_t len);
-/*
- * Puts prog_fd on the sockhash as its sk_msg verdict, atomically: the pinned
- * link (<bpffs>/links/velo_sk_msg) moves by bpf_link_update, a legacy attach
- * (no sockmap links before Linux 6.10) is replaced by attaching over it; the
- * sockhash is never without a verdict program. The caller holds the BPF
- * loader lock. 1 when it moved or was attached, 0 when it ran prog_fd
- * already, -EXDEV (nothing changed) when the program it runs uses other maps
- * than prog_fd, or -errno.
- */
-int velo_sockmap_msg_attach(const struct velo_paths *paths, int prog_fd, int sockhash_fd);
 /* "apply-bytes", "per-message", "permanent" (enum velo_sm_mode); NULL if out of range. */
 const char *velo_sockmap_mode_str(unsigned mode);
 /* A pod address as velo_smpod_v1's key: IPv4 as ::ffff:a.b.c.d. */
 void velo_sockmap_pod_key(const struct velo_ip *ip, struct velo_sm_addr *key);
+
+/*
+ * Moves the node's one sk_msg link onto bpf's program (an upgrade), under the
+ * BPF loader lock (waiting at most lock_timeout_ms): as velo_sockmap_msg_attach.
+ */
+int velo_sockmap_msg_upgrade(const struct velo_paths *paths, unsigned lock_timeout_ms,
+			     const struct velo_sockmap_bpf *bpf);
 
 #endif

@@ -11,9 +11,9 @@
 #include "features/cgroup_link.h"
 #include "base/error.h"
 #include "features/feature.h"
+#include "features/accounting.h"
 #include "base/log.h"
 
-#define ACCOUNTING_FEATURE_BIT (1u << 1)
 #define KIND_IN "cg_acct_in"
 #define KIND_EG "cg_acct_eg"
 
@@ -75,7 +75,7 @@ static int accounting_check(struct velo_request *request)
 
 const struct velo_feature velo_feature_accounting = {
 	.name = "accounting",
-	.bit = ACCOUNTING_FEATURE_BIT,
+	.bit = VELO_FEATURE_ACCOUNTING,
 	.wanted = accounting_wanted,
 	.attach = accounting_attach,
 	.detach = accounting_detach,

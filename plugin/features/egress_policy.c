@@ -21,9 +21,9 @@
 #include "features/egress_tc.h"
 #include "base/error.h"
 #include "features/feature.h"
+#include "features/egress_policy.h"
 #include "base/log.h"
 
-#define EGRESS_POLICY_FEATURE_BIT (1u << 2)
 #define KIND_DENY "cg_deny_eg"
 
 static bool egress_policy_wanted(const struct velo_request *request)
@@ -284,7 +284,7 @@ out:
 
 const struct velo_feature velo_feature_egress_policy = {
 	.name = "egress-deny",
-	.bit = EGRESS_POLICY_FEATURE_BIT,
+	.bit = VELO_FEATURE_EGRESS_POLICY,
 	.wanted = egress_policy_wanted,
 	.attach = egress_policy_attach,
 	.detach = egress_policy_detach,

@@ -30,7 +30,9 @@
 #include "bpf/lib/velo_shared.h"
 #include "datapath/bpf_loader.h"
 #include "datapath/bpf_probe.h"
-#include "upgrade/bpf_upgrade.h"
+#include "datapath/endpoint_map.h"
+#include "datapath/prog_info.h"
+#include "features/fastpath.h"
 #include "base/error.h"
 #include "features/feature.h"
 #include "base/log.h"
@@ -40,8 +42,6 @@
 
 /* Debian 12's uapi headers predate tcx (Linux 6.6): the kernel's value. */
 #define VELO_BPF_LINK_TYPE_TCX 11
-
-#define FASTPATH_FEATURE_BIT (1u << 0)
 
 struct fastpath_ctx {
 	struct velo_request *request;
@@ -54,76 +54,6 @@ struct fastpath_ctx {
 static bool fastpath_wanted(const struct velo_request *request)
 {
 	return request->config.effective.fastpath != VELO_FASTPATH_OFF;
-}
-
-static uint64_t owner_of(const struct velo_record *record)
-{
-	return velo_fnv1a64(record->container_id, strlen(record->container_id));
-}
-
-static int mac_parse(const char *text, __u8 mac[6])
-{
-	unsigned v[6];
-
-	if (sscanf(text, "%2x:%2x:%2x:%2x:%2x:%2x", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) != 6)
-		return -EINVAL;
-	for (int i = 0; i < 6; i++)
-		mac[i] = (__u8)v[i];
-	return 0;
-}
-
-/* velo_ip holds IPv4 in addr[0..3]; the map key is IPv4-mapped IPv6. */
-static void ep_key(const struct velo_ip *ip, struct velo_ep_key *key)
-{
-	memset(key, 0, sizeof(*key));
-	if (ip->family == AF_INET) {
-		key->addr[10] = 0xff;
-		key->addr[11] = 0xff;
-		memcpy(&key->addr[12], ip->addr, 4);
-	} else {
-		memcpy(key->addr, ip->addr, 16);
-	}
-}
-
-/* Entries written by this owner are removed by this owner only. */
-static void endpoints_remove(int map_fd, const struct velo_record *record, uint64_t owner)
-{
-	for (unsigned i = 0; i < record->n_ips; i++) {
-		struct velo_endpoint ep;
-		struct velo_ep_key key;
-
-		ep_key(&record->ips[i], &key);
-		if (bpf_map_lookup_elem(map_fd, &key, &ep) || ep.owner != owner)
-			continue;
-		if (bpf_map_delete_elem(map_fd, &key) && errno != ENOENT)
-			pr_warn("fastpath: remove endpoint entry: %s", strerror(errno));
-	}
-}
-
-static int endpoints_write(int map_fd, const struct velo_record *record, bool xdp)
-{
-	uint64_t owner = owner_of(record);
-	struct velo_endpoint ep = {
-		.owner = owner,
-		.ifindex = (__u32)record->host_ifindex,
-		.flags = VELO_EP_F_FASTPATH | (xdp ? VELO_EP_F_XDP_RX : 0),
-	};
-
-	if (mac_parse(record->pod_mac, ep.pod_mac) || mac_parse(record->host_mac, ep.host_mac))
-		return -EINVAL;
-	for (unsigned i = 0; i < record->n_ips; i++) {
-		struct velo_ep_key key;
-
-		ep_key(&record->ips[i], &key);
-		/* A stale entry of an older sandbox with this IP is replaced: the IP is ours now. */
-		if (bpf_map_update_elem(map_fd, &key, &ep, BPF_ANY)) {
-			int ret = -errno;
-
-			endpoints_remove(map_fd, record, owner);
-			return ret;
-		}
-	}
-	return 0;
 }
 
 static int link_pin(struct fastpath_ctx *ctx, int link_fd, const char *kind)
@@ -235,7 +165,7 @@ static int fastpath_attach(struct velo_request *request)
 	struct fastpath_ctx ctx = {
 		.request = request,
 		.xdp = request->config.effective.fastpath == VELO_FASTPATH_XDP,
-		.owner = owner_of(record),
+		.owner = velo_endpoint_owner(record),
 	};
 	const char *missing;
 	int ret;
@@ -265,7 +195,7 @@ static int fastpath_attach(struct velo_request *request)
 		if (ret)
 			goto err_fall_back;
 	}
-	ret = endpoints_write(ctx.bpf.endpoints_fd, record, ctx.xdp);
+	ret = velo_endpoints_write(ctx.bpf.endpoints_fd, record, ctx.xdp);
 	if (ret)
 		goto err_devmap;
 	ret = ctx.xdp ? attach_xdp(&ctx) : attach_tc(&ctx);
@@ -280,7 +210,7 @@ static int fastpath_attach(struct velo_request *request)
 	return 0;
 
 err_endpoints:
-	endpoints_remove(ctx.bpf.endpoints_fd, record, ctx.owner);
+	velo_endpoints_remove(ctx.bpf.endpoints_fd, record, ctx.owner);
 err_devmap:
 	if (ctx.xdp)
 		devmap_remove(&ctx.bpf, record);
@@ -307,7 +237,7 @@ static int fastpath_detach(struct velo_request *request)
 	}
 	if (velo_bpf_open_pinned(&request->config.paths, &bpf))
 		return 0; /* nothing loaded, nothing of ours in maps */
-	endpoints_remove(bpf.endpoints_fd, record, owner_of(record));
+	velo_endpoints_remove(bpf.endpoints_fd, record, velo_endpoint_owner(record));
 	devmap_remove(&bpf, record);
 	velo_bpf_close(&bpf);
 	return 0;
@@ -363,7 +293,7 @@ static int check_clsact(const struct velo_record *record, int prog_fd)
 static int check_endpoints(const struct velo_bpf *bpf, const struct velo_record *record, bool xdp)
 {
 	__u32 flags = VELO_EP_F_FASTPATH | (xdp ? VELO_EP_F_XDP_RX : 0);
-	uint64_t owner = owner_of(record);
+	uint64_t owner = velo_endpoint_owner(record);
 	int ret = 0;
 
 	for (unsigned i = 0; i < record->n_ips; i++) {
@@ -371,7 +301,7 @@ static int check_endpoints(const struct velo_bpf *bpf, const struct velo_record 
 		struct velo_endpoint ep;
 		struct velo_ep_key key;
 
-		ep_key(&record->ips[i], &key);
+		velo_ep_key(&record->ips[i], &key);
 		inet_ntop(record->ips[i].family, record->ips[i].addr, addr, sizeof(addr));
 		if (bpf_map_lookup_elem(bpf->endpoints_fd, &key, &ep)) {
 			cni_error_detail("fastpath: endpoint map has no entry for %s", addr);
@@ -431,118 +361,9 @@ static int fastpath_check(struct velo_request *request)
 	return ret;
 }
 
-/* Upgrade */
-
-/* The endpoint's pinned link of kind now runs prog_fd: 1 when moved, 0 when it did already. */
-static int link_upgrade(const struct velo_paths *paths, const struct velo_record *record,
-			const char *kind, int prog_fd)
-{
-	struct bpf_link_info info;
-	__u32 len = sizeof(info);
-	char path[PATH_MAX];
-	int fd, ret = 0;
-
-	if (velo_bpf_link_path(paths, record->host_ifname, kind, path, sizeof(path)))
-		return -ENAMETOOLONG;
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return -errno;
-	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		ret = -errno;
-	else if (info.prog_id != velo_prog_id(prog_fd))
-		ret = bpf_link_update(fd, prog_fd, NULL) ? -errno : 1;
-	close(fd);
-	return ret;
-}
-
-static bool link_pinned(const struct velo_paths *paths, const struct velo_record *record,
-			const char *kind)
-{
-	char path[PATH_MAX];
-
-	return !velo_bpf_link_path(paths, record->host_ifname, kind, path, sizeof(path)) &&
-	       access(path, F_OK) == 0;
-}
-
-static int clsact_upgrade(const struct velo_record *record, int prog_fd)
-{
-	int ret;
-
-	if (clsact_prog_id(record) == velo_prog_id(prog_fd))
-		return 0;
-	ret = velo_clsact_ingress_attach(prog_fd, record->host_ifindex, VELO_TC_FASTPATH_HANDLE,
-					 VELO_TC_FASTPATH_PRIORITY);
-	return ret ? ret : 1;
-}
-
-/* The devmap entry runs this generation's per-destination program. */
-static int devmap_upgrade(const struct velo_bpf *bpf, const struct velo_record *record)
-{
-	__u32 key = (__u32)record->host_ifindex;
-	struct bpf_devmap_val val;
-
-	if (bpf_map_lookup_elem(bpf->xdp_tx_fd, &key, &val) ||
-	    val.bpf_prog.id != velo_prog_id(bpf->devmap_prog_fd)) {
-		memset(&val, 0, sizeof(val));
-		val.ifindex = key;
-		val.bpf_prog.fd = bpf->devmap_prog_fd;
-		return bpf_map_update_elem(bpf->xdp_tx_fd, &key, &val, BPF_ANY) ? -errno : 1;
-	}
-	return 0;
-}
-
-/* Entries missing from this generation's endpoint map (a renamed map starts empty). */
-static int endpoints_upgrade(const struct velo_bpf *bpf, const struct velo_record *record, bool xdp)
-{
-	for (unsigned i = 0; i < record->n_ips; i++) {
-		struct velo_endpoint ep;
-		struct velo_ep_key key;
-
-		ep_key(&record->ips[i], &key);
-		if (bpf_map_lookup_elem(bpf->endpoints_fd, &key, &ep)) {
-			int ret = endpoints_write(bpf->endpoints_fd, record, xdp);
-
-			return ret ? ret : 1;
-		}
-	}
-	return 0;
-}
-
-int velo_fastpath_upgrade(const struct velo_paths *paths, const struct velo_record *record,
-			  const struct velo_bpf *bpf)
-{
-	bool xdp, tcx, clsact;
-	int moved = 0, ret;
-
-	if (!(record->features & FASTPATH_FEATURE_BIT) || !velo_host_veth_is_ours(record))
-		return 0;
-	xdp = link_pinned(paths, record, "xdp");
-	tcx = !xdp && link_pinned(paths, record, "tc");
-	clsact = !xdp && !tcx && clsact_prog_id(record);
-	if (!xdp && !tcx && !clsact)
-		return 0; /* routed: ADD fell back */
-
-	/* As at attach: receivers first, then the addresses, then the pod's own hook. */
-	if (xdp) {
-		ret = devmap_upgrade(bpf, record);
-		if (ret < 0)
-			return ret;
-		moved |= ret;
-	}
-	ret = endpoints_upgrade(bpf, record, xdp);
-	if (ret < 0)
-		return ret;
-	moved |= ret;
-	ret = xdp   ? link_upgrade(paths, record, "xdp", bpf->xdp_prog_fd)
-	      : tcx ? link_upgrade(paths, record, "tc", bpf->tc_prog_fd)
-		    : clsact_upgrade(record, bpf->tc_prog_fd);
-	return ret < 0 ? ret : moved | ret;
-}
-
 const struct velo_feature velo_feature_fastpath = {
 	.name = "fastpath",
-	.bit = FASTPATH_FEATURE_BIT,
+	.bit = VELO_FEATURE_FASTPATH,
 	.wanted = fastpath_wanted,
 	.attach = fastpath_attach,
 	.detach = fastpath_detach,

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The table of fast paths and pod features, in attach order (detached in reverse). */
+#include "features/accounting.h"
+#include "features/egress_policy.h"
+#include "features/fastpath.h"
 #include "features/feature.h"
-
-extern const struct velo_feature velo_feature_fastpath;
-extern const struct velo_feature velo_feature_accounting;
-extern const struct velo_feature velo_feature_egress_policy;
-extern const struct velo_feature velo_feature_tcp_congestion;
-extern const struct velo_feature velo_feature_sockmap;
+#include "features/sockmap.h"
+#include "features/tcp_congestion.h"
 
 const struct velo_feature *const velo_features[] = {
 	&velo_feature_fastpath,	      &velo_feature_accounting, &velo_feature_egress_policy,

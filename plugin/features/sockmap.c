@@ -24,6 +24,7 @@
 #include "datapath/bpf_loader.h"
 #include "base/error.h"
 #include "features/feature.h"
+#include "features/sockmap.h"
 #include "base/log.h"
 #include "base/naming.h"
 #include "net/netns.h"
@@ -34,7 +35,6 @@
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71
 #endif
-#define SOCKMAP_FEATURE_BIT (1u << 4)
 /* libbpf 1.1's uapi names it; kept local in case of older headers. */
 #define VELO_BPF_LINK_TYPE_CGROUP 3
 
@@ -286,7 +286,7 @@ static int sockmap_check(struct velo_request *request)
 
 const struct velo_feature velo_feature_sockmap = {
 	.name = "sockmap",
-	.bit = SOCKMAP_FEATURE_BIT,
+	.bit = VELO_FEATURE_SOCKMAP,
 	.wanted = sockmap_wanted,
 	.attach = sockmap_attach,
 	.detach = sockmap_detach,

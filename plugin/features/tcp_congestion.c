@@ -17,10 +17,10 @@
 #include "features/cgroup_link.h"
 #include "base/error.h"
 #include "features/feature.h"
+#include "features/tcp_congestion.h"
 #include "base/log.h"
 #include "net/netns.h"
 
-#define TCP_CONGESTION_FEATURE_BIT (1u << 3)
 #define KIND_SOCKOPT "cg_sockopt"
 #define CC_SYSCTL "/proc/sys/net/ipv4/tcp_congestion_control"
 #define CC_AVAILABLE "/proc/sys/net/ipv4/tcp_available_congestion_control"
@@ -195,7 +195,7 @@ static int tcp_congestion_check(struct velo_request *request)
 
 const struct velo_feature velo_feature_tcp_congestion = {
 	.name = "tcp-congestion",
-	.bit = TCP_CONGESTION_FEATURE_BIT,
+	.bit = VELO_FEATURE_TCP_CONGESTION,
 	.wanted = tcp_congestion_wanted,
 	.attach = tcp_congestion_attach,
 	.detach = tcp_congestion_detach,

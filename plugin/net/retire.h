@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cni/config.h"
+#include "base/types.h"
 
 /* The link group of retired host veths: "velo" in ASCII. */
 #define VELO_RETIRED_GROUP 0x76656c6fu

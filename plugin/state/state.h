@@ -13,14 +13,25 @@
 #include <limits.h>
 #include <stdint.h>
 
-#include "cni/config.h"
-#include "cni/result.h"
+#include <cJSON.h>
+
+#include "base/addr.h"
+#include "base/types.h"
 
 enum velo_phase {
 	VELO_PHASE_IPAM = 1, /* IPAM ADD is about to run or ran */
 	VELO_PHASE_WIRING, /* the veth is about to be created or exists */
 	VELO_PHASE_FEATURES, /* fast paths are being attached */
 	VELO_PHASE_READY, /* ADD succeeded */
+};
+
+/* The bits of velo_record.features: what ADD attached, one bit per feature (features/). */
+enum velo_feature_bit {
+	VELO_FEATURE_FASTPATH = 1u << 0,
+	VELO_FEATURE_ACCOUNTING = 1u << 1,
+	VELO_FEATURE_EGRESS_POLICY = 1u << 2,
+	VELO_FEATURE_TCP_CONGESTION = 1u << 3,
+	VELO_FEATURE_SOCKMAP = 1u << 4,
 };
 
 struct velo_record {
@@ -40,7 +51,7 @@ struct velo_record {
 	char pod_uid[64];
 	long long created_unix;
 	enum velo_phase phase;
-	unsigned features; /* bit per velo_feature that was attached */
+	unsigned features; /* enum velo_feature_bit: what was attached */
 	uint64_t cgroup_id; /* the pod cgroup velo's cgroup programs sit on; 0 if none */
 	char *netconf; /* the config text ADD received (for IPAM DEL by GC/velod); owned */
 	char *cni_args; /* CNI_ARGS at ADD; owned, may be NULL */

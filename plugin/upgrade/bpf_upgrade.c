@@ -13,14 +13,14 @@
 #include "bpf/lib/velo_shared.h"
 #include "bpf/lib/velo_sockmap.h"
 #include "upgrade/bpf_upgrade.h"
-#include "features/feature.h"
+#include "upgrade/cgroup_upgrade.h"
+#include "upgrade/fastpath_upgrade.h"
+#include "upgrade/sockmap_upgrade.h"
+#include "state/state.h"
 #include "base/lock.h"
 #include "base/log.h"
 #include "datapath/sockmap_bpf.h"
 #include "datapath/sockmap_probe.h"
-
-extern const struct velo_feature velo_feature_fastpath;
-extern const struct velo_feature velo_feature_sockmap;
 
 /* Where velo pinned every group's programs before generations. */
 static const char *const legacy_progs[] = {
@@ -28,23 +28,6 @@ static const char *const legacy_progs[] = {
 	VELO_PROG_CG_ACCT_EG, VELO_PROG_CG_DENY_EG, VELO_PROG_CG_SOCKOPT, VELO_PROG_TC_DENY,
 	VELO_PROG_SOCKOPS,    VELO_PROG_SK_MSG,
 };
-
-unsigned velo_prog_id(int prog_fd)
-{
-	struct bpf_prog_info info;
-	__u32 len = sizeof(info);
-
-	memset(&info, 0, sizeof(info));
-	return bpf_obj_get_info_by_fd(prog_fd, &info, &len) ? 0 : info.id;
-}
-
-unsigned velo_clsact_prog_id(int ifindex, __u32 handle, __u32 priority)
-{
-	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex, .attach_point = BPF_TC_INGRESS);
-	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = handle, .priority = priority);
-
-	return bpf_tc_query(&hook, &opts) ? 0 : opts.prog_id;
-}
 
 static int unpin(const char *path, bool remove, unsigned *count)
 {
@@ -236,7 +219,7 @@ static int upgrade_groups(struct pass *pass, const struct velo_record *record)
 {
 	int moved = 0, ret = 0, got;
 
-	if (record->features & velo_feature_fastpath.bit) {
+	if (record->features & VELO_FEATURE_FASTPATH) {
 		got = group_get(pass, GROUP_VETH);
 		if (got > 0)
 			got = velo_fastpath_upgrade(pass->paths, record,
@@ -253,7 +236,7 @@ static int upgrade_groups(struct pass *pass, const struct velo_record *record)
 		ret = ret ?: (got < 0 ? got : 0);
 		moved |= got > 0;
 	}
-	if (record->features & velo_feature_sockmap.bit) {
+	if (record->features & VELO_FEATURE_SOCKMAP) {
 		got = sockmap_upgrade(pass, record);
 		ret = ret ?: (got < 0 ? got : 0);
 		moved |= got > 0;

@@ -17,10 +17,7 @@
 #ifndef VELO_BPF_UPGRADE_H
 #define VELO_BPF_UPGRADE_H
 
-#include <linux/types.h>
-
-#include "datapath/bpf_loader.h"
-#include "state/state.h"
+#include "base/types.h"
 
 struct velo_upgrade {
 	unsigned moved; /* endpoints moved to this generation */
@@ -37,40 +34,5 @@ struct velo_upgrade {
  */
 int velo_bpf_upgrade(const struct velo_paths *paths, unsigned lock_timeout_ms,
 		     struct velo_upgrade *out);
-
-/* One endpoint (fastpath.c): 1 when something moved, 0 when all was current, or -errno. */
-int velo_fastpath_upgrade(const struct velo_paths *paths, const struct velo_record *record,
-			  const struct velo_bpf *bpf);
-/*
- * One endpoint's cgroup links and velo_tc_deny (cgroup_upgrade.c), under the
- * cgroup lock (waiting at most lock_timeout_ms: -EAGAIN): 1 when they moved,
- * 0 when all was current, or -errno with every one back on its old program.
- */
-int velo_cgroup_upgrade(const struct velo_paths *paths, unsigned lock_timeout_ms,
-			const struct velo_record *record, const struct velo_bpf_cgroup *bpf);
-
-/*
- * One endpoint's sock_ops link (sockmap_upgrade.c), by bpf_link_update: 1
- * when it moved, 0 when it was current or there is none, or -errno.
- */
-struct velo_sockmap_bpf;
-int velo_sockmap_upgrade(const struct velo_paths *paths, const struct velo_record *record,
-			 const struct velo_sockmap_bpf *bpf);
-/*
- * The node's one sk_msg link (sockmap_bpf.c), under the BPF loader lock
- * (waiting at most lock_timeout_ms): as velo_sockmap_msg_attach.
- */
-int velo_sockmap_msg_upgrade(const struct velo_paths *paths, unsigned lock_timeout_ms,
-			     const struct velo_sockmap_bpf *bpf);
-
-/*
- * 0 when the program new_fd uses the very velo_* maps the program old_fd
- * does, -EXDEV when not, or -errno (cgroup_upgrade.c).
- */
-int velo_prog_same_maps(int old_fd, int new_fd);
-/* The id of the program prog_fd, 0 when unreadable. */
-unsigned velo_prog_id(int prog_fd);
-/* The program id of the clsact ingress filter at handle and priority, 0 when there is none. */
-unsigned velo_clsact_prog_id(int ifindex, __u32 handle, __u32 priority);
 
 #endif

@@ -14,7 +14,8 @@
 
 #include <bpf/bpf.h>
 
-#include "upgrade/bpf_upgrade.h"
+#include "datapath/prog_info.h"
+#include "upgrade/cgroup_upgrade.h"
 #include "features/cgroup_link.h"
 #include "base/log.h"
 #include "datapath/tc_attach.h"
@@ -32,7 +33,6 @@ static const struct cgroup_hook {
 };
 #define N_HOOKS (sizeof(hooks) / sizeof(hooks[0]))
 #define TC_DENY_HOOK (N_HOOKS - 1)
-#define MAX_MAPS 16
 
 /* One attachment to move: a pinned link, or (link_fd -1) the clsact filter of velo_tc_deny. */
 struct move {
@@ -51,61 +51,6 @@ struct pod_moves {
 static int hook_prog_fd(const struct velo_bpf_cgroup *bpf, const struct cgroup_hook *hook)
 {
 	return *(const int *)((const char *)bpf + hook->prog_offset);
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The ids of the velo_* maps a program uses, sorted (not its .rodata and friends): n or -errno. */
-static int velo_map_ids(int prog_fd, __u32 *ids)
-{
-	__u32 all[MAX_MAPS], len = sizeof(struct bpf_prog_info);
-	struct bpf_prog_info info;
-	unsigned n = 0;
-
-	memset(&info, 0, sizeof(info));
-	info.nr_map_ids = MAX_MAPS;
-	info.map_ids = (__u64)(unsigned long)all;
-	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
-		return -errno;
-	if (info.nr_map_ids > MAX_MAPS)
-		return -E2BIG;
-	for (unsigned i = 0; i < info.nr_map_ids; i++) {
-		struct bpf_map_info map;
-		__u32 map_len = sizeof(map);
-		int fd = bpf_map_get_fd_by_id(all[i]);
-
-		if (fd < 0)
-			return -errno;
-		memset(&map, 0, sizeof(map));
-		if (!bpf_obj_get_info_by_fd(fd, &map, &map_len) && !strncmp(map.name, "velo_", 5))
-			ids[n++] = all[i];
-		close(fd);
-	}
-	qsort(ids, n, sizeof(ids[0]), cmp_u32);
-	return (int)n;
-}
-
-/*
- * The new program uses the very maps the old one did. A cgroup link keeps
- * the storage the kernel allocated for the old program's maps, and a
- * renamed (relaid-out) map would start without the pod's deny list and
- * readiness: such a pod stays where it is until it is re-created.
- */
-int velo_prog_same_maps(int old_fd, int new_fd)
-{
-	__u32 old_ids[MAX_MAPS], new_ids[MAX_MAPS];
-	int n_old = velo_map_ids(old_fd, old_ids), n_new = velo_map_ids(new_fd, new_ids);
-
-	if (n_old < 0 || n_new < 0)
-		return n_old < 0 ? n_old : n_new;
-	if (n_old != n_new || memcmp(old_ids, new_ids, (size_t)n_old * sizeof(old_ids[0])))
-		return -EXDEV;
-	return 0;
 }
 
 /* Adds a move off old_prog_id unless it runs new_prog_fd already; takes link_fd either way. */
