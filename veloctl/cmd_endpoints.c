@@ -7,6 +7,7 @@
 #include "ctl.h"
 #include "state/netns_state.h"
 #include "datapath/pod_counters.h"
+#include "state/record_json.h"
 #include "state/state.h"
 
 struct endpoint_scan {

@@ -25,14 +25,6 @@
 #include "veth_xdp.skel.h"
 
 #define BPF_LOCK_NAME "bpf.lock"
-#define PROGS_DIR VELO_BPF_PROGS_DIR
-
-/* Tests build a second velo with another generation name to stand in for the next release. */
-#ifdef VELO_BPF_GEN_OVERRIDE
-#define VELO_BPF_GEN VELO_BPF_GEN_OVERRIDE
-#else
-#include "velo_bpf_gen.h" /* generated: VELO_BPF_GEN, a hash of both groups' objects */
-#endif
 
 static const struct velo_pin veth_pins[] = {
 	{ VELO_MAP_ENDPOINTS, true, offsetof(struct velo_bpf, endpoints_fd), false },
@@ -62,46 +54,6 @@ struct pin_group {
 	size_t n_pins;
 	int (*load)(const struct velo_paths *paths);
 };
-
-static int *pin_fd(void *fds, const struct velo_pin *pin)
-{
-	return (int *)((char *)fds + pin->fd_offset);
-}
-
-const char *velo_bpf_generation(void)
-{
-	return VELO_BPF_GEN;
-}
-
-int velo_bpf_gen_dir(const struct velo_paths *paths, char *buf, size_t len)
-{
-	int n = snprintf(buf, len, "%s/" VELO_BPF_GEN_PREFIX "%s", paths->bpffs_dir, VELO_BPF_GEN);
-
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
-int velo_pin_path(const struct velo_paths *paths, const struct velo_pin *pin, char *buf, size_t len)
-{
-	int n = pin->map ? snprintf(buf, len, "%s/%s", paths->bpffs_dir, pin->name)
-		: pin->generation
-			? snprintf(buf, len, "%s/" VELO_BPF_GEN_PREFIX "%s/%s", paths->bpffs_dir,
-				   VELO_BPF_GEN, pin->name)
-			: snprintf(buf, len, "%s/%s/%s", paths->bpffs_dir, PROGS_DIR, pin->name);
-
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
-int velo_map_pin_open(const struct velo_paths *paths, const char *name)
-{
-	const struct velo_pin pin = { .name = name, .map = true };
-	char path[PATH_MAX];
-	int fd, ret = velo_pin_path(paths, &pin, path, sizeof(path));
-
-	if (ret)
-		return ret;
-	fd = bpf_obj_get(path);
-	return fd < 0 ? -errno : fd;
-}
 
 /* velo_<base>_v<digits>: the length of "velo_<base>_v", else 0. */
 static size_t versioned_base_len(const char *name)
@@ -150,135 +102,15 @@ void velo_bpf_set_print(void)
 	libbpf_set_print(libbpf_print);
 }
 
-void velo_pins_close(const struct velo_pin *pins, size_t n_pins, void *fds)
-{
-	for (size_t i = 0; i < n_pins; i++) {
-		int *fd = pin_fd(fds, &pins[i]);
-
-		if (*fd >= 0)
-			close(*fd);
-		*fd = -1;
-	}
-}
-
 static void group_close(const struct pin_group *group, void *fds)
 {
 	velo_pins_close(group->pins, group->n_pins, fds);
-}
-
-int velo_bpf_read_link(const char *feature, const char *path, int prog_fd,
-		       struct bpf_link_info *link, unsigned *prog_id)
-{
-	struct bpf_prog_info prog_info;
-	__u32 len = sizeof(*link), prog_len = sizeof(prog_info);
-	int fd = bpf_obj_get(path), ret = 0;
-
-	if (fd < 0) {
-		cni_error_detail("%s: link pin %s missing", feature, path);
-		return -EIO;
-	}
-	memset(link, 0, sizeof(*link));
-	memset(&prog_info, 0, sizeof(prog_info));
-	if (bpf_obj_get_info_by_fd(fd, link, &len) ||
-	    bpf_obj_get_info_by_fd(prog_fd, &prog_info, &prog_len)) {
-		cni_error_detail("%s: link %s unreadable: %s", feature, path, strerror(errno));
-		ret = -EIO;
-	}
-	*prog_id = prog_info.id;
-	close(fd);
-	return ret;
-}
-
-int velo_pins_open(const struct velo_paths *paths, const struct velo_pin *pins, size_t n_pins,
-		   void *fds)
-{
-	char path[PATH_MAX];
-	int ret;
-
-	for (size_t i = 0; i < n_pins; i++)
-		*pin_fd(fds, &pins[i]) = -1;
-	for (size_t i = 0; i < n_pins; i++) {
-		ret = velo_pin_path(paths, &pins[i], path, sizeof(path));
-		if (ret)
-			goto err_close;
-		ret = bpf_obj_get(path);
-		if (ret < 0) {
-			ret = -errno;
-			goto err_close;
-		}
-		*pin_fd(fds, &pins[i]) = ret;
-	}
-	return 0;
-
-err_close:
-	velo_pins_close(pins, n_pins, fds);
-	return ret;
 }
 
 static int group_open_pinned(const struct velo_paths *paths, const struct pin_group *group,
 			     void *fds)
 {
 	return velo_pins_open(paths, group->pins, group->n_pins, fds);
-}
-
-/* 1 when the mount that holds dir (longest matching mount point) is a bpffs, else 0. */
-static int bpffs_covers(const char *dir)
-{
-	char line[4096], mount_point[PATH_MAX], fstype[64];
-	size_t best = 0;
-	int covered = 0;
-	FILE *file;
-
-	file = fopen("/proc/self/mountinfo", "re");
-	if (!file)
-		return -errno;
-	while (fgets(line, sizeof(line), file)) {
-		const char *sep = strstr(line, " - ");
-		size_t len;
-
-		/* id parent major:minor root mount-point options... - fstype source superoptions */
-		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mount_point) != 1 ||
-		    sscanf(sep + 3, "%63s", fstype) != 1)
-			continue;
-		len = strlen(mount_point);
-		if (strcmp(mount_point, "/") &&
-		    (strncmp(dir, mount_point, len) || (dir[len] != '/' && dir[len] != '\0')))
-			continue;
-		/* Later lines are mounted on top of earlier ones at the same point. */
-		if (len >= best) {
-			best = len;
-			covered = !strcmp(fstype, "bpf");
-		}
-	}
-	fclose(file);
-	return covered;
-}
-
-int velo_bpffs_prepare(const char *bpffs_dir)
-{
-	char parent[PATH_MAX];
-	char *slash;
-	int ret;
-
-	if (strlen(bpffs_dir) >= sizeof(parent) || bpffs_dir[0] != '/')
-		return -EINVAL;
-	ret = bpffs_covers(bpffs_dir);
-	if (ret < 0)
-		return ret;
-	if (!ret) {
-		strcpy(parent, bpffs_dir);
-		slash = strrchr(parent, '/');
-		if (slash == parent)
-			return -EINVAL; /* a bpffs on / is not what anyone wants */
-		*slash = '\0';
-		ret = lock_mkdirs(parent);
-		if (ret)
-			return ret;
-		if (mount("bpf", parent, "bpf", 0, "mode=0700"))
-			return -errno;
-		pr_info("mounted bpffs on %s", parent);
-	}
-	return lock_mkdirs(bpffs_dir);
 }
 
 static int pin_program(const struct velo_paths *paths, struct bpf_program *prog)
@@ -618,12 +450,4 @@ int velo_bpf_cgroup_open_pinned(const struct velo_paths *paths, struct velo_bpf_
 void velo_bpf_cgroup_close(struct velo_bpf_cgroup *bpf)
 {
 	group_close(&cgroup_group, bpf);
-}
-
-int velo_bpf_link_path(const struct velo_paths *paths, const char *host_ifname, const char *kind,
-		       char *buf, size_t len)
-{
-	int n = snprintf(buf, len, "%s/links/%s_%s", paths->bpffs_dir, host_ifname, kind);
-
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }

@@ -88,8 +88,4 @@ int state_temp_foreach(const struct velo_paths *paths, const char *network, stat
 int state_lock_path(const struct velo_paths *paths, const char *network, const char *container_id,
 		    const char *ifname, char *buf, unsigned len);
 
-/* Serialization, exposed for unit tests and veloctl. */
-cJSON *state_record_to_json(const struct velo_record *record);
-int state_record_from_json(const cJSON *json, struct velo_record *out);
-
 #endif

@@ -5,6 +5,7 @@
  */
 #include "fuzz_common.h"
 
+#include "state/record_json.h"
 #include "state/state.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

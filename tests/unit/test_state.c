@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "state/record_json.h"
 #include "state/state.h"
 
 static char test_dir[] = "/tmp/velotest-state-XXXXXX";
