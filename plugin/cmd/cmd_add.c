@@ -17,6 +17,7 @@
 #include "base/error.h"
 #include "features/feature.h"
 #include "cni/ipam.h"
+#include "cni/ipam_plugin.h"
 #include "base/log.h"
 #include "base/naming.h"
 #include "net/netns.h"

@@ -48,7 +48,4 @@ int ipam_check(const struct ipam_call *call);
  */
 int ipam_status(const struct ipam_call *call);
 
-/* Locates type on cni_path into buf; -ENOENT if absent, -EINVAL for a non-bare name. */
-int ipam_find_plugin(const char *type, const char *cni_path, char *buf, unsigned len);
-
 #endif

@@ -24,7 +24,8 @@
 
 #include "base/error.h"
 #include "cni/ipam.h"
-#include "cni/ipam_internal.h"
+#include "cni/ipam_exec.h"
+#include "cni/ipam_plugin.h"
 
 #define HOST_LOCAL_DIR "/usr/lib/cni"
 #define SUBNET "10.250.7"
