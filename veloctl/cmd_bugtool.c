@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd_bugtool.h"
 #include "ctl.h"
 #include "state/state.h"
 

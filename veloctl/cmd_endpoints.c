@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd_endpoints.h"
 #include "ctl.h"
 #include "state/netns_state.h"
 #include "datapath/pod_counters.h"

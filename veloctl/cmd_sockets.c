@@ -21,6 +21,8 @@
 
 #include "bpf/lib/velo_sockmap.h"
 #include "datapath/bpf_loader.h"
+#include "cmd_endpoints.h"
+#include "cmd_sockets.h"
 #include "ctl.h"
 #include "datapath/pod_counters.h"
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "datapath/bpf_progs.h"
+#include "cmd_top.h"
 #include "ctl.h"
 
 static volatile sig_atomic_t stop_requested;

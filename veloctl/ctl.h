@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* veloctl's shared context: global options, output mode, error reporting. */
+/* veloctl's shared context (ctl.c): global options, output mode, error reporting. */
 #ifndef VELOCTL_CTL_H
 #define VELOCTL_CTL_H
 
@@ -52,17 +52,5 @@ int ctl_foreach_network(const struct ctl *ctl, ctl_network_fn fn, void *ctx);
 
 /* Names of the features in a record's bit set, as a JSON array. */
 cJSON *ctl_feature_names(unsigned bits);
-
-/* Every endpoint of the selected networks as a JSON array; NULL with *err on failure. */
-cJSON *ctl_endpoints_json(const struct ctl *ctl, int *err);
-
-int cmd_ctl_status(struct ctl *ctl);
-int cmd_ctl_endpoints(struct ctl *ctl);
-int cmd_ctl_top(struct ctl *ctl);
-int cmd_ctl_bugtool(struct ctl *ctl);
-int cmd_ctl_sockets(struct ctl *ctl);
-
-/* GET http://agent/path with a short timeout: the status code, or -errno. body may be NULL. */
-int ctl_http_get(const char *agent, const char *path, char *body, unsigned len);
 
 #endif

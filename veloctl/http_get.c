@@ -9,7 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "ctl.h"
+#include "http_get.h"
 
 #define HTTP_TIMEOUT_MS 2000
 

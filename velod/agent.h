@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* velod, the node agent: its configuration and the state its parts share. */
+/*
+ * velod, the node agent: the types its parts share (its configuration, each
+ * part's state, struct agent holding them all). Types and constants only: each
+ * part's functions are in its own header (config.h, sampler.h, reaper.h, ...).
+ */
 #ifndef VELOD_AGENT_H
 #define VELOD_AGENT_H
 
@@ -44,22 +48,6 @@ struct agent_config {
 	struct velo_cidr cluster_cidrs[AGENT_MAX_CLUSTER_CIDRS]; /* exempt besides pod CIDRs */
 	enum velo_log_level log_level;
 };
-
-/* Where host-gw's node list comes from: the API (kubeconfig or inCluster) or nodesFile. */
-static inline bool agent_nodes_from_api(const struct agent_config *config)
-{
-	return config->kubeconfig[0] || config->in_cluster;
-}
-
-static inline bool agent_hostgw_on(const struct agent_config *config)
-{
-	return config->nodes_file[0] || agent_nodes_from_api(config);
-}
-
-/* The whole file as a string, when it is at most max bytes; NULL with errno otherwise. */
-char *agent_read_file(const char *path, size_t max);
-/* Parses the JSON config file at path; -errno with the reason logged. */
-int agent_config_load(const char *path, struct agent_config *config);
 
 /* Per program name: what the sampling windows saw. */
 struct prog_cost {
@@ -133,49 +121,5 @@ struct agent {
 	struct reconcile_stats reconcile;
 	double started_unix;
 };
-
-/* Sampling windows: call step whenever the deadline passed; it never blocks. */
-void sampler_init(struct sampler *sampler, const struct agent_config *config);
-void sampler_step(struct sampler *sampler, const struct agent_config *config, uint64_t now_ns);
-uint64_t sampler_deadline(const struct sampler *sampler, const struct agent_config *config);
-void sampler_fini(struct sampler *sampler);
-
-/* Takes the agent lock (-EWOULDBLOCK: another velod has this runDir) and reaps once. */
-int reaper_start(struct reaper *reaper, const struct agent_config *config);
-void reaper_step(struct reaper *reaper, const struct agent_config *config, uint64_t now_ns);
-uint64_t reaper_deadline(const struct reaper *reaper);
-/* Releases the lock first (new DELs delete themselves), then reaps what is left. */
-void reaper_stop(struct reaper *reaper);
-
-/*
- * One pass when due (every routeSyncSeconds, and at once when the Node watch
- * changed the list): reads the node list (nodes_file or the watch's),
- * installs and removes host-gw routes.
- */
-void hostgw_step(struct hostgw_stats *stats, const struct agent_config *config, uint64_t now_ns);
-uint64_t hostgw_deadline(const struct hostgw_stats *stats, const struct agent_config *config);
-
-/* One reconciliation pass over every configured network. */
-void reconcile_run(struct agent *agent);
-
-/* Each network velod looks after: the configured ones, else every dir under stateDir. */
-typedef int (*agent_network_fn)(const char *network, void *ctx);
-int agent_foreach_network(const struct agent_config *config, agent_network_fn fn, void *ctx);
-
-/* The Prometheus text exposition; NULL with errno on failure. Caller frees. */
-char *metrics_render(const struct agent *agent, size_t *len);
-/* /healthz: 0 when healthy, else -errno with a reason in buf. */
-int agent_health(const struct agent *agent, char *buf, size_t len);
-
-/* The HTTP server (libmicrohttpd, driven from the main loop: velod is single-threaded). */
-struct http_server;
-struct http_server *http_start(struct agent *agent, const char *listen);
-/* Adds the server's fds to sets; returns the highest fd and its timeout (ms, -1 none). */
-int http_fdset(struct http_server *server, void *read_set, void *write_set, void *except_set,
-	       int max_fd, long long *timeout_ms);
-void http_run(struct http_server *server, void *read_set, void *write_set, void *except_set);
-void http_stop(struct http_server *server);
-
-double agent_now_unix(void);
 
 #endif

@@ -14,7 +14,7 @@
 
 #include <cJSON.h>
 
-#include "agent.h"
+#include "config.h"
 #include "k8s_nodes.h"
 #include "base/log.h"
 

@@ -25,7 +25,8 @@
 
 #include <cJSON.h>
 
-#include "agent.h"
+#include "config.h"
+#include "hostgw.h"
 #include "k8s/annotations.h"
 #include "base/log.h"
 #include "k8s_nodes.h"

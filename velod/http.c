@@ -14,7 +14,8 @@
 
 #include <microhttpd.h>
 
-#include "agent.h"
+#include "http.h"
+#include "metrics.h"
 #include "base/log.h"
 
 #define HTTP_CONNECTION_LIMIT 32

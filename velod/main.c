@@ -17,11 +17,16 @@
 #include <sys/select.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "config.h"
 #include "guard.h"
+#include "hostgw.h"
+#include "http.h"
 #include "k8s_nodes.h"
 #include "base/log.h"
+#include "reaper.h"
+#include "reconcile.h"
 #include "net/retire.h"
+#include "sampler.h"
 #include "uplink_xdp.h"
 
 #ifndef VELO_VERSION

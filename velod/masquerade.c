@@ -28,8 +28,7 @@ struct text {
 	bool overflow;
 };
 
-static void add(struct text *text, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add(struct text *text, const char *fmt, ...)
+static void __attribute__((format(printf, 2, 3))) add(struct text *text, const char *fmt, ...)
 {
 	va_list ap;
 	int n;

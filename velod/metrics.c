@@ -18,7 +18,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "agent.h"
+#include "config.h"
+#include "metrics.h"
+#include "reconcile.h"
 #include "datapath/bpf_loader.h"
 #include "k8s_nodes.h"
 #include "state/netns_state.h"

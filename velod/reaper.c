@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "reaper.h"
 #include "base/log.h"
 #include "net/retire.h"
 

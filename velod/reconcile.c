@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "agent.h"
+#include "reconcile.h"
 #include "upgrade/bpf_upgrade.h"
 #include "cmd/attachment.h"
 #include "base/error.h"

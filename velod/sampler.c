@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "sampler.h"
 #include "base/log.h"
 
 #define NS_PER_S 1000000000ull

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The HTTP server (http.c: libmicrohttpd, driven from the main loop: velod is single-threaded). */
+#ifndef VELOD_HTTP_H
+#define VELOD_HTTP_H
+
+#include "agent.h"
+
+struct http_server;
+struct http_server *http_start(struct agent *agent, const char *listen);
+/* Adds the server's fds to sets; returns the highest fd and its timeout (ms, -1 none). */
+int http_fdset(struct http_server *server, void *read_set, void *write_set, void *except_set,
+	       int max_fd, long long *timeout_ms);
+void http_run(struct http_server *server, void *read_set, void *write_set, void *except_set);
+void http_stop(struct http_server *server);
+
+#endif
