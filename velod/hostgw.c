@@ -31,6 +31,8 @@
 #include "k8s_nodes.h"
 #include "masquerade.h"
 #include "net/netlink.h"
+#include "net/netlink_dump.h"
+#include "net/netlink_ip.h"
 #include "uplink_xdp.h"
 #include "net/wiring.h"
 
