@@ -35,6 +35,7 @@
 #include "net/netlink_ip.h"
 #include "uplink_xdp.h"
 #include "net/wiring.h"
+#include "net/wiring_sysctl.h"
 
 #define NS_PER_S 1000000000ull
 #define MAX_NODES HOSTGW_MAX_NODES
