@@ -32,8 +32,11 @@
 #include "k8s_nodes.h"
 #include "masquerade.h"
 #include "net/netlink.h"
+#include "net/netlink_dump.h"
+#include "net/netlink_ip.h"
 #include "uplink_xdp.h"
 #include "net/wiring.h"
+#include "net/wiring_sysctl.h"
 
 #define NS_PER_S 1000000000ull
 #define MAX_NODES HOSTGW_MAX_NODES

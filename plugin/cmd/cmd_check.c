@@ -16,6 +16,7 @@
 #include "base/log.h"
 #include "state/state.h"
 #include "net/wiring.h"
+#include "net/wiring_check.h"
 
 /* The pod's MAC as the runtime was told it: prevResult's sandbox interface. */
 static const char *prev_pod_mac(const struct velo_result *prev, const char *ifname)

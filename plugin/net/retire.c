@@ -11,6 +11,7 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "net/netlink.h"
+#include "net/netlink_link.h"
 #include "net/retire.h"
 
 static int agent_lock_path(const struct velo_paths *paths, char *buf, size_t len)

@@ -4,11 +4,14 @@
  * container's netns with /32 and /128 addresses and default routes via a
  * link-local gateway, permanent neighbour entries both ways, host routes to
  * the pod, forwarding on the host side. Every fast path falls back to this.
+ * Here: the spec, the lifecycle and the helpers the wiring files share; the
+ * pod side is wiring_pod.c, the host side wiring_host.c, CHECK wiring_check.c.
  */
 #ifndef VELO_WIRING_H
 #define VELO_WIRING_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "cni/result.h"
 
@@ -48,12 +51,12 @@ int wiring_create(const struct wiring_spec *spec, struct wiring_state *state);
 int wiring_finish(const struct wiring_spec *spec, const struct wiring_state *state);
 /* Deletes the host veth (its peer and routes go with it); a missing one is success. */
 int wiring_teardown(const char *host_ifname);
-/* Read-only; records every drift with cni_error_detail(); -EIO-like error if any. */
-int wiring_check(const struct wiring_spec *spec, const struct wiring_state *expected);
-/* /proc/sys/net/ipv<version>/conf/<ifname>/<key> = value in the current netns; -ENOENT when
- * the kernel has no such key. */
-int wiring_dev_sysctl_write(int version, const char *ifname, const char *key, const char *value);
-/* Smallest MTU of the IPv4 and IPv6 default-route devices, else 1500. */
-unsigned wiring_default_mtu(void);
+
+/* Whether the spec has an address of family. */
+bool wiring_has_family(const struct wiring_spec *spec, int family);
+/* 32 or 128: every pod address is a host route. */
+uint8_t wiring_host_prefix(int family);
+/* velo_addr_fmt(), for error and drift messages. */
+const char *wiring_ip_str(int family, const uint8_t *addr, int prefix, char *buf, unsigned len);
 
 #endif

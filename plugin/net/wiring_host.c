@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The wiring's host side: veth sysctls and forwarding, the routes and neighbours to the pod. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/rtnetlink.h>
+
+#include "base/log.h"
+#include "net/netlink_ip.h"
+#include "net/wiring.h"
+#include "net/wiring_add.h"
+#include "net/wiring_host.h"
+#include "net/wiring_sysctl.h"
+
+/* IPv6 forwarding on the host veth: per device where the kernel can, else node-wide if allowed. */
+int wiring_host_ipv6_forwarding(const struct wiring_spec *spec)
+{
+	static bool warned;
+	char path[160];
+	int all = 0;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/force_forwarding",
+		 spec->host_ifname);
+	if (access(path, F_OK) == 0)
+		return wiring_conf_set("host", 6, spec->host_ifname, "force_forwarding", "1");
+	if (spec->ipv6_all_forwarding) {
+		if (wiring_conf_read(6, "all", "forwarding", &all) == 0 && all == 1)
+			return 0;
+		pr_warn("setting net.ipv6.conf.all.forwarding=1 (ipv6AllForwarding): every interface "
+			"now forwards IPv6 and ignores router advertisements unless its accept_ra is 2");
+		return wiring_conf_set("node", 6, "all", "forwarding", "1");
+	}
+	if (!warned) {
+		pr_warn("this kernel has no per-device IPv6 force_forwarding: IPv6 pod traffic is not "
+			"forwarded unless ipv6AllForwarding is set or net.ipv6.conf.all.forwarding=1");
+		warned = true;
+	}
+	return 0;
+}
+
+int wiring_host_sysctls(const struct wiring_spec *spec)
+{
+	const char *host = spec->host_ifname;
+	int ret;
+
+	if (wiring_ipv6_conf_exists(host)) {
+		ret = wiring_conf_set("host", 6, host, "accept_ra", "0");
+		if (!ret)
+			ret = wiring_conf_set("host", 6, host, "accept_dad", "0");
+		if (ret)
+			return ret;
+	}
+	/* The IPv4 forward path checks the input device's forwarding, not ip_forward. */
+	ret = wiring_conf_set("host", 4, host, "forwarding", "1");
+	/*
+	 * Strict reverse-path check on this link only (the kernel uses the larger
+	 * of all and the device): a packet with a source the node doesn't route
+	 * back to this veth, such as another pod's address, is dropped. IPv6 has
+	 * no rp_filter; docs/threat-model.md says so.
+	 */
+	if (!ret)
+		ret = wiring_conf_set("host", 4, host, "rp_filter", "1");
+	return ret;
+}
+
+/* Host routes to each pod IP: /32 or /128 dev host veth scope link. */
+int wiring_host_routes(struct nl_sock *sk, const struct wiring_spec *spec, int host_ifindex)
+{
+	for (unsigned i = 0; i < spec->n_ips; i++) {
+		const struct velo_ip *ip = &spec->ips[i];
+		struct velo_nl_route route = {
+			.family = ip->family,
+			.protocol = VELO_RTPROT,
+			.scope = RT_SCOPE_LINK,
+			.dst_len = wiring_host_prefix(ip->family),
+			.oif = host_ifindex,
+		};
+		int ret;
+
+		memcpy(route.dst, ip->addr, sizeof(route.dst));
+		ret = wiring_add_route(sk, "host", spec->host_ifname, &route);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int wiring_host_neighbours(struct nl_sock *sk, const struct wiring_spec *spec, int host_ifindex,
+			   const char *pod_mac)
+{
+	for (unsigned i = 0; i < spec->n_ips; i++) {
+		int ret = wiring_add_neigh(sk, "host", spec->host_ifname, host_ifindex,
+					   spec->ips[i].family, spec->ips[i].addr, pod_mac);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

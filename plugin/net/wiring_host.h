@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The wiring's host side: veth sysctls and forwarding, the routes and neighbours to the pod. */
+#ifndef VELO_WIRING_HOST_H
+#define VELO_WIRING_HOST_H
+
+#include <netlink/netlink.h>
+
+#include "net/wiring.h"
+
+/* The host veth's sysctls: no RA or DAD (with IPv6), IPv4 forwarding, strict rp_filter. */
+int wiring_host_sysctls(const struct wiring_spec *spec);
+/* IPv6 forwarding on the host veth: per device where the kernel can, else node-wide if allowed. */
+int wiring_host_ipv6_forwarding(const struct wiring_spec *spec);
+/* Host routes to each pod IP: /32 or /128 dev host veth scope link. */
+int wiring_host_routes(struct nl_sock *sk, const struct wiring_spec *spec, int host_ifindex);
+/* Permanent neighbours for each pod IP -> pod_mac on the host veth. */
+int wiring_host_neighbours(struct nl_sock *sk, const struct wiring_spec *spec, int host_ifindex,
+			   const char *pod_mac);
+
+#endif

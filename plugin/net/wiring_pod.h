@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The wiring's pod side, run inside the pod's netns (a socket made there
+ * talks to it): the link up, its addresses, default routes via the
+ * link-local gateways and their permanent neighbours.
+ */
+#ifndef VELO_WIRING_POD_H
+#define VELO_WIRING_POD_H
+
+#include <stdint.h>
+
+#include "net/netlink_link.h"
+#include "net/wiring.h"
+
+/* VELO_GATEWAY4 and VELO_GATEWAY6 as bytes. */
+extern const uint8_t wiring_gateway4[16];
+extern const uint8_t wiring_gateway6[16];
+
+/* Looks up the pod link into *pod and sets it up, after its IPv6 sysctls. */
+int wiring_pod_link_setup(const struct wiring_spec *spec, struct velo_nl_link *pod);
+/* Its addresses and default routes. */
+int wiring_pod_addressing(const struct wiring_spec *spec, int ifindex);
+
+#endif
