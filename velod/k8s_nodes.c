@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * The Node watch (k8s_nodes.h). One thread does blocking libcurl requests with
- * the plugin's client setup (plugin/k8s_api.c: kubeconfig, cluster-CA-only TLS,
+ * the plugin's client setup (plugin/k8s/kubeconfig.c, k8s_curl.c: cluster-CA-only TLS,
  * bearer token): LIST /api/v1/nodes in pages, then WATCH from the list's
  * resourceVersion with bookmarks. 410 Gone, as an HTTP status or an ERROR
  * event, means the version is too old: relist. A watch that ends (the server's
@@ -22,7 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "k8s/k8s_api_internal.h"
+#include "k8s/curl_lazy.h"
+#include "k8s/k8s_curl.h"
+#include "k8s/kubeconfig.h"
 #include "k8s_nodes.h"
 #include "base/log.h"
 

@@ -16,6 +16,7 @@
 #include "base/error.h"
 #include "features/feature.h"
 #include "cni/ipam.h"
+#include "cni/pod_annotations.h"
 #include "base/log.h"
 #include "base/naming.h"
 #include "net/netns.h"
@@ -207,8 +208,8 @@ int cmd_add(struct velo_request *request)
 	if (!config->ipam)
 		return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG,
 				"ipam: required (e.g. {\"type\": \"host-local\", ...})");
-	/* Before any side effect: without its annotations a pod may not start (k8s_api.h). */
-	ret = velo_k8s_load_pod_annotations(config, &request->env.args);
+	/* Before any side effect: without its annotations a pod may not start (pod_annotations.h). */
+	ret = velo_pod_annotations_load(config, &request->env.args);
 	if (ret)
 		return ret;
 
