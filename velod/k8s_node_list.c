@@ -2,7 +2,7 @@
 /*
  * Node objects into host-gw's node list: parsing a Node, and editing the list
  * by the watch's events (k8s_node_list.h). No I/O: the watch thread
- * (k8s_nodes.c) and the unit tests feed it text.
+ * (k8s_list_watch.c) and the unit tests feed it text.
  */
 #include <errno.h>
 #include <stdio.h>

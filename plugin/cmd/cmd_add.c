@@ -18,6 +18,7 @@
 #include "features/feature.h"
 #include "cni/ipam.h"
 #include "cni/ipam_plugin.h"
+#include "cni/pod_annotations.h"
 #include "base/log.h"
 #include "base/naming.h"
 #include "net/netns.h"
@@ -209,8 +210,8 @@ int cmd_add(struct velo_request *request)
 	if (!config->ipam)
 		return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG,
 				"ipam: required (e.g. {\"type\": \"host-local\", ...})");
-	/* Before any side effect: without its annotations a pod may not start (k8s_api.h). */
-	ret = velo_k8s_load_pod_annotations(config, &request->env.args);
+	/* Before any side effect: without its annotations a pod may not start (pod_annotations.h). */
+	ret = velo_pod_annotations_load(config, &request->env.args);
 	if (ret)
 		return ret;
 

@@ -3,7 +3,8 @@
  * The Kubernetes API as the second source of a pod's velo.dev/ annotations,
  * for runtimes that don't pass io.kubernetes.cri.pod-annotations: one GET of
  * the pod with the JSON kubeconfig install-cni writes, TLS verified against
- * the cluster CA, a short timeout. Fails closed when the node needs them.
+ * the cluster CA, a short timeout. Whether a failure fails ADD is decided by
+ * cni/pod_annotations.c.
  */
 #ifndef VELO_K8S_API_H
 #define VELO_K8S_API_H
@@ -16,9 +17,6 @@
 
 #define VELO_API_TIMEOUT_MS_DEFAULT 2000
 #define VELO_API_TIMEOUT_MS_MAX 60000
-
-struct velo_config;
-struct cni_args;
 
 /* The conflist fields, filled by velo_config_parse. */
 struct velo_k8s_api_config {
@@ -42,12 +40,13 @@ int velo_k8s_get_pod_annotations(const struct velo_k8s_api_config *api, const ch
 				 size_t why_size);
 
 /*
- * ADD's hook. When the runtime passed no pod annotations and the conflist
- * names a kubeconfig, reads them from the API into config->pod and recomputes
- * config->effective. A failed read fails ADD with code 11 (try again later)
- * when require_annotations is on, else logs a warning and the pod gets the
- * conflist defaults. requireAnnotations without any source fails with code 7.
+ * The API server's answer body (len bytes) as a pod: metadata.annotations into
+ * out (zeroed first). Returns 0, -EPROTO (not a pod; no CNI error recorded) or
+ * velo_annotations_parse's error (-EINVAL with code 108 recorded); why gets a
+ * one-line reason on failure. Exposed for the unit tests and the libFuzzer
+ * target (tests/fuzz/fuzz_k8s_pod.c).
  */
-int velo_k8s_load_pod_annotations(struct velo_config *config, const struct cni_args *args);
+int velo_k8s_pod_annotations_parse(const char *body, size_t len, struct velo_annotations *out,
+				   char *why, size_t why_size);
 
 #endif

@@ -8,7 +8,7 @@
 #include <errno.h>
 
 #include "base/cni.h"
-#include "k8s/k8s_api_internal.h"
+#include "k8s/k8s_api.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "k8s/k8s_api_internal.h"
+#include "k8s/kubeconfig.h"
 
 #define FUZZ_KUBECONFIG_PATH "/proc/self/kubeconfig"
 

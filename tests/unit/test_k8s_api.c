@@ -26,6 +26,7 @@
 
 #include "cni/cni_env.h"
 #include "cni/config.h"
+#include "cni/pod_annotations.h"
 #include "base/error.h"
 #include "k8s/k8s_api.h"
 
@@ -267,7 +268,7 @@ static int load(struct velo_config *config, const char *kc, const char *more, co
 	snprintf(extra, sizeof(extra), "\"kubeconfig\": \"%s/%s\", %s", dir, kc, more);
 	parse_conf(config, extra);
 	pod_args(&args, name);
-	return velo_k8s_load_pod_annotations(config, &args);
+	return velo_pod_annotations_load(config, &args);
 }
 
 static void assert_defaults_only(const struct velo_config *config)
@@ -430,7 +431,7 @@ static void test_unset_gives_defaults(void **state)
 	parse_conf(&config, "");
 	assert_false(config.k8s.require_annotations);
 	pod_args(&args, "web");
-	assert_int_equal(velo_k8s_load_pod_annotations(&config, &args), 0);
+	assert_int_equal(velo_pod_annotations_load(&config, &args), 0);
 	assert_defaults_only(&config);
 	velo_config_free(&config);
 }
@@ -446,7 +447,7 @@ static void test_runtime_annotations_win(void **state)
 			    " \"runtimeConfig\": {\"io.kubernetes.cri.pod-annotations\":"
 			    " {\"velo.dev/sockmap\": \"true\"}},");
 	pod_args(&args, "web");
-	assert_int_equal(velo_k8s_load_pod_annotations(&config, &args), 0);
+	assert_int_equal(velo_pod_annotations_load(&config, &args), 0);
 	assert_true(config.effective.sockmap);
 	assert_false(config.effective.accounting);
 	velo_config_free(&config);
@@ -460,7 +461,7 @@ static void test_required_without_any_source(void **state)
 	(void)state;
 	parse_conf(&config, "\"requireAnnotations\": true,");
 	pod_args(&args, "web");
-	assert_int_equal(velo_k8s_load_pod_annotations(&config, &args), -EINVAL);
+	assert_int_equal(velo_pod_annotations_load(&config, &args), -EINVAL);
 	assert_error(CNI_ERR_INVALID_CONFIG, "no kubeconfig");
 	velo_config_free(&config);
 }
@@ -472,7 +473,7 @@ static void test_not_a_kubernetes_pod(void **state)
 
 	(void)state;
 	parse_conf(&config, "\"kubeconfig\": \"/nonexistent/vt-kubeconfig\",");
-	assert_int_equal(velo_k8s_load_pod_annotations(&config, &args), 0);
+	assert_int_equal(velo_pod_annotations_load(&config, &args), 0);
 	assert_defaults_only(&config);
 	velo_config_free(&config);
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * k8s_api.c's parsers on their own (k8s_api_internal.h): the JSON kubeconfig held in memory
- * and the API server's answer to GET pod. No network; token files live in a temp dir
- * /tmp/vtk8sparse-* that the group teardown removes.
+ * The Kubernetes client's parsers on their own: the JSON kubeconfig held in memory
+ * (k8s/kubeconfig.h) and the API server's answer to GET pod (k8s/k8s_api.h). No network;
+ * token files live in a temp dir /tmp/vtk8sparse-* that the group teardown removes.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -19,7 +19,8 @@
 
 #include "base/cni.h"
 #include "base/error.h"
-#include "k8s/k8s_api_internal.h"
+#include "k8s/k8s_api.h"
+#include "k8s/kubeconfig.h"
 
 /* "-----BEGIN CERTIFICATE-----\nvelo\n-----END CERTIFICATE-----\n" */
 #define CA_PEM "-----BEGIN CERTIFICATE-----\nvelo\n-----END CERTIFICATE-----\n"
