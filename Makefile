@@ -39,8 +39,9 @@ BPF_OBJS   := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
 BPF_SKELS  := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror -Ibpf -Ibpf/include -I$(BUILD)
 
-UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
-UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+# Unit tests mirror the code they test: tests/unit/<folder>/test_<file>.c; binaries in $(BUILD)/tests/.
+UNIT_SRCS  := $(wildcard tests/unit/*/test_*.c)
+UNIT_BINS  := $(addprefix $(BUILD)/tests/,$(notdir $(UNIT_SRCS:.c=)))
 FUZZ_SRCS  := $(wildcard tests/fuzz/fuzz_*.c)
 # Test binaries every suite needs; mk/*.mk files add theirs.
 TEST_BINS  := $(UNIT_BINS)
@@ -79,8 +80,12 @@ $(BUILD)/veloctl: $(CTL_SRCS:%.c=$(OBJ)/%.o) $(LIB)
 $(BUILD)/velod: $(AGENT_SRCS:%.c=$(OBJ)/%.o) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(AGENT_LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB) | $(BUILD)/tests
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka
+# The library's unit tests link libvelo.a alone; velod's (tests/unit/velod/) are in mk/velod_k8s.mk.
+define unit_test_rule
+$(BUILD)/tests/$(notdir $(1:.c=)): $(1) $(LIB) | $(BUILD)/tests
+	$$(CC) $$(CPPFLAGS) $$(CFLAGS) -Wno-missing-prototypes -o $$@ $$< $$(LIB) $$(LDFLAGS) $$(LDLIBS) -lcmocka
+endef
+$(foreach src,$(filter-out tests/unit/velod/%,$(UNIT_SRCS)),$(eval $(call unit_test_rule,$(src))))
 
 $(BUILD) $(BUILD)/bpf $(BUILD)/tests:
 	mkdir -p $@
@@ -104,7 +109,7 @@ uninstall: ## remove what install put in place
 	rm -f $(DESTDIR)$(CNI_BIN_DIR)/velo $(DESTDIR)$(PREFIX)/bin/veloctl $(DESTDIR)$(PREFIX)/bin/velod
 
 C_FILES  = $(wildcard plugin/*.[ch] plugin/*/*.[ch] veloctl/*.[ch] velod/*.[ch] bpf/*.c bpf/*.h bpf/lib/*.h \
-	tests/unit/*.c tests/bpf/*.c tests/fuzz/*.c bench/*.c)
+	tests/unit/*/*.c tests/bpf/*.c tests/fuzz/*.c bench/*.c)
 SH_FILES = $(wildcard hack/*.sh tests/*.sh tests/*/*.sh bench/*.sh e2e/*.sh e2e/*/*.sh .ci/run)
 
 lint: all ## the layout rule, clang-tidy, cppcheck, shellcheck

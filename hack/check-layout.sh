@@ -10,7 +10,7 @@
 #     that file defines; a header without a .c declares types and constants only. A .c file
 #     declares no extern of another file (it includes that file's header instead).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 # Lower ranks first. Folders of one rank are independent of each other.
 declare -A rank=([base]=0 [state]=1 [net]=1 [k8s]=1 [cni]=2 [datapath]=3 [features]=4
@@ -114,7 +114,7 @@ for header in plugin/*/*.h veloctl/*.h velod/*.h; do
 	for name in $(comm -23 <(echo "$declared") <(echo "$defined")); do
 		# ctags misses some definitions (an array of enum type): a line at column 0 that
 		# defines the name counts too.
-		grep -Eq "^[A-Za-z_][^;]*[^A-Za-z0-9_]$name[[:space:]]*(\(|\[|=)" "$source" ||
+		grep -Eq "^[A-Za-z_][^;]*[^A-Za-z0-9_]${name}[[:space:]]*(\(|\[|=)" "$source" ||
 			missing="$missing $name"
 	done
 	[ -z "$missing" ] || fail "$header declares what ${source##*/} does not define:$missing"

@@ -18,7 +18,7 @@ packages=(
 	# the kernel matrix (qemu guests of Debian's own kernels)
 	qemu-system-x86 cpio
 	# lint
-	clang-tidy clang-format cppcheck shellcheck yamllint python3-yaml
+	clang-tidy clang-format cppcheck shellcheck yamllint python3-yaml universal-ctags
 	# benchmarks
 	iperf3 gnuplot-nox
 )

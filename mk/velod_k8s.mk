@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
-# tests/unit/test_k8s_nodes.c: velod's Node parsing (velod/k8s_node_list.c) on its own. The unit
+# tests/unit/velod/test_k8s_node_list.c: velod's Node parsing (velod/k8s_node_list.c) on its own. The unit
 # tests' rule links libvelo.a only; this one adds the velod objects and velo_monotonic_ns's.
 K8S_NODES_TEST_OBJS := $(OBJ)/velod/k8s_nodes.o $(OBJ)/velod/k8s_list_watch.o \
 	$(OBJ)/velod/k8s_node_list.o
 
-$(BUILD)/tests/test_k8s_nodes: tests/unit/test_k8s_nodes.c $(K8S_NODES_TEST_OBJS) $(LIB) \
+$(BUILD)/tests/test_k8s_node_list: tests/unit/velod/test_k8s_node_list.c $(K8S_NODES_TEST_OBJS) $(LIB) \
 		| $(BUILD)/tests
 	$(CC) $(CPPFLAGS) -Ivelod $(CFLAGS) -Wno-missing-prototypes -o $@ $< \
 		$(K8S_NODES_TEST_OBJS) $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka

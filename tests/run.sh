@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Runs velo's test suites and ends with one line: "N passed, N failed, N skipped".
-# Usage: tests/run.sh [unit|bpf|fuzz|manifests|node|clients|kernel ...]   (default: all of them)
+# Usage: tests/run.sh [unit|bpf|fuzz|layout|manifests|node|clients|kernel ...]   (default: all of them)
 # Every suite speaks TAP; this script counts the TAP lines. A binary that dies
 # without reporting a failure counts as one failure, so a crash can't pass.
 set -uo pipefail
@@ -11,7 +11,7 @@ build=${BUILD:-$top/build}
 log_dir=$build/test-logs
 mkdir -p "$log_dir"
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(unit bpf fuzz manifests node clients kernel)
+[ ${#suites[@]} -gt 0 ] || suites=(unit bpf fuzz layout manifests node clients kernel)
 
 passed=0 failed=0 skipped=0
 
@@ -71,6 +71,7 @@ for suite in "${suites[@]}"; do
 	bpf) run_binaries "$build/tests/test_bpf*" ;;
 	node) run_bats "$top/tests/node" node ;;
 	clients) run_bats "$top/tests/clients" clients ;;
+	layout) run_bats "$top/tests/layout" layout ;;
 	manifests) run_bats "$top/tests/manifests" manifests ;;
 	fuzz) run_bats "$top/tests/fuzz" fuzz ;;
 	kernel) run_tap kernel "$top/tests/kernel/matrix.sh" ;;

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cni/result.h"
+#include "base/addr.h"
 
 #define VELO_GATEWAY4 "169.254.1.1"
 #define VELO_GATEWAY6 "fe80::1"

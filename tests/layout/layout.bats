@@ -1,0 +1,72 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: Apache-2.0
+#
+# The layout rule (docs/design.md, "Layout"): hack/check-layout.sh passes on the tree, and fails,
+# naming the file, on a scratch copy of the tree with one break of each kind. No root, no traffic.
+
+REPO="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+
+setup() {
+	VT=$(mktemp -d /tmp/velotest-layout.XXXXXX)
+	cp -r "$REPO/plugin" "$REPO/bpf" "$REPO/velod" "$REPO/veloctl" "$VT/"
+	mkdir -p "$VT/hack"
+	cp "$REPO/hack/check-layout.sh" "$VT/hack/"
+}
+
+teardown() {
+	rm -rf "$VT"
+}
+
+@test "layout: the tree keeps the rank rule, foldered includes and header ownership" {
+	run "$REPO/hack/check-layout.sh"
+	[ "$status" -eq 0 ]
+	[ "$output" = "layout: ranks, headers and includes hold" ]
+}
+
+@test "layout: a lower folder including a higher one fails, naming the file" {
+	sed -i '0,/#include "base\/log.h"/s||#include "base/log.h"\n#include "cmd/attachment.h"|' \
+		"$VT/plugin/state/state.c"
+	grep -q '"cmd/attachment.h"' "$VT/plugin/state/state.c"
+	run "$VT/hack/check-layout.sh"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"plugin/state/state.c: state (rank 1) includes cmd/attachment.h (rank 6)"* ]]
+}
+
+@test "layout: folders of one rank don't include each other" {
+	sed -i '0,/#include "base\/log.h"/s||#include "base/log.h"\n#include "net/netlink.h"|' \
+		"$VT/plugin/state/state.c"
+	run "$VT/hack/check-layout.sh"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"plugin/state/state.c: state (rank 1) includes net/netlink.h (rank 1)"* ]]
+}
+
+@test "layout: an include without its folder fails" {
+	sed -i 's|#include "base/log.h"|#include "log.h"|' "$VT/plugin/state/state.c"
+	run "$VT/hack/check-layout.sh"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'plugin/state/state.c: #include "log.h" must name its folder'* ]]
+}
+
+@test "layout: a header declaring what its .c does not define fails" {
+	printf 'int velotest_not_defined(void);\n' >>"$VT/plugin/base/naming.h"
+	run "$VT/hack/check-layout.sh"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"plugin/base/naming.h declares what naming.c does not define: velotest_not_defined"* ]]
+}
+
+@test "layout: a .c declaring another file's function fails" {
+	printf 'int velo_addr_parse(const char *text, int *family, unsigned char addr[16]);\n' \
+		>>"$VT/plugin/base/naming.c"
+	run "$VT/hack/check-layout.sh"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"plugin/base/naming.c declares another file's velo_addr_parse"* ]]
+}
+
+@test "layout: bpf/ including plugin/ and velod/ including veloctl/ fail" {
+	printf '#include "base/log.h"\n' >>"$VT/bpf/veth_tc.bpf.c"
+	printf '#include "ctl.h"\n' >>"$VT/velod/main.c"
+	run "$VT/hack/check-layout.sh"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"bpf/veth_tc.bpf.c: bpf/ includes plugin/base/log.h"* ]]
+	[[ "$output" == *'velod/main.c: #include "ctl.h" is not a file of velod/'* ]]
+}
