@@ -16,7 +16,7 @@
 # checks every candidate inode's deletion time): `-f root` keeps them under /tmp anyway.
 # Everything is removed at exit, pass or fail.
 #
-# Usage: sudo bench/cni_latency.sh [-o OUTDIR] [-n PODS] [-b FEW] [-s MANY] [-k PROBES] [-r RSS_RUNS] [-f FS]
+# Usage (as root): bench/cni_latency.sh [-o OUTDIR] [-n PODS] [-b FEW] [-s MANY] [-k PROBES] [-r RSS_RUNS] [-f FS]
 #   -o OUTDIR  results: cni_latency.md, cni_latency.csv, cni_latency_samples.csv (build/bench)
 #   -n PODS    pods per plugin for the ADD/DEL medians and p99 (100; at least 50 for p99)
 #   -b FEW -s MANY  ADD latency with FEW (10) and with MANY (500) pods present

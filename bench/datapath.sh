@@ -16,7 +16,7 @@
 # the traffic processes are moved into them. Traffic only between these namespaces. Everything
 # is removed at exit, pass or fail.
 #
-# Usage: sudo bench/datapath.sh [-o OUTDIR] [-r REPS] [-t SECONDS] [-n RR_COUNT] [-p "PATHS"]
+# Usage (as root): bench/datapath.sh [-o OUTDIR] [-r REPS] [-t SECONDS] [-n RR_COUNT] [-p "PATHS"]
 #        [-c "CLASSES"]
 #   -o OUTDIR    datapath.md, datapath.csv, datapath_stats.csv, datapath.png (build/bench)
 #   -r REPS      alternating repetitions ($DP_REPS, 5)
@@ -400,7 +400,7 @@ echo "class $(for p in $paths; do [ "$p" = ptp ] || echo -n "\"$(label "$p")\" "
 	echo "$reps alternating repetitions (path order rotated per class), ${secs}s per stream and UDP run,"
 	echo "$rr_count round trips per latency run$([ -n "$rr_cpu" ] && echo ", both ends pinned to CPU $rr_cpu")." \
 		"$([ -n "${tx_cpu:-}" ] && echo "Streams and UDP: sender on CPU $tx_cpu, receiver on CPU $rx_cpu.")"
-	echo "Cells: median (min-max). Command: \`sudo DP_REPS=$reps DP_SECS=$secs DP_RR_COUNT=$rr_count bench/datapath.sh\`"
+	echo "Cells: median (min-max). Command (as root): \`DP_REPS=$reps DP_SECS=$secs DP_RR_COUNT=$rr_count bench/datapath.sh\`"
 	echo
 	echo "$header"
 	echo "$rule"

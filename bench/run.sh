@@ -4,7 +4,7 @@
 # -o OUTDIR, writes its results there as <name>.md and <name>.csv. Benchmarks are not tests:
 # a benchmark fails only when it could not measure (a plugin invocation failed, say), never
 # because a target was missed; missed targets show as "NO" in its table.
-# Usage: sudo bench/run.sh [OUTDIR]        (default build/bench; `sudo make bench` runs this)
+# Usage (as root): bench/run.sh [OUTDIR]        (default build/bench; `make bench` runs this)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 outdir=${1:-$top/build/bench}

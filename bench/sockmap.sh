@@ -21,7 +21,7 @@
 # (runtimeConfig cgroupPath; the traffic processes are moved into them). Traffic only between
 # these namespaces (and over AF_UNIX). Everything is removed at exit, pass or fail.
 #
-# Usage: sudo bench/sockmap.sh [-o OUTDIR] [-r REPS] [-t SECONDS] [-s "SIZES"] [-n]
+# Usage (as root): bench/sockmap.sh [-o OUTDIR] [-r REPS] [-t SECONDS] [-s "SIZES"] [-n]
 #   -o OUTDIR   sockmap.md, sockmap.csv, sockmap_samples.csv, sockmap_stats.csv, sockmap.png
 #               (default build/bench)
 #   -r REPS     alternating repetitions (5)
@@ -350,7 +350,7 @@ plotdat=$work/plot.dat
 	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs, containernetworking-plugins" \
 		"$(dpkg-query -W -f '${Version}' containernetworking-plugins 2>/dev/null || echo '?')."
 	echo "$reps repetitions of ${secs}s per measurement, path order alternating; cells: median (min-max)."
-	echo "Command: \`sudo bench/sockmap.sh -r $reps -t $secs$([ "$nodelay" = 1 ] && echo " -n")$(
+	echo "Command (as root): \`bench/sockmap.sh -r $reps -t $secs$([ "$nodelay" = 1 ] && echo " -n")$(
 		[ "$sizes" = "$default_sizes" ] || echo " -s \"$sizes\"")\`"
 	echo "Paths: ptp (reference plugin), velo routed (velo.dev/sockmap \"false\"), per-message and"
 	echo "apply_bytes (sk_msg redirect; VELO_SOCKMAP_MODE), AF_UNIX (stream socket, no netns)."

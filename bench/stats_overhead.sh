@@ -4,7 +4,7 @@
 # held (velod's sampling windows, veloctl top): bench/stats_overhead.c runs a trivial program
 # with BPF_PROG_TEST_RUN, stats off and on alternately, and prints the medians. No traffic,
 # no namespaces; the program is unloaded when the tool exits.
-# Usage: sudo bench/stats_overhead.sh [-o OUTDIR] [-n REPEAT] [-r ROUNDS]
+# Usage (as root): bench/stats_overhead.sh [-o OUTDIR] [-n REPEAT] [-r ROUNDS]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 outdir=$top/build/bench repeat=5000000 rounds=7
@@ -30,7 +30,7 @@ sed -i '/^#/d' "$outdir/stats_overhead.csv"
 	echo "# BPF_ENABLE_STATS overhead per program run"
 	echo
 	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs."
-	echo "Command: \`sudo bench/stats_overhead.sh -n $repeat -r $rounds\`"
+	echo "Command (as root): \`bench/stats_overhead.sh -n $repeat -r $rounds\`"
 	echo
 	echo "${summary#\# }"
 } >"$outdir/stats_overhead.md"

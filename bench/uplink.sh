@@ -18,7 +18,7 @@
 # Everything lives in namespaces velobench-ul-PID-*; velo's state and bpffs under
 # /tmp/velobench-ul-XXXXXX; all removed at exit. Traffic only between these namespaces.
 #
-# Usage: sudo bench/uplink.sh [-r REPS] [-t SECONDS]
+# Usage (as root): bench/uplink.sh [-r REPS] [-t SECONDS]
 #   -r REPS     alternating repetitions ($UL_REPS, 5)
 #   -t SECONDS  per measurement ($UL_SECS, 3)
 set -euo pipefail

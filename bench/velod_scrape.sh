@@ -4,7 +4,7 @@
 # records (pods whose netns paths don't exist, so every per-endpoint check runs) into a state
 # dir of its own, starts velod on a loopback port inside a namespace of its own (no
 # reconciliation, so nothing is released), times SCRAPES scrapes with curl and reads VmHWM.
-# Usage: sudo bench/velod_scrape.sh [-o OUTDIR] [-n ENDPOINTS] [-s SCRAPES]
+# Usage (as root): bench/velod_scrape.sh [-o OUTDIR] [-n ENDPOINTS] [-s SCRAPES]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 outdir=$top/build/bench endpoints=1000 scrapes=10
@@ -69,7 +69,7 @@ read -r med lo hi < <(sort -g "$work/times" | awk '{ v[NR] = $1 * 1000 } END {
 	echo "# velod with $endpoints endpoints"
 	echo
 	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs."
-	echo "Command: \`sudo bench/velod_scrape.sh -n $endpoints -s $scrapes\`"
+	echo "Command (as root): \`bench/velod_scrape.sh -n $endpoints -s $scrapes\`"
 	echo
 	echo "| what | value |"
 	echo "|---|---|"

@@ -8,7 +8,7 @@
 # keeping host-gw routes between the two (a pod on each side, traffic checked),
 # and DEL leaving nothing behind (with velod deleting the retired veths).
 # Everything it creates is named velodemo-* and removed at exit.
-# Usage: sudo hack/demo.sh [--no-deps]
+# Usage (as root): hack/demo.sh [--no-deps]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 #
-# Shared helpers for velo's node tests (run as root: `sudo bats tests/node`).
+# Shared helpers for velo's node tests (run as root: `bats tests/node`).
 #
 # Topology per .bats file: a "node" network namespace velotest-node-<tag> whose
 # forwarding sysctls start at 0 (the machine's root namespace has forwarding on,
