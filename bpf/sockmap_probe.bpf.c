@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR Apache-2.0)
 /*
- * The functional probe for a sockmap redirect flag (plugin/sockmap_probe.c):
+ * The functional probe for a sockmap redirect flag (plugin/datapath/sockmap_probe.c):
  * redirects every send into the receive queue of the socket at index 1 with
  * BPF_F_INGRESS plus the flag under test. A flag the kernel doesn't know
  * makes the helper fail, the verdict SK_DROP, and the send EACCES.

@@ -78,7 +78,7 @@ struct reconcile_stats {
 	int last_scan_error; /* 0 or -errno of the last pass's record scan */
 };
 
-/* Deleting the veths DELs retired (plugin/retire.h). */
+/* Deleting the veths DELs retired (plugin/net/retire.h). */
 struct reaper {
 	int lock_fd; /* the agent lock: DELs retire only while it is held; -1 when not */
 	uint64_t next_ns;

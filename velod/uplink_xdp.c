@@ -101,7 +101,7 @@ static bool device_is_veth(const char *name)
 	return veth;
 }
 
-/* As plugin/bpf_loader.c asks: are the conntrack lookup kfuncs there for XDP? */
+/* As plugin/datapath/bpf_loader.c asks: are the conntrack lookup kfuncs there for XDP? */
 static bool have_xdp_ct_kfuncs(void)
 {
 	struct btf *vmlinux = btf__load_vmlinux_btf(), *module;
