@@ -52,7 +52,8 @@ void attachment_unlock(struct velo_request *request, const char *container_id, c
 	request->lock_fd = -1;
 }
 
-static int release_features(struct velo_request *request)
+/* Detaches all it can; returns the first error and names its feature in *failed. */
+static int release_features(struct velo_request *request, const char **failed)
 {
 	const struct velo_record *record = &request->record;
 	int first_err = 0;
@@ -67,8 +68,10 @@ static int release_features(struct velo_request *request)
 		ret = feature->detach(request);
 		if (ret) {
 			pr_warn("detach %s: %s", feature->name, strerror(-ret));
-			if (!first_err)
+			if (!first_err) {
 				first_err = ret;
+				*failed = feature->name;
+			}
 		}
 	}
 	return first_err;
@@ -84,24 +87,34 @@ int attachment_remove_veth(struct velo_request *request)
 							  : wiring_teardown(host_ifname);
 }
 
-int attachment_release(struct velo_request *request)
+int attachment_release_ipam(struct velo_request *request, const struct velo_config *ipam_config)
 {
 	struct velo_record *record = &request->record;
 	const struct velo_config *config = &request->config;
 	struct ipam_call call = {
-		.config = config,
+		.config = ipam_config ? ipam_config : config,
 		.container_id = record->container_id,
 		.netns = record->netns,
 		.ifname = record->ifname,
 		.args = record->cni_args,
 		.cni_path = request->env.path,
 	};
-	int ret;
+	const char *failed = "";
+	int ret, features_ret;
 
-	ret = release_features(request);
-	if (ret)
-		return cni_fail(ret, VELO_ERR_FEATURE, "release fast paths of %s/%s: %s",
-				record->container_id, record->ifname, strerror(-ret));
+	/*
+	 * A feature that can't detach now (a busy cgroup lock) must not keep the
+	 * pod's veth and lease: the rest goes regardless, and the record stays so
+	 * a retry (DEL, GC, velod) detaches what is left.
+	 */
+	features_ret = release_features(request, &failed);
+	if (features_ret)
+		cni_fail(features_ret,
+			 features_ret == -EAGAIN ? CNI_ERR_TRY_AGAIN : VELO_ERR_FEATURE,
+			 "detach %s of %s/%s: %s; the record stays for a retry", failed,
+			 record->container_id, record->ifname,
+			 features_ret == -EAGAIN ? "its lock is busy, try again later"
+						 : strerror(-features_ret));
 
 	/*
 	 * The veth goes (or, with velod running, goes down and so loses its routes)
@@ -112,11 +125,13 @@ int attachment_release(struct velo_request *request)
 	if (ret)
 		return ret;
 
-	if (config->ipam) {
+	if (call.config->ipam) {
 		ret = ipam_del(&call);
 		if (ret)
 			return ret;
 	}
+	if (features_ret)
+		return features_ret;
 
 	ret = state_record_remove(&config->paths, config->name, record->container_id,
 				  record->ifname);
@@ -126,4 +141,9 @@ int attachment_release(struct velo_request *request)
 	pr_info("released %s/%s (veth %s)", record->container_id, record->ifname,
 		record->host_ifname);
 	return 0;
+}
+
+int attachment_release(struct velo_request *request)
+{
+	return attachment_release_ipam(request, NULL);
 }

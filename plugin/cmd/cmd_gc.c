@@ -75,8 +75,10 @@ static int validate_attachments(const cJSON *valid)
 	const cJSON *item;
 	unsigned i = 0;
 
+	/* Absent is not "none valid": releasing every live pod must be asked for with []. */
 	if (!valid)
-		return 0;
+		return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG,
+				"cni.dev/valid-attachments: required for GC ([] releases all)");
 	if (!cJSON_IsArray(valid))
 		return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG,
 				"cni.dev/valid-attachments: must be an array");
@@ -92,9 +94,42 @@ static int validate_attachments(const cJSON *valid)
 	return 0;
 }
 
+/*
+ * The config the record's ADD received (as velod uses it): the lease lives
+ * where that IPAM config put it, e.g. a host-local dataDir changed since.
+ * Non-zero when there is none usable; then GC's own config is used.
+ */
+static int record_ipam_config(struct velo_request *request, struct velo_config *out)
+{
+	const struct velo_record *record = &request->record;
+	bool had_error = cni_error_is_set();
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (!record->netconf || !record->netconf[0])
+		return -ENODATA;
+	ret = velo_config_parse(record->netconf, out);
+	if (!ret && strcmp(out->name, request->config.name))
+		ret = -EINVAL;
+	if (ret) {
+		velo_config_free(out);
+		/* Not this GC's error: its own config still releases the lease. */
+		if (!had_error)
+			cni_error_reset();
+		pr_warn("gc: %s/%s: record's network config unusable (%s); IPAM DEL with GC's",
+			record->container_id, record->ifname, strerror(-ret));
+		return ret;
+	}
+	/* Only its IPAM part counts: the version cache stays in GC's run_dir. */
+	out->paths = request->config.paths;
+	return 0;
+}
+
 static int release_stale(struct velo_request *request, const struct gc_candidate *stale)
 {
 	struct velo_config *config = &request->config;
+	struct velo_config ipam_config;
+	bool have_ipam_config;
 	char path[4096];
 	int ret, fd;
 
@@ -121,7 +156,10 @@ static int release_stale(struct velo_request *request, const struct gc_candidate
 		goto out;
 	/* The pod is gone or going: IPAM must not need its netns. */
 	request->record.netns[0] = '\0';
-	ret = attachment_release(request);
+	have_ipam_config = !record_ipam_config(request, &ipam_config);
+	ret = attachment_release_ipam(request, have_ipam_config ? &ipam_config : NULL);
+	if (have_ipam_config)
+		velo_config_free(&ipam_config);
 	if (!ret)
 		pr_info("gc: released %s/%s", stale->container_id, stale->ifname);
 out:

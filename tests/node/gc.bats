@@ -76,3 +76,41 @@ gc() {
 	vt_assert_ok
 	vt_assert_nothing_left
 }
+
+@test "GC without cni.dev/valid-attachments fails with 7 naming it and touches nothing; [] releases all" {
+	local conf a b ip_a ip_b
+	conf="$(vt_config -v 1.1.0 -f 4)"
+	a="$(vt_pod_new)"
+	b="$(vt_pod_new)"
+	vt_add "$a" ctr-a "$conf"
+	ip_a="$(vt_ip "$VT_RESULT" 4)"
+	vt_add "$b" ctr-b "$conf"
+	ip_b="$(vt_ip "$VT_RESULT" 4)"
+
+	vt_cni_env "$conf" CNI_COMMAND=GC "CNI_PATH=$VT_BIN"
+	vt_assert_error 7 'cni\.dev/valid-attachments'
+	[ "$(vt_host_links | wc -l)" -eq 2 ] || { echo "host links: $(vt_host_links)"; false; }
+	[ "$(vt_records | wc -l)" -eq 2 ] || { echo "records: $(vt_records)"; false; }
+	vt_lease_exists "$ip_a"
+	vt_lease_exists "$ip_b"
+	vt_ping_from_node "$ip_a"
+
+	gc "$conf" '[]'
+	vt_assert_ok
+	vt_assert_nothing_left
+}
+
+@test "GC releases a lease with the record's IPAM config when the current one has another dataDir" {
+	local conf moved pod ip
+	conf="$(vt_config -v 1.1.0 -f 4)"
+	moved="$(jq -c --arg d "$VT/ipam-moved" '.ipam.dataDir = $d' <<<"$conf")"
+	pod="$(vt_pod_new)"
+	vt_add "$pod" ctr-moved "$conf"
+	ip="$(vt_ip "$VT_RESULT" 4)"
+	vt_lease_exists "$ip"
+
+	gc "$moved" '[]'
+	vt_assert_ok
+	if vt_lease_exists "$ip"; then echo "lease $ip in the ADD's dataDir kept"; false; fi
+	vt_assert_nothing_left
+}

@@ -3,11 +3,16 @@
 # CHECK, DEL in every way runtimes call it, ADD conflicts, parallel ADD/DEL.
 
 load lib
+load cgroup_lib
 
 setup_file() { vt_setup_file; }
 teardown_file() { vt_teardown_file; }
 setup() { vt_setup; }
-teardown() { vt_teardown; }
+# vtc_teardown does nothing unless the test called vtc_setup.
+teardown() {
+	vtc_teardown
+	vt_teardown
+}
 
 @test "CHECK of a healthy pod passes and prints nothing" {
 	local pod conf
@@ -272,4 +277,76 @@ teardown() { vt_teardown; }
 		[ -z "$unlabelled" ] || { echo "log lines without their request's fields:"; echo "$unlabelled"; false; }
 		[ "$(grep -Eo 'container=ctr-par-[0-9]+ ' "$VT_LOG" | sort -u | wc -l)" -eq 16 ]
 	fi
+}
+
+@test "DEL with an empty or garbage endpoint record releases veth and lease by name and removes the record" {
+	vt_velo_only
+	local pod conf ip host record content i=0
+	conf="$(vt_config -f 4)"
+	record="$VT_STATE/$VT_NETWORK/ctr-torn_eth0.json"
+	# A power loss can leave an empty record (they are not fsynced), or any bytes at all.
+	for content in "" 'garbage {"network":'; do
+		pod="$(vt_pod_new)"
+		vt_add "$pod" ctr-torn "$conf"
+		ip="$(vt_ip "$VT_RESULT" 4)"
+		host="$(vt_host_ifname vt ctr-torn eth0)"
+		[ -f "$record" ]
+		vt_lease_exists "$ip"
+		[ "$(vt_host_links)" = "$host" ]
+		printf '%s' "$content" >"$record"
+
+		vt_cni DEL ctr-torn "$pod" eth0 "$conf"
+		vt_assert_ok
+		[ -z "$(vt_host_links)" ] || { echo "case $i: host links: $(vt_host_links)"; false; }
+		if vt_lease_exists "$ip"; then echo "case $i: lease $ip kept"; false; fi
+		[ ! -e "$record" ] || { echo "case $i: record kept: $(cat "$record")"; false; }
+		vt_assert_nothing_left
+		[ "$(grep -c 'unreadable.*releasing by name' "$VT_LOG")" -eq $((i + 1)) ] ||
+			{ echo "case $i: no log line"; tail -n 5 "$VT_LOG"; false; }
+		i=$((i + 1))
+	done
+}
+
+@test "DEL while the cgroup lock is busy removes veth and lease, answers 11, keeps the record; a retry finishes" {
+	vt_velo_only
+	vtc_setup
+	local pod cg conf ip record lock holder
+	pod="$(vt_pod_new)"
+	cg="$(vtc_cgroup_new)"
+	conf="$(vtc_config "$(vt_config -f 4 | jq -c '.lockTimeoutMs = 300')" "$cg" \
+		'{"velo.dev/accounting": "true"}')"
+	vt_add "$pod" ctr-busy "$conf"
+	ip="$(vt_ip "$VT_RESULT" 4)"
+	record="$VT_STATE/$VT_NETWORK/ctr-busy_eth0.json"
+	vtc_attached "$cg" | grep -qx velo_cg_acct_in
+
+	lock="$VT/run/cgroup.lock"
+	[ -f "$lock" ]
+	# The sleep itself holds the lock (fd 9 survives the exec): killing it releases it.
+	(
+		exec 9<>"$lock"
+		flock -x 9
+		exec sleep 60
+	) &
+	holder=$!
+	VT_PIDS+=("$holder")
+	for _ in $(seq 50); do
+		flock -n "$lock" true || break
+		sleep 0.1
+	done
+	if flock -n "$lock" true; then echo "cgroup lock not held"; false; fi
+
+	vt_cni DEL ctr-busy "$pod" eth0 "$conf"
+	vt_assert_error 11 'accounting|cgroup'
+	[ -z "$(vt_host_links)" ] || { echo "host links: $(vt_host_links)"; false; }
+	if vt_lease_exists "$ip"; then echo "lease $ip kept"; false; fi
+	[ -f "$record" ] || { echo "record removed: a retried DEL can't detach"; false; }
+
+	kill "$holder"
+	wait "$holder" || true
+	flock -n "$lock" true
+	vt_cni DEL ctr-busy "$pod" eth0 "$conf"
+	vt_assert_ok
+	vt_assert_nothing_left
+	[ -z "$(vtc_attached "$cg")" ] || { echo "left on the cgroup: $(vtc_attached "$cg")"; false; }
 }
