@@ -5,12 +5,14 @@
  * the flow, the router's rewrite and bpf_redirect_map() into velo_xdp_tx_v1.
  * Each devmap entry carries velo_xdp_dst, which the kernel runs per
  * destination when it flushes the bulk queue. Fragments, non-IP, other
- * protocols, NATed flows, TTL expiry, oversize and misses: XDP_PASS.
+ * protocols, NATed flows, TTL expiry, oversize, misses and destinations the
+ * pod's egress deny list names: XDP_PASS.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
 #include "lib/conntrack.h"
+#include "lib/deny.h"
 #include "lib/l3.h"
 #include "lib/maps.h"
 #include "lib/parse.h"
@@ -47,6 +49,13 @@ int velo_xdp_host(struct xdp_md *ctx)
 		return velo_xdp_pass();
 	}
 	if (ret != VELO_L3_FORWARD || !dst)
+		return velo_xdp_pass();
+	/*
+	 * A redirect skips tc ingress, where velo_tc_deny enforces the deny list
+	 * for frames (AF_PACKET's too): leave denied ones to it, the one place
+	 * that decides and drops, rather than judging them twice.
+	 */
+	if (velo_deny_listed(in_ifindex, &pkt.dst))
 		return velo_xdp_pass();
 	if (VELO_CT_CHECK(bpf_xdp_ct_lookup, ctx, &pkt) != VELO_CT_DIRECT)
 		return velo_xdp_pass();

@@ -11,6 +11,7 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
+#include "lib/deny.h"
 #include "lib/velo_shared.h"
 
 #define VELO_ETH_P_IP 0x0800
@@ -33,26 +34,6 @@ struct {
 	__type(value, struct velo_cg_config);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } velo_cg_cfg_v1 SEC(".maps");
-
-/* Egress deny list: (pod cgroup id, destination prefix) -> 1. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(max_entries, VELO_MAX_DENY_ENTRIES);
-	__type(key, struct velo_deny_key);
-	__type(value, __u8);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} velo_deny_v1 SEC(".maps");
-
-/* Host veth ifindex -> the pod's cgroup id: the tc half's key into velo_deny_v1. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, VELO_MAX_DENY_PODS);
-	__type(key, __u32);
-	__type(value, __u64);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} velo_deny_if_v1 SEC(".maps");
 
 static __always_inline struct velo_cg_counters *velo_cg_counters(void)
 {

@@ -536,6 +536,49 @@ static void test_xdp_needs_xdp_rx(void **state)
 	assert_int_equal(run_tc(&p), TC_ACT_REDIRECT);
 }
 
+static int deny_set(uint64_t cgroup_id, const char *addr, bool add)
+{
+	struct velo_ep_key ep = key_of(addr);
+	struct velo_deny_key key = { .prefixlen = VELO_DENY_PREFIX_BASE + 128,
+				     .cgroup_id = cgroup_id };
+	int fd = bpf_map__fd(fx.xdp->maps.velo_deny_v1);
+	uint8_t one = 1;
+
+	memcpy(key.addr, ep.addr, sizeof(key.addr));
+	return add ? bpf_map_update_elem(fd, &key, &one, BPF_ANY) : bpf_map_delete_elem(fd, &key);
+}
+
+/*
+ * A redirect would skip velo_tc_deny on tc ingress: a destination the
+ * sending pod's deny list names goes to the stack (and so to velo_tc_deny)
+ * untouched; its other destinations, and other pods' lists, don't matter.
+ */
+static void test_xdp_deny_listed(void **state)
+{
+	int deny_if = bpf_map__fd(fx.xdp->maps.velo_deny_if_v1);
+	uint32_t ifindex = (uint32_t)fx.ifindex_src;
+	uint64_t cgroup_id = 77, redirects;
+	struct pkt p;
+
+	(void)state;
+	REQUIRE_ROOT();
+	assert_int_equal(bpf_map_update_elem(deny_if, &ifindex, &cgroup_id, BPF_ANY), 0);
+	assert_int_equal(deny_set(cgroup_id, "10.0.0.2", true), 0);
+	assert_int_equal(deny_set(cgroup_id + 1, "fd00::2", true), 0);
+	redirects = stat_sum(VELO_STAT_XDP_REDIRECT);
+
+	build_ip4(&p, mac_a, "10.0.0.1", "10.0.0.2", 64, 0, 100);
+	assert_passed_untouched(run_xdp, &p, XDP_PASS);
+	assert_int_equal(stat_sum(VELO_STAT_XDP_REDIRECT), redirects);
+	/* fd00::2 is on another pod's list, not this one's */
+	hit6(run_xdp, XDP_REDIRECT);
+
+	assert_int_equal(deny_set(cgroup_id, "10.0.0.2", false), 0);
+	assert_int_equal(deny_set(cgroup_id + 1, "fd00::2", false), 0);
+	assert_int_equal(bpf_map_delete_elem(deny_if, &ifindex), 0);
+	hit4(run_xdp, XDP_REDIRECT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -552,7 +595,7 @@ int main(void)
 		cmocka_unit_test(test_xdp_spoofed),	 cmocka_unit_test(test_xdp_link_scope),
 		cmocka_unit_test(test_xdp_needs_xdp_rx), cmocka_unit_test(test_tc_not_tcp_udp),
 		cmocka_unit_test(test_xdp_not_tcp_udp),	 cmocka_unit_test(test_tc_tcp),
-		cmocka_unit_test(test_xdp_tcp),
+		cmocka_unit_test(test_xdp_tcp),		 cmocka_unit_test(test_xdp_deny_listed),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
