@@ -25,7 +25,7 @@ VELO_SRC_DIR=${VELO_SRC_DIR:-/opt/velo/bin}
 VELO_BINARIES=${VELO_BINARIES:-velo}
 # Reference plugins the conflist uses, installed from the image only where the node has none.
 VELO_REF_DIR=${VELO_REF_DIR:-/usr/lib/cni}
-VELO_REF_PLUGINS=${VELO_REF_PLUGINS:-host-local portmap loopback}
+VELO_REF_PLUGINS=${VELO_REF_PLUGINS:-host-local bandwidth portmap loopback}
 VELO_CONF_TEMPLATE=${VELO_CONF_TEMPLATE:-/etc/velo/10-velo.conflist}
 VELO_CONF_NAME=${VELO_CONF_NAME:-10-velo.conflist}
 VELO_STAGE_DIR=${VELO_STAGE_DIR:-/run/velo-install}

@@ -31,6 +31,7 @@
 
 #define POD_ANNOTATIONS_KEY "io.kubernetes.cri.pod-annotations"
 #define CGROUP_PATH_KEY "cgroupPath"
+#define BANDWIDTH_KEY "bandwidth"
 
 char *velo_read_stdin(void)
 {
@@ -380,21 +381,60 @@ static const cJSON *runtime_config_get(const cJSON *runtime_config, const char *
 	return cJSON_GetObjectItem(runtime_config, key);
 }
 
+/* A rate of runtimeConfig.bandwidth (bits/s): absent or null is no limit. */
+static int bandwidth_rate(const cJSON *bandwidth, const char *key, bool *limited)
+{
+	const cJSON *rate = cJSON_GetObjectItem(bandwidth, key);
+
+	if (!rate || cJSON_IsNull(rate))
+		return 0;
+	if (!cJSON_IsNumber(rate) || rate->valuedouble < 0)
+		return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG,
+				"runtimeConfig." BANDWIDTH_KEY ".%s: expected a rate in bits/s "
+				"(a number >= 0), got %s",
+				key,
+				cJSON_IsNumber(rate) ? "a negative number" : json_type_name(rate));
+	if (rate->valuedouble > 0)
+		*limited = true;
+	return 0;
+}
+
+/*
+ * The chained bandwidth plugin shapes this pod on its host veth (tbf) and an
+ * ifb: any rate above 0 means the pod must keep every packet on that path.
+ */
+static int parse_bandwidth(const cJSON *runtime_config, struct velo_config *config)
+{
+	const cJSON *bandwidth = runtime_config_get(runtime_config, BANDWIDTH_KEY);
+	int ret;
+
+	if (!bandwidth || cJSON_IsNull(bandwidth))
+		return 0;
+	if (!cJSON_IsObject(bandwidth))
+		return invalid("runtimeConfig." BANDWIDTH_KEY, "an object", bandwidth);
+	ret = bandwidth_rate(bandwidth, "ingressRate", &config->shaped);
+	if (!ret)
+		ret = bandwidth_rate(bandwidth, "egressRate", &config->shaped);
+	return ret;
+}
+
 static int parse_runtime_config(const cJSON *root, struct velo_config *config)
 {
 	const cJSON *runtime_config = cJSON_GetObjectItemCaseSensitive(root, "runtimeConfig");
 	const cJSON *annotations, *cgroup_path;
+	int ret;
 
 	if (!runtime_config)
 		return 0;
 	if (!cJSON_IsObject(runtime_config))
 		return invalid("runtimeConfig", "an object", runtime_config);
 	config->runtime_config = runtime_config;
+	ret = parse_bandwidth(runtime_config, config);
+	if (ret)
+		return ret;
 
 	annotations = runtime_config_get(runtime_config, POD_ANNOTATIONS_KEY);
 	if (annotations && !cJSON_IsNull(annotations)) {
-		int ret;
-
 		if (!cJSON_IsObject(annotations))
 			return invalid("runtimeConfig." POD_ANNOTATIONS_KEY, "an object",
 				       annotations);

@@ -42,6 +42,8 @@ struct velo_config {
 	const cJSON *runtime_config; /* into root; NULL when absent */
 	char cgroup_path[PATH_MAX]; /* runtimeConfig cgroupPath, "" if absent */
 	bool pod_annotations_passed; /* runtimeConfig carried the pod's annotations */
+	/* runtimeConfig bandwidth has a rate: the chained bandwidth plugin shapes the pod. */
+	bool shaped;
 	struct velo_k8s_api_config k8s; /* kubeconfig, apiTimeoutMs, requireAnnotations */
 };
 

@@ -4,8 +4,10 @@
  * xdp). attach writes the pod's addresses into the endpoint map (owned by a
  * hash of the container id) and attaches velo_tc_ingress (tcx, else clsact)
  * or velo_xdp_host to the host-side veth, pinning the link per endpoint.
- * Whatever the kernel lacks, or a pod that asked for bandwidth shaping, stays
- * on the routed path with one log line: never a failed pod.
+ * Whatever the kernel lacks, or a shaped pod (config.shaped: runtimeConfig
+ * bandwidth has a rate), stays on the routed path with one log line: never a
+ * failed pod. A shaped pod has no endpoint entry either, so no other pod's
+ * shortcut redirects past its host veth's qdiscs.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -171,8 +173,7 @@ static int fastpath_attach(struct velo_request *request)
 	int ret;
 
 	/* Shaping happens on the routed path (ifb, tbf): a shortcut would bypass it. */
-	if (request->config.runtime_config &&
-	    cJSON_GetObjectItem(request->config.runtime_config, "bandwidth"))
+	if (request->config.shaped)
 		return fall_back(request, "bandwidth limits need the routed path", 0);
 	velo_bpf_probe(&request->config.paths, &ctx.features);
 	missing = velo_bpf_missing(&ctx.features, ctx.xdp);
@@ -327,6 +328,41 @@ static int check_endpoints(const struct velo_bpf *bpf, const struct velo_record 
 	return ret;
 }
 
+static int check_shaped(const struct velo_request *request)
+{
+	const struct velo_record *record = &request->record;
+	struct velo_bpf bpf;
+	int ret = 0;
+
+	for (unsigned i = 0; i < 2; i++) {
+		const char *kind = i ? "xdp" : "tc";
+		char path[PATH_MAX];
+
+		if (!velo_bpf_link_path(&request->config.paths, record->host_ifname, kind, path,
+					sizeof(path)) &&
+		    !access(path, F_OK)) {
+			cni_error_detail("fastpath: shaped pod has a %s shortcut (%s)", kind, path);
+			ret = -EIO;
+		}
+	}
+	if (velo_bpf_open_pinned(&request->config.paths, &bpf))
+		return ret;
+	for (unsigned i = 0; i < record->n_ips; i++) {
+		struct velo_endpoint ep;
+		struct velo_ep_key key;
+
+		velo_ep_key(&record->ips[i], &key);
+		if (!bpf_map_lookup_elem(bpf.endpoints_fd, &key, &ep) &&
+		    ep.owner == velo_endpoint_owner(record)) {
+			cni_error_detail("fastpath: shaped pod is in the endpoint map (address %u)",
+					 i);
+			ret = -EIO;
+		}
+	}
+	velo_bpf_close(&bpf);
+	return ret;
+}
+
 static int fastpath_check(struct velo_request *request)
 {
 	const struct velo_record *record = &request->record;
@@ -335,10 +371,9 @@ static int fastpath_check(struct velo_request *request)
 	struct velo_bpf bpf;
 	int ret;
 
-	/* ADD fell back to routed for these: nothing to find. */
-	if (request->config.runtime_config &&
-	    cJSON_GetObjectItem(request->config.runtime_config, "bandwidth"))
-		return 0;
+	/* ADD left a shaped pod routed: a shortcut found now bypasses its limits. */
+	if (request->config.shaped)
+		return check_shaped(request);
 	velo_bpf_probe(&request->config.paths, &features);
 	if (velo_bpf_missing(&features, xdp))
 		return 0;

@@ -5,8 +5,10 @@
  * proof, checked in sock_ops, that a socket is this pod's), makes its
  * accounting entry, and attaches velo_sockops to the pod's own cgroup as a
  * pinned bpf_link. A connection is short-circuited only when both of its
- * pods did this. Whatever is missing leaves the pod on the routed path with
- * one log line: never a failed pod.
+ * pods did this. A shaped pod (config.shaped) does none of it: its sockets
+ * stay out of the sockhash and, with no pod entry, so do its peers' sockets
+ * to it. Whatever is missing leaves the pod on the routed path with one log
+ * line: never a failed pod.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -188,6 +190,9 @@ static int sockmap_attach(struct velo_request *request)
 	uint64_t cookie = 0, removed;
 	int ret;
 
+	/* Redirected data never reaches a qdisc: the bandwidth plugin's limits would not hold. */
+	if (request->config.shaped)
+		return fall_back(request, "bandwidth limits need the routed path", 0);
 	ret = find_cgroup(request, cgroup, sizeof(cgroup));
 	if (ret)
 		return fall_back(request, "the pod's cgroup is unknown", ret);
@@ -257,6 +262,37 @@ static int check_link(const struct velo_request *request, int prog_fd)
 	return 0;
 }
 
+/* ADD left a shaped pod out: no sock_ops link, no pod entry peers could pair with. */
+static int check_shaped(const struct velo_request *request)
+{
+	const struct velo_record *record = &request->record;
+	struct velo_sockmap_bpf bpf;
+	char path[PATH_MAX];
+	int ret = 0;
+
+	if (!velo_sockmap_link_path(&request->config.paths, record->host_ifname, path,
+				    sizeof(path)) &&
+	    !access(path, F_OK)) {
+		cni_error_detail("sockmap: shaped pod has a sock_ops link (%s)", path);
+		ret = -EIO;
+	}
+	if (velo_sockmap_bpf_open_pinned(&request->config.paths, &bpf))
+		return ret;
+	for (unsigned i = 0; i < record->n_ips; i++) {
+		struct velo_sm_addr key;
+		struct velo_sm_pod pod;
+
+		velo_sockmap_pod_key(&record->ips[i], &key);
+		if (!bpf_map_lookup_elem(bpf.pods_fd, &key, &pod) &&
+		    pod.owner == owner_of(record)) {
+			cni_error_detail("sockmap: shaped pod is in the pod map (address %u)", i);
+			ret = -EIO;
+		}
+	}
+	velo_sockmap_bpf_close(&bpf);
+	return ret;
+}
+
 static int sockmap_check(struct velo_request *request)
 {
 	const struct velo_record *record = &request->record;
@@ -264,6 +300,8 @@ static int sockmap_check(struct velo_request *request)
 	struct velo_sockmap_bpf bpf;
 	int ret;
 
+	if (request->config.shaped)
+		return check_shaped(request);
 	if (velo_sockmap_bpf_open_pinned(&request->config.paths, &bpf)) {
 		cni_error_detail("sockmap: velo's sockmap BPF objects are not pinned");
 		return -EIO;

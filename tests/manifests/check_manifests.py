@@ -3,7 +3,8 @@
 """Structural checks of manifests/velo.yaml and the kind config, offline (no cluster).
 
 Usage: check_manifests.py CHECK [--manifest FILE] [--kind FILE] [--velod-config-c FILE]
-CHECK is one of: kinds rbac daemonset configmap kind. Prints one line per problem on
+                          [--readme FILE]
+CHECK is one of: kinds rbac daemonset configmap readme kind. Prints one line per problem on
 stderr and exits 1 if there is any; exits 0 silently otherwise.
 """
 import argparse
@@ -19,6 +20,10 @@ NAMESPACED = {"ServiceAccount", "ConfigMap", "DaemonSet"}
 READ_VERBS = {"get", "list", "watch"}
 # What velo needs and nothing more (docs/kubernetes.md, "RBAC").
 RBAC_WANTED = {("", "pods"): {"get"}, ("", "nodes"): {"list", "watch"}}
+# The runtimeConfig keys velo reads: a runtime passes only the capabilities an entry declares.
+VELO_CAPABILITIES = ("io.kubernetes.cri.pod-annotations", "cgroupPath", "bandwidth", "portMappings")
+# Chained after velo, each with the capability it acts on.
+CHAINED = {"bandwidth": "bandwidth", "portmap": "portMappings"}
 
 problems = []
 
@@ -191,6 +196,37 @@ def velod_keys(path):
         return None
 
 
+def check_conflist(where, conflist):
+    """velo declares every capability it reads; bandwidth and portmap follow it."""
+    types = [p.get("type") for p in conflist.get("plugins", [])]
+    if "velo" not in types:
+        problem(f"{where}: no plugin of type velo")
+        return
+    velo = conflist["plugins"][types.index("velo")]
+    caps = velo.get("capabilities", {})
+    for cap in VELO_CAPABILITIES:
+        if caps.get(cap) is not True:
+            problem(f"{where}: velo must declare capability {cap}")
+    for plugin, cap in CHAINED.items():
+        if plugin not in types or types.index(plugin) < types.index("velo"):
+            problem(f"{where}: the {plugin} plugin must be chained after velo")
+        elif conflist["plugins"][types.index(plugin)].get("capabilities", {}).get(cap) is not True:
+            problem(f"{where}: the {plugin} plugin must declare capability {cap}")
+
+
+def check_readme(_docs, args):
+    with open(args.readme, encoding="utf-8") as stream:
+        text = stream.read()
+    blocks = [b for b in re.findall(r"```json\n(.*?)```", text, re.S) if '"plugins"' in b]
+    if len(blocks) != 1:
+        problem(f"{args.readme}: want one conflist example, found {len(blocks)}")
+        return
+    try:
+        check_conflist(f"{args.readme} conflist", json.loads(blocks[0]))
+    except json.JSONDecodeError as err:
+        problem(f"{args.readme} conflist: not JSON: {err}")
+
+
 def check_configmap(docs, args):
     data = one(docs, "ConfigMap").get("data", {})
     try:
@@ -203,6 +239,7 @@ def check_configmap(docs, args):
     if len(velo) != 1:
         problem("conflist: needs exactly one plugin of type velo")
         return
+    check_conflist("conflist", conflist)
     ipam = velo[0].get("ipam", {})
     if ipam.get("type") != "host-local" or "ranges" in ipam or "subnet" in ipam:
         problem("conflist: host-local without ranges (install-cni fills each node's podCIDRs)")
@@ -241,6 +278,7 @@ CHECKS = {
     "rbac": check_rbac,
     "daemonset": check_daemonset,
     "configmap": check_configmap,
+    "readme": check_readme,
     "kind": check_kind,
 }
 
@@ -251,8 +289,9 @@ def main():
     parser.add_argument("--manifest", default="manifests/velo.yaml")
     parser.add_argument("--kind", default="e2e/kind/cluster.yaml")
     parser.add_argument("--velod-config-c", default="velod/config.c")
+    parser.add_argument("--readme", default="README.md")
     args = parser.parse_args()
-    docs = load_all(args.manifest) if args.check != "kind" else []
+    docs = load_all(args.manifest) if args.check not in ("kind", "readme") else []
     CHECKS[args.check](docs, args)
     for text in problems:
         print(text, file=sys.stderr)

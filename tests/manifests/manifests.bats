@@ -105,6 +105,12 @@ wait_for_file() {
 	[ "$status" -eq 0 ]
 }
 
+@test "README: the conflist example declares velo's capabilities and chains bandwidth, portmap" {
+	run $CHECK readme
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
 @test "kind config: default CNI off, one control plane and two workers" {
 	run $CHECK kind
 	echo "$output"
@@ -170,8 +176,8 @@ wait_for_file() {
 	run jq -r '.plugins[] | select(.type == "velo") | .kubeconfig' "$staged"
 	[ "$output" = /etc/cni/net.d/velo.d/kubeconfig ]
 	# The rest of the template passes through.
-	run jq -r '.name, .plugins[1].type' "$staged"
-	[ "$output" = $'velo\nportmap' ]
+	run jq -r '.name, (.plugins | map(.type) | join(" "))' "$staged"
+	[ "$output" = $'velo\nvelo bandwidth portmap' ]
 }
 
 @test "install: a Node with only the old spec.podCIDR, and VELO_POD_CIDRS, work too" {
@@ -217,7 +223,7 @@ wait_for_file() {
 
 @test "install: never writes the conflist itself; host-local etc. only where missing" {
 	mkdir -p "$VT/ref"
-	for plugin in host-local portmap loopback; do
+	for plugin in host-local bandwidth portmap loopback; do
 		printf '#!/bin/sh\necho ref %s\n' "$plugin" >"$VT/ref/$plugin"
 		chmod 0755 "$VT/ref/$plugin"
 	done
@@ -226,6 +232,7 @@ wait_for_file() {
 	[ "$status" -eq 0 ]
 	[ ! -e "$CONFLIST" ]
 	[ "$(cat "$CNI_BIN_DIR/host-local")" = "node own host-local" ]
+	cmp "$VT/ref/bandwidth" "$CNI_BIN_DIR/bandwidth"
 	cmp "$VT/ref/portmap" "$CNI_BIN_DIR/portmap"
 	cmp "$VT/ref/loopback" "$CNI_BIN_DIR/loopback"
 }

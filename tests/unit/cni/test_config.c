@@ -161,6 +161,34 @@ static void test_runtime_config_keys_any_case(void **state)
 	velo_config_free(&c);
 }
 
+static void test_runtime_config_bandwidth_shapes(void **state)
+{
+	static const struct {
+		const char *bandwidth;
+		bool shaped;
+	} cases[] = {
+		{ "null", false },
+		{ "{}", false },
+		{ "{\"ingressRate\": 0, \"egressRate\": 0, \"ingressBurst\": 5}", false },
+		{ "{\"egressRate\": 20000000, \"egressBurst\": 1000000}", true },
+		/* containerd's spelling: go-cni's struct has no json tags. */
+		{ "{\"IngressRate\": 1000000, \"IngressBurst\": 4294967295, \"EgressRate\": 0}",
+		  true },
+	};
+	char text[512];
+	struct velo_config c;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		snprintf(text, sizeof(text), MINIMAL ", \"runtimeConfig\": {\"Bandwidth\": %s}}",
+			 cases[i].bandwidth);
+		assert_int_equal(velo_config_parse(text, &c), 0);
+		if (c.shaped != cases[i].shaped)
+			fail_msg("case %zu %s: shaped %d", i, cases[i].bandwidth, c.shaped);
+		velo_config_free(&c);
+	}
+}
+
 struct bad_case {
 	const char *json;
 	int code;
@@ -267,6 +295,12 @@ static void test_bad_configs_table(void **state)
 		  VELO_ERR_ANNOTATION, "velo.dev/egress-deny" },
 		{ MINIMAL ", \"runtimeConfig\": {\"cgroupPath\": 5}}", CNI_ERR_INVALID_CONFIG,
 		  "runtimeConfig.cgroupPath: expected a string" },
+		{ MINIMAL ", \"runtimeConfig\": {\"bandwidth\": 5}}", CNI_ERR_INVALID_CONFIG,
+		  "runtimeConfig.bandwidth: expected an object" },
+		{ MINIMAL ", \"runtimeConfig\": {\"bandwidth\": {\"egressRate\": \"20M\"}}}",
+		  CNI_ERR_INVALID_CONFIG, "runtimeConfig.bandwidth.egressRate: expected a rate" },
+		{ MINIMAL ", \"runtimeConfig\": {\"bandwidth\": {\"IngressRate\": -1}}}",
+		  CNI_ERR_INVALID_CONFIG, "a negative number" },
 	};
 	struct velo_config c;
 
@@ -374,6 +408,7 @@ int main(void)
 		cmocka_unit_test_setup(test_versions_accepted, reset),
 		cmocka_unit_test_setup(test_runtime_config_annotations_override_defaults, reset),
 		cmocka_unit_test_setup(test_runtime_config_keys_any_case, reset),
+		cmocka_unit_test_setup(test_runtime_config_bandwidth_shapes, reset),
 		cmocka_unit_test_setup(test_bad_configs_table, reset),
 		cmocka_unit_test_setup(test_long_path_rejected, reset),
 		cmocka_unit_test_setup(test_read_stdin, reset),
