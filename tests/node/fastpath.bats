@@ -466,7 +466,8 @@ fp_devmap_prog() {
 	new_tc="$(fp_prog_id "$FP_BPFFS/progs_gnextgen/velo_tc_ingress")"
 	new_xdp="$(fp_prog_id "$FP_BPFFS/progs_gnextgen/velo_xdp_host")"
 	new_dst="$(fp_prog_id "$FP_BPFFS/progs_gnextgen/velo_xdp_dst")"
-	[ -n "$new_tc" ] && [ "$new_tc" != "$old_tc" ]
+	[ -n "$new_tc" ]
+	[ "$new_tc" != "$old_tc" ]
 	[ "$(fp_link_prog "$a_host" tc)" = "$old_tc" ]
 	[ "$(fp_link_prog "$c_host" tc)" = "$new_tc" ]
 	# Across generations (the endpoint map's layout is the same, so it is shared).
@@ -483,7 +484,8 @@ fp_devmap_prog() {
 	[ "$(fp_link_prog "$b_host" xdp)" = "$new_xdp" ]
 	[ "$(fp_devmap_prog "$b_ifindex")" = "$new_dst" ]
 	[ ! -e "$FP_BPFFS/$gen" ] || { echo "old generation still pinned: $(ls "$FP_BPFFS/$gen")"; false; }
-	[ ! -e "$FP_BPFFS/velo_stats_v1" ] && [ -e "$FP_BPFFS/velo_stats_v2" ]
+	[ ! -e "$FP_BPFFS/velo_stats_v1" ]
+	[ -e "$FP_BPFFS/velo_stats_v2" ]
 
 	# The moved pods pass the next release's CHECK, and their traffic takes its programs.
 	VT_EXEC="$next" vt_cni CHECK "$a_cid" "$a" eth0 "$(vt_with_prev "$a_conf" "$a_result")"
@@ -521,7 +523,8 @@ fp_devmap_prog() {
 	new_tc="$(fp_prog_id "$FP_BPFFS/$gen/velo_tc_ingress")"
 	[ -n "$new_tc" ] && [ "$new_tc" != "$old_tc" ] || { cat "$VT/velod.log"; false; }
 	[ "$(fp_link_prog "$a_host" tc)" = "$new_tc" ]
-	[ ! -e "$FP_BPFFS/progs_v1/velo_tc_ingress" ] && [ ! -e "$FP_BPFFS/progs_v1/velo_xdp_host" ]
+	[ ! -e "$FP_BPFFS/progs_v1/velo_tc_ingress" ]
+	[ ! -e "$FP_BPFFS/progs_v1/velo_xdp_host" ]
 	# Other groups' pins there stay.
 	[ -e "$FP_BPFFS/progs_v1/velo_cg_keepme" ]
 	fp_both_ways "$a" "$a4" "$b" "$b4" 7400
@@ -536,7 +539,8 @@ fp_devmap_prog() {
 	fp_pod tc 4
 	b="$FP_POD" b4="$FP_IP4"
 	new_tc="$(fp_prog_id "$FP_BPFFS/$gen/velo_tc_ingress")"
-	[ -n "$new_tc" ] && [ "$(fp_link_prog "$a_host" tc)" != "$new_tc" ]
+	[ -n "$new_tc" ]
+	[ "$(fp_link_prog "$a_host" tc)" != "$new_tc" ]
 	fp_velod_once "$VELOTEST_REPO/build/velod" "$VT/velod.log"
 	[ "$(fp_link_prog "$a_host" tc)" = "$new_tc" ] || { cat "$VT/velod.log"; false; }
 	fp_both_ways "$a" "$a4" "$b" "$b4" 7500

@@ -114,7 +114,8 @@ two_pods() {
 	b_rx="$(sm_acct rx_bytes | awk -v c="$cb" '$1 == c {print $2}')"
 	a_rx="$(sm_acct rx_bytes | awk -v c="$ca" '$1 == c {print $2}')"
 	echo "a_tx=$a_tx b_rx=$b_rx a_rx=$a_rx"
-	[ "$a_tx" -le "$size" ] && [ "$a_tx" -gt $((size - step)) ]
+	[ "$a_tx" -le "$size" ]
+	[ "$a_tx" -gt $((size - step)) ]
 	[ "$b_rx" -eq "$a_tx" ]
 	[ "$a_rx" -eq 0 ]
 	# veloctl reads the same counters per pod (found through the pods' addresses).

@@ -280,11 +280,15 @@ vd_start() {
 	echo "segments out $segs in $segs_in; metrics tx $tx/$txb B rx $rx/$rxb B"
 	# Bytes: the payload plus IPv4 + TCP headers (20 + 32) per segment, within 3%.
 	expect=$((size + segs * 52))
-	[ $((txb * 100)) -ge $((expect * 97)) ] && [ $((txb * 100)) -le $((expect * 103)) ]
+	[ $((txb * 100)) -ge $((expect * 97)) ]
+	[ $((txb * 100)) -le $((expect * 103)) ]
 	# Packets: the kernel's own segment counts, within 2%; received ones are ACKs (52 B each).
-	[ $((tx * 100)) -ge $((segs * 98)) ] && [ $((tx * 100)) -le $((segs * 102)) ]
-	[ $((rx * 100)) -ge $((segs_in * 98)) ] && [ $((rx * 100)) -le $((segs_in * 102)) ]
-	[ "$rxb" -ge $((rx * 40)) ] && [ "$rxb" -le $((rx * 60)) ]
+	[ $((tx * 100)) -ge $((segs * 98)) ]
+	[ $((tx * 100)) -le $((segs * 102)) ]
+	[ $((rx * 100)) -ge $((segs_in * 98)) ]
+	[ $((rx * 100)) -le $((segs_in * 102)) ]
+	[ "$rxb" -ge $((rx * 40)) ]
+	[ "$rxb" -le $((rx * 60)) ]
 	[ "$(vd_metric "velo_pod_egress_denied_packets_total$labels")" = 0 ]
 
 	# veloctl reads the same maps: the same numbers, with no traffic in between.
@@ -334,7 +338,8 @@ vd_start() {
 	grep -q '400 packets transmitted, 400 received' "$VT/work/ping.out"
 	# The counters live in pinned maps, not in velod: they carried on across the restart.
 	echo "tx packets before the restart $before, after $after"
-	[ "$before" -gt 0 ] && [ "$after" -gt "$before" ]
+	[ "$before" -gt 0 ]
+	[ "$after" -gt "$before" ]
 	vd_assert_kept ctr-ra "$ip_a"
 }
 
@@ -372,11 +377,13 @@ vd_link_group() {
 	host="$(vt_host_ifname vt ctr-ret eth0)"
 	# A long interval: the retired veth stays until velod stops.
 	vd_config 0
-	jq '.reapIntervalMs = 600000' "$VT/velod.json" >"$VT/velod.json.new" && mv "$VT/velod.json.new" "$VT/velod.json"
+	jq '.reapIntervalMs = 600000' "$VT/velod.json" >"$VT/velod.json.new"
+	mv "$VT/velod.json.new" "$VT/velod.json"
 	vd_start
 	# One velod per runDir.
 	vt_node "$VD_BIN" --config "$VT/velod.json" 2>"$VT/work/second.log" || rc=$?
-	[ "$rc" -eq 1 ] && grep -q 'another velod holds it' "$VT/work/second.log"
+	[ "$rc" -eq 1 ]
+	grep -q 'another velod holds it' "$VT/work/second.log"
 
 	vt_cni DEL ctr-ret "$pod" eth0 "$conf"
 	vt_assert_ok
@@ -424,7 +431,8 @@ vd_link_group() {
 
 	# A veth retired by a DEL while a velod ran that was then killed (SIGKILL: no final reap).
 	vd_config 0
-	jq '.reapIntervalMs = 600000' "$VT/velod.json" >"$VT/velod.json.new" && mv "$VT/velod.json.new" "$VT/velod.json"
+	jq '.reapIntervalMs = 600000' "$VT/velod.json" >"$VT/velod.json.new"
+	mv "$VT/velod.json.new" "$VT/velod.json"
 	vd_start
 	vt_add "$pod" ctr-noagent "$conf"
 	vt_cni DEL ctr-noagent "$pod" eth0 "$conf"
