@@ -209,7 +209,6 @@ vd_metric() {
 	[ "$(vt_node curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$VD_PORT/nope")" = 404 ]
 	[ "$(vd_metric "velo_endpoints{network=\"$VT_NETWORK\",phase=\"ready\"}")" = 2 ]
 	vt_node curl -sf "http://127.0.0.1:$VD_PORT/metrics" | grep -q '^velo_build_info{version="[^"]*",component="velod"} 1$'
-	vt_node curl -sf "http://127.0.0.1:$VD_PORT/metrics" | grep -q '^# TYPE velo_bpf_prog_run_count_total counter$'
 	# Not reachable from outside the node's loopback.
 	if nsenter --net="/run/netns/$a" curl -s --max-time 1 "http://169.254.1.1:$VD_PORT/healthz" >/dev/null 2>&1; then
 		echo "velod answered on a pod-facing address"
@@ -233,6 +232,43 @@ vd_metric() {
 	wait "$pid" || rc=$?
 	[ "$rc" -eq 0 ] || { echo "velod exited $rc"; vd_show_log; false; }
 	grep -q 'velod stopping' "$VT/velod.log"
+}
+
+# vd_prog_metric NAME PROG: the value of NAME for the velo BPF program PROG (any type).
+vd_prog_metric() {
+	vt_node curl -sf --max-time 5 "http://127.0.0.1:$VD_PORT/metrics" |
+		awk -v p="$1{prog=\"$2\"," 'index($1, p) == 1 { print $2 }'
+}
+
+@test "velod samples what velo's programs cost: velo_tc_ingress runs and run time after the test's own pod traffic" {
+	local conf a b ip_b i windows runs secs ns
+	vtc_setup
+	conf="$(vt_config -f 4 | jq -c --arg b "$VTC_BPFFS" \
+		'.bpffsDir = $b | .defaults = {"velo.dev/fastpath": "tc"}')"
+	a="$(vt_pod_new)"
+	b="$(vt_pod_new)"
+	vt_add "$a" ctr-sa "$conf"
+	vt_add "$b" ctr-sb "$conf"
+	ip_b="$(vt_ip "$VT_RESULT" 4)"
+	vd_config 0 "$VTC_BPFFS"
+	vd_start
+	# 4 s of pings between the pods cover at least one window (0.5 s every 2 s).
+	vt_pod "$a" "${VT_PING[@]}" -q -i 0.01 -c 400 "$ip_b" >"$VT/work/ping.out" 2>&1
+	for i in $(seq 50); do
+		windows="$(vd_metric velo_bpf_stats_windows_total)"
+		[ "${windows:-0}" -ge 3 ] && break
+		sleep 0.1
+	done
+	runs="$(vd_prog_metric velo_bpf_prog_run_count_total velo_tc_ingress)"
+	secs="$(vd_prog_metric velo_bpf_prog_run_seconds_total velo_tc_ingress)"
+	echo "windows $windows: velo_tc_ingress runs $runs, seconds $secs"
+	[ "$windows" -ge 3 ]
+	[ "${runs:-0}" -gt 0 ] || { vd_show_log; false; }
+	ns="$(awk -v s="$secs" -v r="$runs" 'BEGIN { printf "%d", s * 1e9 / r }')"
+	echo "ns per run $ns"
+	# ns per run is real: a tc program costs more than a nanosecond and less than 100 us.
+	[ "$ns" -ge 1 ]
+	[ "$ns" -lt 100000 ]
 }
 
 # vd_start: velod in the node, in the background, until /healthz answers.
