@@ -22,7 +22,7 @@ setup() {
 	command -v bpftool >/dev/null 2>&1 || skip "bpftool not installed"
 	FP_BPFFS="/sys/fs/bpf/velotest-fp-$VT_TAG-$BATS_TEST_NUMBER"
 	FP_N=0
-	FP_DMESG="$(fp_splats)"
+	FP_DMESG="$(vt_splats)"
 }
 
 teardown() {
@@ -36,11 +36,6 @@ teardown() {
 	# Unpinning the links detaches the programs; the maps go with their last pin.
 	[ -n "${FP_BPFFS:-}" ] && rm -rf "$FP_BPFFS"
 	return 0
-}
-
-# Kernel warnings and oopses so far (compared before and after a test).
-fp_splats() {
-	dmesg 2>/dev/null | grep -cE 'WARNING:|BUG:|Oops|general protection' || true
 }
 
 # fp_config MODE [FAMILY [RUNTIME_CONFIG_JSON]]: velo's config with the pod's annotation
@@ -353,7 +348,7 @@ fp_delete_mid_stream() {
 		{ echo "still redirected to a deleted pod"; false; }
 	[ "$(fp_stat "${mode}_pass")" -gt "$passes" ] || { echo "nothing reached the stack"; false; }
 	kill "$pid" 2>/dev/null || true
-	after="$(fp_splats)"
+	after="$(vt_splats)"
 	[ "$after" -eq "$FP_DMESG" ] || {
 		echo "kernel warnings: $FP_DMESG -> $after"
 		dmesg | tail -40
