@@ -114,6 +114,7 @@ SH_FILES = $(wildcard hack/*.sh tests/*.sh tests/*/*.sh bench/*.sh e2e/*.sh e2e/
 
 lint: all ## the layout rule, clang-tidy, cppcheck, shellcheck
 	hack/check-layout.sh
+	hack/check-bats.sh
 	clang-tidy --quiet $(LIB_SRCS) plugin/main.c $(CTL_SRCS) $(AGENT_SRCS) -- $(CPPFLAGS) -std=gnu11
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--suppress=missingIncludeSystem --suppress=unknownMacro --inline-suppr -Iplugin -I. $(LIB_SRCS) plugin/main.c

@@ -82,15 +82,24 @@ node=velobench-dp-$tag
 work=$(mktemp -d /tmp/velobench-dp-XXXXXX)
 pids=()
 stats_was=$(sysctl -n kernel.bpf_stats_enabled)
+# cgroup_kill CG: as a runtime does: cgroup.kill (a loop over cgroup.procs misses pids when the
+# list shifts), then wait (5 s at most) for cgroup.procs to be empty.
+cgroup_kill() {
+	echo 1 >"$1/cgroup.kill" || return 1
+	for _ in $(seq 100); do
+		[ -n "$(cat "$1/cgroup.procs")" ] || return 0
+		sleep 0.05
+	done
+	echo "cgroup $1 still has processes: $(tr '\n' ' ' <"$1/cgroup.procs")" >&2
+	return 1
+}
 cleanup() {
 	set +e
 	local pid ns cg
 	for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
 	for cg in "$cgmount"/velobench-dp-"$tag"-*; do
-		[ -f "$cg/cgroup.procs" ] || continue
-		while read -r pid; do kill "$pid" 2>/dev/null; done <"$cg/cgroup.procs"
+		[ -d "$cg" ] && cgroup_kill "$cg"
 	done
-	sleep 0.3
 	for cg in "$cgmount"/velobench-dp-"$tag"-*; do [ -d "$cg" ] && rmdir "$cg"; done
 	for ns in $(ip netns list | awk '{ print $1 }' | grep "^velobench-dp-$tag-"); do
 		ip netns del "$ns"

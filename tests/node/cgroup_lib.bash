@@ -28,9 +28,8 @@ vtc_teardown() {
 		"$VTC_MOUNT"/velotest-"$VT_TAG"-none)
 	# Processes in the test cgroups go first (they were started by this test).
 	for cg in "${mine[@]}"; do
-		[ -f "$cg/cgroup.kill" ] && echo 1 >"$cg/cgroup.kill" 2>/dev/null
+		vt_cgroup_kill "$cg" || true
 	done
-	sleep 0.2
 	rm -rf "$VTC_BPFFS"
 	for cg in "${mine[@]}"; do
 		[ -d "$cg" ] && rmdir "$cg" 2>/dev/null

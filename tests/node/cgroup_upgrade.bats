@@ -123,7 +123,8 @@ cu_sinks() {
 		{ cat "$VT/work/velod.log"; false; }
 	for kind in "${CU_KINDS[@]}"; do
 		new[$kind]="$(cu_prog progs_gnextgen "${CU_PROG[$kind]}")"
-		[ -n "${new[$kind]}" ] && [ "${new[$kind]}" != "${old[$kind]}" ]
+		[ -n "${new[$kind]}" ]
+		[ "${new[$kind]}" != "${old[$kind]}" ]
 		[ "$(cu_link_prog "$host" "$kind")" = "${new[$kind]}" ] ||
 			{ echo "$kind still on $(cu_link_prog "$host" "$kind")"; cat "$VT/work/velod.log"; false; }
 	done
@@ -145,7 +146,8 @@ cu_sinks() {
 	if grep "moved to BPF generation" "$VT/work/velod2.log"; then false; fi
 	VT_EXEC="$CU_NEXT" vt_cni DEL "$cid" "$pod" eth0 "$conf"
 	vt_assert_ok
-	[ ! -e "$VTC_BPFFS/links/${host}_cg_acct_in" ] && [ ! -e "$VTC_BPFFS/links/${host}_tc_deny" ]
+	[ ! -e "$VTC_BPFFS/links/${host}_cg_acct_in" ]
+	[ ! -e "$VTC_BPFFS/links/${host}_tc_deny" ]
 }
 
 @test "cgroup upgrade: a pod whose new programs would use other maps moves not at all (no link half moved) and the old generation stays pinned" {
@@ -172,7 +174,8 @@ cu_sinks() {
 		[ "$(cu_link_prog "$host" "$kind")" = "${old[$kind]}" ] ||
 			{ echo "$kind moved"; cat "$VT/work/velod.log"; false; }
 	done
-	[ -d "$VTC_BPFFS/$gen" ] && [ -e "$VTC_BPFFS/$gen/velo_cg_acct_in" ]
+	[ -d "$VTC_BPFFS/$gen" ]
+	[ -e "$VTC_BPFFS/$gen/velo_cg_acct_in" ]
 	cu_sinks "$deny" "$ok"
 	[ "$(cu_probe "$pod" "$cg" "$d4" "$o4")" = "blocked open" ]
 }

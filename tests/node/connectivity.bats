@@ -51,7 +51,9 @@ teardown() { vt_teardown; }
 	ip_a="$(vt_ip "$VT_RESULT" 6)"
 	vt_add "$b" ctr-b "$conf"
 	ip_b="$(vt_ip "$VT_RESULT" 6)"
-	[ -n "$ip_a" ] && [ -n "$ip_b" ] && [ "$ip_a" != "$ip_b" ]
+	[ -n "$ip_a" ]
+	[ -n "$ip_b" ]
+	[ "$ip_a" != "$ip_b" ]
 	# An IPv6-only pod has no IPv4 address.
 	[ -z "$(vt_ip "$VT_RESULT" 4)" ]
 
@@ -68,7 +70,8 @@ teardown() { vt_teardown; }
 	vt_add "$a" ctr-a "$conf"
 	ip4_a="$(vt_ip "$VT_RESULT" 4)"
 	ip6_a="$(vt_ip "$VT_RESULT" 6)"
-	[ -n "$ip4_a" ] && [ -n "$ip6_a" ]
+	[ -n "$ip4_a" ]
+	[ -n "$ip6_a" ]
 	vt_add "$b" ctr-b "$conf"
 	ip4_b="$(vt_ip "$VT_RESULT" 4)"
 	ip6_b="$(vt_ip "$VT_RESULT" 6)"

@@ -22,7 +22,7 @@ setup() {
 	command -v bpftool >/dev/null 2>&1 || skip "bpftool not installed"
 	FP_BPFFS="/sys/fs/bpf/velotest-fp-$VT_TAG-$BATS_TEST_NUMBER"
 	FP_N=0
-	FP_DMESG="$(fp_splats)"
+	FP_DMESG="$(vt_splats)"
 }
 
 teardown() {
@@ -36,11 +36,6 @@ teardown() {
 	# Unpinning the links detaches the programs; the maps go with their last pin.
 	[ -n "${FP_BPFFS:-}" ] && rm -rf "$FP_BPFFS"
 	return 0
-}
-
-# Kernel warnings and oopses so far (compared before and after a test).
-fp_splats() {
-	dmesg 2>/dev/null | grep -cE 'WARNING:|BUG:|Oops|general protection' || true
 }
 
 # fp_config MODE [FAMILY [RUNTIME_CONFIG_JSON]]: velo's config with the pod's annotation
@@ -353,7 +348,7 @@ fp_delete_mid_stream() {
 		{ echo "still redirected to a deleted pod"; false; }
 	[ "$(fp_stat "${mode}_pass")" -gt "$passes" ] || { echo "nothing reached the stack"; false; }
 	kill "$pid" 2>/dev/null || true
-	after="$(fp_splats)"
+	after="$(vt_splats)"
 	[ "$after" -eq "$FP_DMESG" ] || {
 		echo "kernel warnings: $FP_DMESG -> $after"
 		dmesg | tail -40
@@ -466,7 +461,8 @@ fp_devmap_prog() {
 	new_tc="$(fp_prog_id "$FP_BPFFS/progs_gnextgen/velo_tc_ingress")"
 	new_xdp="$(fp_prog_id "$FP_BPFFS/progs_gnextgen/velo_xdp_host")"
 	new_dst="$(fp_prog_id "$FP_BPFFS/progs_gnextgen/velo_xdp_dst")"
-	[ -n "$new_tc" ] && [ "$new_tc" != "$old_tc" ]
+	[ -n "$new_tc" ]
+	[ "$new_tc" != "$old_tc" ]
 	[ "$(fp_link_prog "$a_host" tc)" = "$old_tc" ]
 	[ "$(fp_link_prog "$c_host" tc)" = "$new_tc" ]
 	# Across generations (the endpoint map's layout is the same, so it is shared).
@@ -483,7 +479,8 @@ fp_devmap_prog() {
 	[ "$(fp_link_prog "$b_host" xdp)" = "$new_xdp" ]
 	[ "$(fp_devmap_prog "$b_ifindex")" = "$new_dst" ]
 	[ ! -e "$FP_BPFFS/$gen" ] || { echo "old generation still pinned: $(ls "$FP_BPFFS/$gen")"; false; }
-	[ ! -e "$FP_BPFFS/velo_stats_v1" ] && [ -e "$FP_BPFFS/velo_stats_v2" ]
+	[ ! -e "$FP_BPFFS/velo_stats_v1" ]
+	[ -e "$FP_BPFFS/velo_stats_v2" ]
 
 	# The moved pods pass the next release's CHECK, and their traffic takes its programs.
 	VT_EXEC="$next" vt_cni CHECK "$a_cid" "$a" eth0 "$(vt_with_prev "$a_conf" "$a_result")"
@@ -521,7 +518,8 @@ fp_devmap_prog() {
 	new_tc="$(fp_prog_id "$FP_BPFFS/$gen/velo_tc_ingress")"
 	[ -n "$new_tc" ] && [ "$new_tc" != "$old_tc" ] || { cat "$VT/velod.log"; false; }
 	[ "$(fp_link_prog "$a_host" tc)" = "$new_tc" ]
-	[ ! -e "$FP_BPFFS/progs_v1/velo_tc_ingress" ] && [ ! -e "$FP_BPFFS/progs_v1/velo_xdp_host" ]
+	[ ! -e "$FP_BPFFS/progs_v1/velo_tc_ingress" ]
+	[ ! -e "$FP_BPFFS/progs_v1/velo_xdp_host" ]
 	# Other groups' pins there stay.
 	[ -e "$FP_BPFFS/progs_v1/velo_cg_keepme" ]
 	fp_both_ways "$a" "$a4" "$b" "$b4" 7400
@@ -536,7 +534,8 @@ fp_devmap_prog() {
 	fp_pod tc 4
 	b="$FP_POD" b4="$FP_IP4"
 	new_tc="$(fp_prog_id "$FP_BPFFS/$gen/velo_tc_ingress")"
-	[ -n "$new_tc" ] && [ "$(fp_link_prog "$a_host" tc)" != "$new_tc" ]
+	[ -n "$new_tc" ]
+	[ "$(fp_link_prog "$a_host" tc)" != "$new_tc" ]
 	fp_velod_once "$VELOTEST_REPO/build/velod" "$VT/velod.log"
 	[ "$(fp_link_prog "$a_host" tc)" = "$new_tc" ] || { cat "$VT/velod.log"; false; }
 	fp_both_ways "$a" "$a4" "$b" "$b4" 7500

@@ -397,6 +397,29 @@ vt_assert_nothing_left() {
 	fi
 }
 
+# vt_cgroup_kill CGROUP [SECONDS]: kill a pod's processes as a runtime does: cgroup.kill (a loop
+# over cgroup.procs misses pids when the list shifts under it), then wait, 5 s unless told, for
+# cgroup.procs to be empty. Fails if it isn't; a cgroup that doesn't exist has nothing to kill.
+vt_cgroup_kill() {
+	local cg="$1" i
+	[ -d "$cg" ] || return 0
+	echo 1 >"$cg/cgroup.kill" || return 1
+	for i in $(seq $((${2:-5} * 20))); do
+		[ -n "$(cat "$cg/cgroup.procs")" ] || return 0
+		sleep 0.05
+	done
+	echo "cgroup $cg still has processes: $(tr '\n' ' ' <"$cg/cgroup.procs")" >&2
+	return 1
+}
+
+# vt_splats: how many kernel warnings and oopses the kernel log holds (compared before and after
+# a test). Fails when dmesg can't be read: a count of 0 then would hide any splat.
+vt_splats() {
+	local log
+	log="$(dmesg)" || { echo "dmesg unreadable: can't check for kernel splats" >&2; return 1; }
+	grep -cE 'WARNING:|BUG:|Oops|general protection|Call Trace' <<<"$log" || true
+}
+
 # vt_ping FROM_CMD... ADDR: one ping, 2 s, repeated up to 3 times.
 vt_ping_from_node() {
 	local addr="$1" _

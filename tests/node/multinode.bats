@@ -43,7 +43,8 @@ teardown() { mn_teardown; }
 	b1="$MN_POD" b1_4="$MN_IP4" b1_6="$MN_IP6"
 	mn_add 2 mn-a2
 	a2="$MN_POD" a2_4="$MN_IP4" a2_6="$MN_IP6"
-	[[ $a1_4 == 10.77.1.* ]] && [[ $a2_4 == 10.77.2.* ]]
+	[[ $a1_4 == 10.77.1.* ]]
+	[[ $a2_4 == 10.77.2.* ]]
 
 	# Across nodes, both ways, data checked by digest.
 	vt_tcp_transfer "$a2" "$a2_4" "$a1" 5101

@@ -29,25 +29,13 @@ sm_setup() {
 }
 
 sm_teardown() {
-	local cg pid i
+	local cg
 
-	for cg in "${SM_CGROUPS[@]}"; do
-		[ -f "$cg/cgroup.procs" ] || continue
-		while read -r pid; do
-			kill "$pid" 2>/dev/null || true
-		done <"$cg/cgroup.procs"
-	done
 	# A cgroup can only go once its last process has exited: a killed server may take a
-	# moment (its sockets' teardown), so wait, with SIGKILL after a second, up to 15 s.
+	# moment (its sockets' teardown), so wait up to 15 s.
 	for cg in "${SM_CGROUPS[@]}"; do
-		for i in $(seq 150); do
-			rmdir "$cg" 2>/dev/null || [ ! -d "$cg" ] && break
-			if [ "$i" = 10 ]; then
-				xargs -r kill -9 <"$cg/cgroup.procs" 2>/dev/null || true
-			fi
-			sleep 0.1
-		done
-		[ ! -d "$cg" ] || echo "cgroup $cg still has processes: $(cat "$cg/cgroup.procs")" >&2
+		vt_cgroup_kill "$cg" 15 || true
+		[ ! -d "$cg" ] || rmdir "$cg" || echo "cgroup $cg not removed" >&2
 	done
 	# Unpinning the links detaches the programs; the maps go with their last pin.
 	[ -n "${SM_BPFFS:-}" ] && rm -rf "$SM_BPFFS"

@@ -65,7 +65,10 @@ su_velod() { vt_velod_once "$SU_VELOD" "$SM_BPFFS" "$1"; }
 	grep -q "moved to BPF generation nextgen" "$VT/work/velod.log" ||
 		{ cat "$VT/work/velod.log"; false; }
 	new_ops="$(su_prog progs_gnextgen velo_sockops)" new_msg="$(su_prog progs_gnextgen velo_sk_msg)"
-	[ -n "$new_ops" ] && [ "$new_ops" != "$old_ops" ] && [ -n "$new_msg" ] && [ "$new_msg" != "$old_msg" ]
+	[ -n "$new_ops" ]
+	[ "$new_ops" != "$old_ops" ]
+	[ -n "$new_msg" ]
+	[ "$new_msg" != "$old_msg" ]
 	[ "$(su_link_prog "${a_host}_sockops")" = "$new_ops" ]
 	[ "$(su_link_prog "${b_host}_sockops")" = "$new_ops" ]
 	[ "$(su_link_prog velo_sk_msg)" = "$new_msg" ]

@@ -227,7 +227,8 @@ vc_show() {
 	ip_b="$(vt_ip "$VT_RESULT" 4)"
 	id="$(bpftool -j prog show pinned "$VC_BPFFS"/progs_g*/velo_tc_ingress 2>/dev/null |
 		jq -r '.id // empty')"
-	[ -n "$id" ] || skip "no velo_tc_ingress pinned under $VC_BPFFS: the tc fast path is not attached"
+	# The pods asked for the tc fast path: velo must have pinned its program.
+	[ -n "$id" ] || { echo "no velo_tc_ingress pinned under $VC_BPFFS"; ls -R "$VC_BPFFS"; false; }
 
 	vt_pod "$a" "${VT_PING[@]}" -q -i 0.01 -c 400 "$ip_b" >/dev/null 2>&1 &
 	ping_pid=$!

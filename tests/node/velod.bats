@@ -209,7 +209,6 @@ vd_metric() {
 	[ "$(vt_node curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$VD_PORT/nope")" = 404 ]
 	[ "$(vd_metric "velo_endpoints{network=\"$VT_NETWORK\",phase=\"ready\"}")" = 2 ]
 	vt_node curl -sf "http://127.0.0.1:$VD_PORT/metrics" | grep -q '^velo_build_info{version="[^"]*",component="velod"} 1$'
-	vt_node curl -sf "http://127.0.0.1:$VD_PORT/metrics" | grep -q '^# TYPE velo_bpf_prog_run_count_total counter$'
 	# Not reachable from outside the node's loopback.
 	if nsenter --net="/run/netns/$a" curl -s --max-time 1 "http://169.254.1.1:$VD_PORT/healthz" >/dev/null 2>&1; then
 		echo "velod answered on a pod-facing address"
@@ -233,6 +232,43 @@ vd_metric() {
 	wait "$pid" || rc=$?
 	[ "$rc" -eq 0 ] || { echo "velod exited $rc"; vd_show_log; false; }
 	grep -q 'velod stopping' "$VT/velod.log"
+}
+
+# vd_prog_metric NAME PROG: the value of NAME for the velo BPF program PROG (any type).
+vd_prog_metric() {
+	vt_node curl -sf --max-time 5 "http://127.0.0.1:$VD_PORT/metrics" |
+		awk -v p="$1{prog=\"$2\"," 'index($1, p) == 1 { print $2 }'
+}
+
+@test "velod samples what velo's programs cost: velo_tc_ingress runs and run time after the test's own pod traffic" {
+	local conf a b ip_b i windows runs secs ns
+	vtc_setup
+	conf="$(vt_config -f 4 | jq -c --arg b "$VTC_BPFFS" \
+		'.bpffsDir = $b | .defaults = {"velo.dev/fastpath": "tc"}')"
+	a="$(vt_pod_new)"
+	b="$(vt_pod_new)"
+	vt_add "$a" ctr-sa "$conf"
+	vt_add "$b" ctr-sb "$conf"
+	ip_b="$(vt_ip "$VT_RESULT" 4)"
+	vd_config 0 "$VTC_BPFFS"
+	vd_start
+	# 4 s of pings between the pods cover at least one window (0.5 s every 2 s).
+	vt_pod "$a" "${VT_PING[@]}" -q -i 0.01 -c 400 "$ip_b" >"$VT/work/ping.out" 2>&1
+	for i in $(seq 50); do
+		windows="$(vd_metric velo_bpf_stats_windows_total)"
+		[ "${windows:-0}" -ge 3 ] && break
+		sleep 0.1
+	done
+	runs="$(vd_prog_metric velo_bpf_prog_run_count_total velo_tc_ingress)"
+	secs="$(vd_prog_metric velo_bpf_prog_run_seconds_total velo_tc_ingress)"
+	echo "windows $windows: velo_tc_ingress runs $runs, seconds $secs"
+	[ "$windows" -ge 3 ]
+	[ "${runs:-0}" -gt 0 ] || { vd_show_log; false; }
+	ns="$(awk -v s="$secs" -v r="$runs" 'BEGIN { printf "%d", s * 1e9 / r }')"
+	echo "ns per run $ns"
+	# ns per run is real: a tc program costs more than a nanosecond and less than 100 us.
+	[ "$ns" -ge 1 ]
+	[ "$ns" -lt 100000 ]
 }
 
 # vd_start: velod in the node, in the background, until /healthz answers.
@@ -280,11 +316,15 @@ vd_start() {
 	echo "segments out $segs in $segs_in; metrics tx $tx/$txb B rx $rx/$rxb B"
 	# Bytes: the payload plus IPv4 + TCP headers (20 + 32) per segment, within 3%.
 	expect=$((size + segs * 52))
-	[ $((txb * 100)) -ge $((expect * 97)) ] && [ $((txb * 100)) -le $((expect * 103)) ]
+	[ $((txb * 100)) -ge $((expect * 97)) ]
+	[ $((txb * 100)) -le $((expect * 103)) ]
 	# Packets: the kernel's own segment counts, within 2%; received ones are ACKs (52 B each).
-	[ $((tx * 100)) -ge $((segs * 98)) ] && [ $((tx * 100)) -le $((segs * 102)) ]
-	[ $((rx * 100)) -ge $((segs_in * 98)) ] && [ $((rx * 100)) -le $((segs_in * 102)) ]
-	[ "$rxb" -ge $((rx * 40)) ] && [ "$rxb" -le $((rx * 60)) ]
+	[ $((tx * 100)) -ge $((segs * 98)) ]
+	[ $((tx * 100)) -le $((segs * 102)) ]
+	[ $((rx * 100)) -ge $((segs_in * 98)) ]
+	[ $((rx * 100)) -le $((segs_in * 102)) ]
+	[ "$rxb" -ge $((rx * 40)) ]
+	[ "$rxb" -le $((rx * 60)) ]
 	[ "$(vd_metric "velo_pod_egress_denied_packets_total$labels")" = 0 ]
 
 	# veloctl reads the same maps: the same numbers, with no traffic in between.
@@ -334,7 +374,8 @@ vd_start() {
 	grep -q '400 packets transmitted, 400 received' "$VT/work/ping.out"
 	# The counters live in pinned maps, not in velod: they carried on across the restart.
 	echo "tx packets before the restart $before, after $after"
-	[ "$before" -gt 0 ] && [ "$after" -gt "$before" ]
+	[ "$before" -gt 0 ]
+	[ "$after" -gt "$before" ]
 	vd_assert_kept ctr-ra "$ip_a"
 }
 
@@ -372,11 +413,13 @@ vd_link_group() {
 	host="$(vt_host_ifname vt ctr-ret eth0)"
 	# A long interval: the retired veth stays until velod stops.
 	vd_config 0
-	jq '.reapIntervalMs = 600000' "$VT/velod.json" >"$VT/velod.json.new" && mv "$VT/velod.json.new" "$VT/velod.json"
+	jq '.reapIntervalMs = 600000' "$VT/velod.json" >"$VT/velod.json.new"
+	mv "$VT/velod.json.new" "$VT/velod.json"
 	vd_start
 	# One velod per runDir.
 	vt_node "$VD_BIN" --config "$VT/velod.json" 2>"$VT/work/second.log" || rc=$?
-	[ "$rc" -eq 1 ] && grep -q 'another velod holds it' "$VT/work/second.log"
+	[ "$rc" -eq 1 ]
+	grep -q 'another velod holds it' "$VT/work/second.log"
 
 	vt_cni DEL ctr-ret "$pod" eth0 "$conf"
 	vt_assert_ok
@@ -424,7 +467,8 @@ vd_link_group() {
 
 	# A veth retired by a DEL while a velod ran that was then killed (SIGKILL: no final reap).
 	vd_config 0
-	jq '.reapIntervalMs = 600000' "$VT/velod.json" >"$VT/velod.json.new" && mv "$VT/velod.json.new" "$VT/velod.json"
+	jq '.reapIntervalMs = 600000' "$VT/velod.json" >"$VT/velod.json.new"
+	mv "$VT/velod.json.new" "$VT/velod.json"
 	vd_start
 	vt_add "$pod" ctr-noagent "$conf"
 	vt_cni DEL ctr-noagent "$pod" eth0 "$conf"
