@@ -159,9 +159,20 @@ static int attach_features(struct velo_request *request)
 		if (ret)
 			return ret;
 		ret = feature->attach(request);
-		if (ret)
+		if (ret < 0 && ret != -EAGAIN)
 			return cni_fail(ret, VELO_ERR_FEATURE, "%s: %s", feature->name,
 					strerror(-ret));
+		if (ret) {
+			/* Nothing of it is there: the record (saved with the next write) says so. */
+			request->record.features &= ~feature->bit;
+			if (ret == -EAGAIN)
+				return cni_fail(ret, CNI_ERR_TRY_AGAIN,
+						"%s: a lock is busy (> %u ms); try again later",
+						feature->name, request->config.lock_timeout_ms);
+			pr_info("feature %s fell back: the pod stays on the routed path",
+				feature->name);
+			continue;
+		}
 		pr_info("feature %s attached", feature->name);
 	}
 	return 0;
@@ -314,8 +325,13 @@ int cmd_add(struct velo_request *request)
 	return 0;
 
 err_release:
-	/* Undo in reverse with the record as the list of what was done. */
-	record->phase = VELO_PHASE_FEATURES;
+	/*
+	 * Undo in reverse with the record as the list of what was done. This
+	 * ADD set each bit before attaching and cleared it for a feature that
+	 * did nothing, so the bits are exact (the READY rule): a feature never
+	 * attached isn't detached, and a busy cgroup lock can't keep the veth.
+	 */
+	record->phase = VELO_PHASE_READY;
 	if (attachment_release(request))
 		pr_err("undo of failed ADD incomplete; DEL or GC will finish it");
 	goto out_unlock;

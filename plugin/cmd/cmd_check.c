@@ -53,6 +53,12 @@ static int check_features(struct velo_request *request)
 		if (!feature->wanted(request) && !(request->record.features & feature->bit))
 			continue;
 		if (!(request->record.features & feature->bit)) {
+			/* ADD fell back: judge the routed state it left, not the feature's pins. */
+			if (request->record.phase == VELO_PHASE_READY && feature->check_routed) {
+				if (feature->check_routed(request))
+					drift = -EIO;
+				continue;
+			}
 			cni_error_detail("%s: requested but not attached", feature->name);
 			drift = -EIO;
 			continue;

@@ -416,6 +416,9 @@ static int group_open(const struct velo_paths *paths, unsigned lock_timeout_ms,
 			ret = group->load(paths);
 		if (!ret)
 			ret = group_open_pinned(paths, group, fds);
+		/* -EAGAIN from here means the lock was busy (callers answer 11): not a load error. */
+		if (ret == -EAGAIN)
+			ret = -EIO;
 	}
 	lock_release(lock_fd);
 	return ret;

@@ -2,11 +2,13 @@
 /*
  * velo.dev/accounting: "true". velo_cg_acct_in and velo_cg_acct_eg on the
  * pod's own cgroup count packets and L3 bytes per direction into the pod
- * cgroup's storage in velo_cg_cnt_v1 (read by cgroup id). A pod that asked
- * for it and can't have it (no pod cgroup) fails with code 107.
+ * cgroup's storage in velo_cg_cnt_v1 (read by cgroup id). Observability,
+ * not policy: a pod whose cgroup can't be found starts uncounted, with one
+ * warning, and its record says so (docs/annotations.md).
  */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "features/cgroup_link.h"
 #include "base/error.h"
@@ -25,9 +27,18 @@ static bool accounting_wanted(const struct velo_request *request)
 static int accounting_attach(struct velo_request *request)
 {
 	struct cgroup_ctx ctx;
+	bool had_error;
 	int ret;
 
+	had_error = cni_error_is_set();
 	ret = cgroup_ctx_open(request, "accounting", &ctx);
+	if (ret == -ENOENT && !ctx.path[0] && !had_error) {
+		/* No pod cgroup: uncounted beats a pod that can't start. */
+		cni_error_reset();
+		pr_warn("accounting: no pod cgroup; pod %s starts uncounted",
+			request->record.host_ifname);
+		return VELO_FEATURE_FELL_BACK;
+	}
 	if (ret)
 		return ret;
 	ret = cgroup_link_attach(&ctx, KIND_IN, ctx.bpf.acct_in_fd, BPF_CGROUP_INET_INGRESS);
@@ -73,6 +84,23 @@ static int accounting_check(struct velo_request *request)
 	return ret;
 }
 
+/* ADD found no pod cgroup: no counting link of this endpoint may exist. */
+static int accounting_check_routed(const struct velo_request *request)
+{
+	static const char *const kinds[] = { KIND_IN, KIND_EG };
+	char path[4096];
+	int ret = 0;
+
+	for (unsigned i = 0; i < 2; i++)
+		if (!velo_bpf_link_path(&request->config.paths, request->record.host_ifname,
+					kinds[i], path, sizeof(path)) &&
+		    !access(path, F_OK)) {
+			cni_error_detail("accounting: uncounted pod has a link (%s)", path);
+			ret = -EIO;
+		}
+	return ret;
+}
+
 const struct velo_feature velo_feature_accounting = {
 	.name = "accounting",
 	.bit = VELO_FEATURE_ACCOUNTING,
@@ -80,4 +108,5 @@ const struct velo_feature velo_feature_accounting = {
 	.attach = accounting_attach,
 	.detach = accounting_detach,
 	.check = accounting_check,
+	.check_routed = accounting_check_routed,
 };

@@ -82,6 +82,10 @@ int cgroup_ctx_open(struct velo_request *request, const char *feature, struct cg
 				   &ctx->bpf);
 	if (ret) {
 		cgroup_ctx_close(ctx);
+		if (ret == -EAGAIN)
+			return cni_fail(ret, CNI_ERR_TRY_AGAIN,
+					"%s: the BPF loader lock is busy; try again later",
+					feature);
 		return cni_fail(ret, VELO_ERR_FEATURE,
 				"%s: velo's cgroup BPF programs can't be loaded: %s", feature,
 				strerror(-ret));

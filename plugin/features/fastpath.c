@@ -6,8 +6,9 @@
  * or velo_xdp_host to the host-side veth, pinning the link per endpoint.
  * Whatever the kernel lacks, or a shaped pod (config.shaped: runtimeConfig
  * bandwidth has a rate), stays on the routed path with one log line: never a
- * failed pod. A shaped pod has no endpoint entry either, so no other pod's
- * shortcut redirects past its host veth's qdiscs.
+ * failed pod (only a busy loader lock is code 11, as for every feature). A
+ * shaped pod has no endpoint entry either, so no other pod's shortcut
+ * redirects past its host veth's qdiscs.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -152,13 +153,13 @@ static void devmap_remove(const struct velo_bpf *bpf, const struct velo_record *
 	bpf_map_delete_elem(bpf->dst_stats_fd, &key);
 }
 
-/* Falls back to routed with one line; returns 0 so the pod is created. */
+/* Falls back to routed with one line: the pod is created, its record says routed. */
 static int fall_back(const struct velo_request *request, const char *why, int err)
 {
 	pr_warn("fastpath %s: %s%s%s; pod %s stays on the routed path",
 		velo_fastpath_str(request->config.effective.fastpath), why, err ? ": " : "",
 		err ? strerror(-err) : "", request->record.host_ifname);
-	return 0;
+	return VELO_FEATURE_FELL_BACK;
 }
 
 static int fastpath_attach(struct velo_request *request)
@@ -181,9 +182,11 @@ static int fastpath_attach(struct velo_request *request)
 		pr_warn("fastpath %s: this kernel lacks %s; pod %s stays on the routed path",
 			velo_fastpath_str(request->config.effective.fastpath), missing,
 			record->host_ifname);
-		return 0;
+		return VELO_FEATURE_FELL_BACK;
 	}
 	ret = velo_bpf_open(&request->config.paths, request->config.lock_timeout_ms, &ctx.bpf);
+	if (ret == -EAGAIN)
+		return ret; /* the loader lock is busy: try again later, like every feature */
 	if (ret)
 		return fall_back(request, "BPF objects can't be loaded", ret);
 
@@ -328,7 +331,8 @@ static int check_endpoints(const struct velo_bpf *bpf, const struct velo_record 
 	return ret;
 }
 
-static int check_shaped(const struct velo_request *request)
+/* ADD left the pod routed (shaped, or a fall back): a shortcut found now is drift. */
+static int fastpath_check_routed(const struct velo_request *request)
 {
 	const struct velo_record *record = &request->record;
 	struct velo_bpf bpf;
@@ -341,7 +345,7 @@ static int check_shaped(const struct velo_request *request)
 		if (!velo_bpf_link_path(&request->config.paths, record->host_ifname, kind, path,
 					sizeof(path)) &&
 		    !access(path, F_OK)) {
-			cni_error_detail("fastpath: shaped pod has a %s shortcut (%s)", kind, path);
+			cni_error_detail("fastpath: routed pod has a %s shortcut (%s)", kind, path);
 			ret = -EIO;
 		}
 	}
@@ -354,7 +358,7 @@ static int check_shaped(const struct velo_request *request)
 		velo_ep_key(&record->ips[i], &key);
 		if (!bpf_map_lookup_elem(bpf.endpoints_fd, &key, &ep) &&
 		    ep.owner == velo_endpoint_owner(record)) {
-			cni_error_detail("fastpath: shaped pod is in the endpoint map (address %u)",
+			cni_error_detail("fastpath: routed pod is in the endpoint map (address %u)",
 					 i);
 			ret = -EIO;
 		}
@@ -373,7 +377,7 @@ static int fastpath_check(struct velo_request *request)
 
 	/* ADD left a shaped pod routed: a shortcut found now bypasses its limits. */
 	if (request->config.shaped)
-		return check_shaped(request);
+		return fastpath_check_routed(request);
 	velo_bpf_probe(&request->config.paths, &features);
 	if (velo_bpf_missing(&features, xdp))
 		return 0;
@@ -403,4 +407,5 @@ const struct velo_feature velo_feature_fastpath = {
 	.attach = fastpath_attach,
 	.detach = fastpath_detach,
 	.check = fastpath_check,
+	.check_routed = fastpath_check_routed,
 };

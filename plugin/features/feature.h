@@ -14,15 +14,25 @@
 
 #include "cni/request.h"
 
+/* attach's answer when it stayed routed and attached nothing: ADD clears the feature's bit. */
+#define VELO_FEATURE_FELL_BACK 1
+
 struct velo_feature {
 	const char *name;
 	unsigned bit; /* in velo_record.features */
 	bool (*wanted)(const struct velo_request *request);
+	/*
+	 * 0 attached, VELO_FEATURE_FELL_BACK, or -errno: -EAGAIN only when a
+	 * lock (the BPF loader's, the cgroup lock) stayed busy before anything
+	 * was done (code 11).
+	 */
 	int (*attach)(struct velo_request *request);
 	/* Undo from request->record alone; idempotent, best effort. */
 	int (*detach)(struct velo_request *request);
 	/* Record each drift with cni_error_detail(); return -EIO if any. */
 	int (*check)(struct velo_request *request);
+	/* After a fall back: nothing of the feature is there. NULL: it never falls back. */
+	int (*check_routed)(const struct velo_request *request);
 };
 
 extern const struct velo_feature *const velo_features[];

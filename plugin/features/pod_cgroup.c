@@ -2,8 +2,10 @@
 /*
  * Finding a pod's own cgroup (v2). Two optional conflist fields, read here
  * rather than in config.c because nothing else needs them:
- *   "cgroupRoot":  the kubelet's --cgroup-root ("/" by default), a path
- *                  under the cgroup2 mount that every pod cgroup lives under
+ *   "cgroupRoot":  the kubelet's --cgroup-root ("/" by default): a path
+ *                  prefix for the cgroupfs driver, the slice kubepods
+ *                  nests under for the systemd driver ("/kube.slice" ->
+ *                  kube.slice/kube-kubepods.slice/...)
  *   "cgroupMount": the cgroup2 mount to use instead of the one found in
  *                  /proc/self/mountinfo (nested setups; unit tests)
  * The candidates, in order: the runtime's cgroupPath (a path under the
@@ -196,12 +198,64 @@ static bool uid_valid(const char *uid)
 	return n > 0 && n < 64 && strspn(uid, "0123456789abcdefABCDEF-") == n;
 }
 
+/*
+ * The systemd driver's prefix for a cgroupRoot: kubelet names the root's
+ * slice, so "/kube.slice" (or its internal form "/kube") puts kubepods
+ * under kube.slice as kube-kubepods.slice (pkg/kubelet/cm, ToSystemd:
+ * name components joined by "-", a "-" inside one written "_"). "" for "/".
+ */
+static void systemd_root_prefix(const char *root, char *buf, size_t len)
+{
+	char copy[PATH_MAX];
+	size_t n, used = 0;
+	const char *base;
+
+	buf[0] = '\0';
+	if (!root)
+		return;
+	snprintf(copy, sizeof(copy), "%s", root);
+	n = strlen(copy);
+	while (n && copy[n - 1] == '/')
+		copy[--n] = '\0';
+	base = strrchr(copy, '/');
+	base = base ? base + 1 : copy;
+	n = strlen(base);
+	if (n > 6 && !strcmp(base + n - 6, ".slice")) {
+		/* A slice name (or its expanded path): the last one's name is the prefix. */
+		snprintf(buf, len, "%.*s", (int)(n - 6), base);
+		return;
+	}
+	for (const char *c = copy; *c && used + 1 < len; c++) {
+		if (*c == '/') {
+			if (used && buf[used - 1] != '-')
+				buf[used++] = '-';
+			continue;
+		}
+		buf[used++] = *c == '-' ? '_' : *c;
+	}
+	buf[used] = '\0';
+}
+
+/* The systemd driver's pod slice under prefix ("" = the root), expanded to a path. */
+static int try_systemd_pod(struct search *search, const char *prefix, const char *qos,
+			   const char *systemd_uid, char *buf, size_t len)
+{
+	char name[NAME_MAX * 2], rel[PATH_MAX];
+	int n;
+
+	n = snprintf(name, sizeof(name), "%s%skubepods%s%s-pod%s.slice", prefix, *prefix ? "-" : "",
+		     *qos ? "-" : "", qos, systemd_uid);
+	if (n < 0 || (size_t)n >= sizeof(name) || slice_to_path(name, rel, sizeof(rel)))
+		return 0;
+	return try_candidate(search, NULL, rel, buf, len);
+}
+
 /* The kubelet's names: cgroupfs driver, then systemd driver; Guaranteed, Burstable, BestEffort. */
 static int try_pod_uid(struct search *search, const char *root, const char *uid, char *buf,
 		       size_t len)
 {
 	static const char *const qos[] = { "", "burstable", "besteffort" };
-	char systemd_uid[64], rel[PATH_MAX];
+	char systemd_uid[64], rel[PATH_MAX], prefix[NAME_MAX + 1];
 
 	snprintf(systemd_uid, sizeof(systemd_uid), "%s", uid);
 	for (char *c = systemd_uid; *c; c++)
@@ -212,6 +266,13 @@ static int try_pod_uid(struct search *search, const char *root, const char *uid,
 		if (try_candidate(search, root, rel, buf, len))
 			return 1;
 	}
+	systemd_root_prefix(root, prefix, sizeof(prefix));
+	for (size_t i = 0; i < sizeof(qos) / sizeof(qos[0]); i++)
+		if (try_systemd_pod(search, prefix, qos[i], systemd_uid, buf, len))
+			return 1;
+	if (!prefix[0])
+		return 0;
+	/* Older kubelets put kubepods.slice itself under the root's directory. */
 	for (size_t i = 0; i < sizeof(qos) / sizeof(qos[0]); i++) {
 		if (*qos[i])
 			snprintf(rel, sizeof(rel),

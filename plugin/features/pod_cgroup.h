@@ -3,7 +3,7 @@
  * Finding a pod's own cgroup (v2). From the runtimeConfig cgroupPath when
  * the runtime passes it (containerd >= 1.7), else from K8S_POD_UID and the
  * kubelet's naming (cgroupfs and systemd drivers, every QoS class, an
- * optional root prefix), under the cgroup2 mount found in
+ * optional cgroup root: a path prefix, or a slice), under the cgroup2 mount found in
  * /proc/self/mountinfo. Never falls back to a parent.
  */
 #ifndef VELO_POD_CGROUP_H

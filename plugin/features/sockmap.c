@@ -178,7 +178,7 @@ static int fall_back(const struct velo_request *request, const char *why, int er
 {
 	pr_warn("sockmap: %s%s%s; pod %s stays on the routed path", why, err ? ": " : "",
 		err ? strerror(-err) : "", request->record.host_ifname);
-	return 0;
+	return VELO_FEATURE_FELL_BACK;
 }
 
 static int sockmap_attach(struct velo_request *request)
@@ -199,6 +199,8 @@ static int sockmap_attach(struct velo_request *request)
 	velo_sockmap_probe(&request->config.paths, &features);
 	ret = velo_sockmap_bpf_open(&request->config.paths, request->config.lock_timeout_ms,
 				    &features, &bpf);
+	if (ret == -EAGAIN)
+		return ret; /* the loader lock is busy: try again later */
 	if (ret)
 		return fall_back(request, "BPF objects can't be loaded", ret);
 	ret = netns_cookie(record->netns, &cookie);
@@ -329,4 +331,5 @@ const struct velo_feature velo_feature_sockmap = {
 	.attach = sockmap_attach,
 	.detach = sockmap_detach,
 	.check = sockmap_check,
+	.check_routed = check_shaped,
 };

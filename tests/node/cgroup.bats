@@ -259,3 +259,50 @@ time.sleep(3)
 	[ "$(bpftool -j map dump pinned "$VTC_BPFFS/velo_deny_v1" | jq length)" -eq 0 ]
 	vt_assert_nothing_left
 }
+
+# The rule when the pod's cgroup can't be found (docs/annotations.md): what changes the
+# pod's traffic (egress-deny above, tcp-congestion) fails the ADD; what only speeds it up
+# or counts it (sockmap, accounting) leaves the pod routed and the record says so.
+@test "tcp-congestion without a pod cgroup fails with 107 and leaves nothing" {
+	local pod conf
+	pod="$(vt_pod_new)"
+	conf="$(vtc_config "$(vt_config -f dual)" "/velotest-$VT_TAG-none" \
+		'{"velo.dev/tcp-congestion": "reno"}')"
+	vt_cni ADD ctr-ccnocg "$pod" eth0 "$conf"
+	vt_assert_error 107 'cgroup'
+	vt_assert_nothing_left
+}
+
+@test "accounting without a pod cgroup: the pod starts uncounted, the record says so, CHECK passes" {
+	local pod conf record
+	pod="$(vt_pod_new)"
+	conf="$(vtc_config "$(vt_config -f dual)" "/velotest-$VT_TAG-none" \
+		'{"velo.dev/accounting": "true"}')"
+	vt_add "$pod" ctr-acctnocg "$conf"
+	grep -q 'accounting.*no pod cgroup' "$VT_LOG"
+	record="$VT_STATE/$VT_NETWORK/ctr-acctnocg_eth0.json"
+	# Bit 2 (accounting) is clear: nothing was attached.
+	[ "$(jq '(.features / 2 | floor) % 2' "$record")" -eq 0 ] || { cat "$record"; false; }
+	vt_cni CHECK ctr-acctnocg "$pod" eth0 "$(vt_with_prev "$conf" "$VT_RESULT")"
+	vt_assert_ok
+	vt_cni DEL ctr-acctnocg "$pod" eth0 "$conf"
+	vt_assert_ok
+	vt_assert_nothing_left
+}
+
+@test "sockmap without a pod cgroup: the pod stays routed, the record says so, CHECK passes" {
+	local pod conf record
+	pod="$(vt_pod_new)"
+	conf="$(vtc_config "$(vt_config -f dual)" "/velotest-$VT_TAG-none" \
+		'{"velo.dev/sockmap": "true"}')"
+	vt_add "$pod" ctr-smnocg "$conf"
+	grep -q "sockmap: the pod's cgroup is unknown" "$VT_LOG"
+	record="$VT_STATE/$VT_NETWORK/ctr-smnocg_eth0.json"
+	# Bit 16 (sockmap) is clear: nothing was attached.
+	[ "$(jq '(.features / 16 | floor) % 2' "$record")" -eq 0 ] || { cat "$record"; false; }
+	vt_cni CHECK ctr-smnocg "$pod" eth0 "$(vt_with_prev "$conf" "$VT_RESULT")"
+	vt_assert_ok
+	vt_cni DEL ctr-smnocg "$pod" eth0 "$conf"
+	vt_assert_ok
+	vt_assert_nothing_left
+}

@@ -350,3 +350,45 @@ teardown() {
 	vt_assert_nothing_left
 	[ -z "$(vtc_attached "$cg")" ] || { echo "left on the cgroup: $(vtc_attached "$cg")"; false; }
 }
+
+@test "CHECK passes for a pod whose fastpath fell back to routed (BPF can't be loaded)" {
+	vt_velo_only
+	local pod conf record
+	# bpffsDir under a regular file: velo can't mount or pin there, a real load failure.
+	: >"$VT/not-a-dir"
+	conf="$(vt_config -f 4 | jq -c --arg b "$VT/not-a-dir/bpffs" '.bpffsDir = $b |
+		.runtimeConfig = {"io.kubernetes.cri.pod-annotations": {"velo.dev/fastpath": "tc"}}')"
+	pod="$(vt_pod_new)"
+	vt_add "$pod" ctr-fellback "$conf"
+	grep -q 'stays on the routed path' "$VT_LOG"
+	record="$VT_STATE/$VT_NETWORK/ctr-fellback_eth0.json"
+	# The ready record says what ADD set up: no fastpath bit (1).
+	[ "$(jq '.features % 2' "$record")" -eq 0 ] || { cat "$record"; false; }
+	vt_cni CHECK ctr-fellback "$pod" eth0 "$(vt_with_prev "$conf" "$VT_RESULT")"
+	vt_assert_ok
+	vt_cni DEL ctr-fellback "$pod" eth0 "$conf"
+	vt_assert_ok
+	vt_assert_nothing_left
+}
+
+@test "CHECK still reports drift when an attached fastpath's link pin is removed" {
+	vt_velo_only
+	vtc_setup
+	local pod conf host record
+	conf="$(vt_config -f 4 | jq -c --arg b "$VTC_BPFFS" '.bpffsDir = $b |
+		.runtimeConfig = {"io.kubernetes.cri.pod-annotations": {"velo.dev/fastpath": "tc"}}')"
+	pod="$(vt_pod_new)"
+	vt_add "$pod" ctr-pin "$conf"
+	host="$(vt_host_ifname vt ctr-pin eth0)"
+	record="$VT_STATE/$VT_NETWORK/ctr-pin_eth0.json"
+	[ "$(jq '.features % 2' "$record")" -eq 1 ] || { cat "$record"; false; }
+	vt_cni CHECK ctr-pin "$pod" eth0 "$(vt_with_prev "$conf" "$VT_RESULT")"
+	vt_assert_ok
+	[ -e "$VTC_BPFFS/links/${host}_tc" ]
+	rm "$VTC_BPFFS/links/${host}_tc"
+	vt_cni CHECK ctr-pin "$pod" eth0 "$(vt_with_prev "$conf" "$VT_RESULT")"
+	vt_assert_error 106 'fastpath'
+	vt_cni DEL ctr-pin "$pod" eth0 "$conf"
+	vt_assert_ok
+	vt_assert_nothing_left
+}

@@ -155,6 +155,51 @@ static void test_cgroup_root_prefix_is_required(void **state)
 	assert_int_equal(find(fixture, "", UID, rel), -ENOENT);
 }
 
+/* kubelet's systemd driver: cgroup root "/kube.slice" nests kubepods as kube-kubepods.slice. */
+static void test_systemd_cgroup_root_slice(void **state)
+{
+	struct fixture *fixture = *state;
+
+	cJSON_AddStringToObject(fixture->request.config.root, "cgroupRoot", "/kube.slice");
+	assert_found(fixture,
+		     "kube.slice/kube-kubepods.slice/kube-kubepods-burstable.slice/"
+		     "kube-kubepods-burstable-pod" UID_SYSTEMD ".slice",
+		     "", UID);
+}
+
+static void test_systemd_cgroup_root_slice_guaranteed(void **state)
+{
+	struct fixture *fixture = *state;
+
+	cJSON_AddStringToObject(fixture->request.config.root, "cgroupRoot", "/kube.slice");
+	assert_found(fixture,
+		     "kube.slice/kube-kubepods.slice/kube-kubepods-pod" UID_SYSTEMD ".slice", "",
+		     UID);
+}
+
+/* A nested slice name expands through each parent; kubelet's "/kube" names the same slice. */
+static void test_systemd_cgroup_root_nested_slice(void **state)
+{
+	struct fixture *fixture = *state;
+
+	cJSON_AddStringToObject(fixture->request.config.root, "cgroupRoot", "/a-b.slice");
+	assert_found(fixture,
+		     "a.slice/a-b.slice/a-b-kubepods.slice/a-b-kubepods-besteffort.slice/"
+		     "a-b-kubepods-besteffort-pod" UID_SYSTEMD ".slice",
+		     "", UID);
+}
+
+static void test_systemd_cgroup_root_internal_name(void **state)
+{
+	struct fixture *fixture = *state;
+
+	cJSON_AddStringToObject(fixture->request.config.root, "cgroupRoot", "/kube");
+	assert_found(fixture,
+		     "kube.slice/kube-kubepods.slice/kube-kubepods-burstable.slice/"
+		     "kube-kubepods-burstable-pod" UID_SYSTEMD ".slice",
+		     "", UID);
+}
+
 static void test_cgroup_path_first(void **state)
 {
 	struct fixture *fixture = *state;
@@ -257,6 +302,10 @@ int main(void)
 		T(test_systemd_besteffort),
 		T(test_cgroup_root_prefix),
 		T(test_cgroup_root_prefix_is_required),
+		T(test_systemd_cgroup_root_slice),
+		T(test_systemd_cgroup_root_slice_guaranteed),
+		T(test_systemd_cgroup_root_nested_slice),
+		T(test_systemd_cgroup_root_internal_name),
 		T(test_cgroup_path_first),
 		T(test_cgroup_path_absolute_under_mount),
 		T(test_cgroup_path_systemd_slice),
