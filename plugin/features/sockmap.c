@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -31,6 +32,7 @@
 #include "features/pod_cgroup.h"
 #include "datapath/sockmap_bpf.h"
 #include "datapath/sockmap_probe.h"
+#include "cni/kernel_bugs.h"
 
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71
@@ -179,12 +181,31 @@ static int fall_back(const struct velo_request *request, const char *why, int er
 	return 0;
 }
 
+/*
+ * The kernel bugs the probes found that the conflist doesn't accept: where
+ * any is left, the pod stays routed (a fast path must never make a pod less
+ * correct than the routed path). The reason into why.
+ */
+static unsigned gated_bugs(const struct velo_request *request,
+			   const struct velo_sockmap_features *features, char *why, size_t len)
+{
+	unsigned bugs = features->bugs & ~request->config.sockmap_accept_bugs;
+	char names[96];
+
+	velo_sm_bugs_str(bugs, names, sizeof(names));
+	snprintf(why, len,
+		 "kernel probe failed: %s (sockets in a sockhash behave unlike TCP; accept by "
+		 "name in sockmapAcceptKernelBugs)",
+		 names);
+	return bugs;
+}
+
 static int sockmap_attach(struct velo_request *request)
 {
 	const struct velo_record *record = &request->record;
 	struct velo_sockmap_features features;
 	struct velo_sockmap_bpf bpf;
-	char cgroup[PATH_MAX];
+	char cgroup[PATH_MAX], why[256], accepted[96];
 	uint64_t cookie = 0, removed;
 	int ret;
 
@@ -192,6 +213,8 @@ static int sockmap_attach(struct velo_request *request)
 	if (ret)
 		return fall_back(request, "the pod's cgroup is unknown", ret);
 	velo_sockmap_probe(&request->config.paths, &features);
+	if (gated_bugs(request, &features, why, sizeof(why)))
+		return fall_back(request, why, 0);
 	ret = velo_sockmap_bpf_open(&request->config.paths, request->config.lock_timeout_ms,
 				    &features, &bpf);
 	if (ret)
@@ -210,8 +233,11 @@ static int sockmap_attach(struct velo_request *request)
 	ret = link_attach(request, bpf.sockops_prog_fd, cgroup);
 	if (ret)
 		goto err_pods;
-	pr_info("sockmap on %s (cgroup %s, BPF_F_PERMANENT %s)", record->host_ifname, cgroup,
-		features.permanent_flag ? "used" : "absent: apply_bytes");
+	velo_sm_bugs_str(features.bugs & request->config.sockmap_accept_bugs, accepted,
+			 sizeof(accepted));
+	pr_info("sockmap on %s (cgroup %s, BPF_F_PERMANENT %s, kernel bugs accepted: %s)",
+		record->host_ifname, cgroup,
+		features.permanent_flag ? "used" : "absent: apply_bytes", accepted);
 	velo_sockmap_bpf_close(&bpf);
 	return 0;
 
@@ -257,12 +283,35 @@ static int check_link(const struct velo_request *request, int prog_fd)
 	return 0;
 }
 
+/* A pod that ADD kept routed for a kernel bug must have no sock_ops link: that's its health. */
+static int check_routed(const struct velo_request *request)
+{
+	char path[PATH_MAX];
+
+	if (velo_sockmap_link_path(&request->config.paths, request->record.host_ifname, path,
+				   sizeof(path)))
+		return -ENAMETOOLONG;
+	if (!access(path, F_OK)) {
+		cni_error_detail("sockmap: link %s exists, but this kernel's probes say the pod "
+				 "must stay routed",
+				 path);
+		return -EIO;
+	}
+	return 0;
+}
+
 static int sockmap_check(struct velo_request *request)
 {
 	const struct velo_record *record = &request->record;
 	uint64_t owner = owner_of(record);
+	struct velo_sockmap_features features;
 	struct velo_sockmap_bpf bpf;
+	char why[256];
 	int ret;
+
+	velo_sockmap_probe(&request->config.paths, &features);
+	if (gated_bugs(request, &features, why, sizeof(why)))
+		return check_routed(request);
 
 	if (velo_sockmap_bpf_open_pinned(&request->config.paths, &bpf)) {
 		cni_error_detail("sockmap: velo's sockmap BPF objects are not pinned");
