@@ -11,6 +11,8 @@
 static const char *const names[VELO_SM_BUG_COUNT] = {
 	"halfclose-eagain",
 	"splice-ingress",
+	"waitall-short",
+	"rcvlowat-ignored",
 };
 
 const char *velo_sm_bug_name(unsigned i)
@@ -55,10 +57,14 @@ int velo_sm_bugs_parse(const char *field, const cJSON *item, unsigned *out)
 		for (i = 0; i < VELO_SM_BUG_COUNT; i++)
 			if (!strcmp(entry->valuestring, names[i]))
 				break;
-		if (i == VELO_SM_BUG_COUNT)
+		if (i == VELO_SM_BUG_COUNT) {
+			char known[128];
+
+			velo_sm_bugs_str(VELO_SM_BUGS_ALL, known, sizeof(known));
 			return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG,
-					"%s: unknown kernel bug \"%.64s\" (known: %s, %s)", field,
-					entry->valuestring, names[0], names[1]);
+					"%s: unknown kernel bug \"%.64s\" (known: %s)", field,
+					entry->valuestring, known);
+		}
 		*out |= 1u << i;
 	}
 	return 0;

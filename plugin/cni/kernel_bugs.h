@@ -16,8 +16,12 @@ enum velo_sm_bug {
 	VELO_SM_BUG_HALFCLOSE_EAGAIN = 1u << 0,
 	/* splice() from the socket reads only the TCP queue, never the redirected bytes. */
 	VELO_SM_BUG_SPLICE_INGRESS = 1u << 1,
+	/* recv(MSG_WAITALL) returns what is queued instead of waiting for all of it. */
+	VELO_SM_BUG_WAITALL_SHORT = 1u << 2,
+	/* poll() says readable below SO_RCVLOWAT. */
+	VELO_SM_BUG_RCVLOWAT_IGNORED = 1u << 3,
 };
-#define VELO_SM_BUG_COUNT 2
+#define VELO_SM_BUG_COUNT 4
 #define VELO_SM_BUGS_ALL ((1u << VELO_SM_BUG_COUNT) - 1)
 
 /* The name of bug number i (0 .. VELO_SM_BUG_COUNT - 1). */

@@ -201,6 +201,65 @@ out:
 	return ret;
 }
 
+/* The sender of the MSG_WAITALL probe: two halves, the second one later. */
+static void trickle(int fd)
+{
+	char buf[SPLICE_BYTES / 2];
+
+	alarm(CHILD_SECONDS);
+	memset(buf, 'w', sizeof(buf));
+	if (send(fd, buf, sizeof(buf), MSG_NOSIGNAL) != (ssize_t)sizeof(buf))
+		_exit(1);
+	usleep(20000);
+	_exit(send(fd, buf, sizeof(buf), MSG_NOSIGNAL) == (ssize_t)sizeof(buf) ? 0 : 1);
+}
+
+/* recv(MSG_WAITALL) of two sends 20 ms apart. 1: it returned the first only, 0: both, -1. */
+static int waitall_once(int map_fd)
+{
+	char buf[SPLICE_BYTES];
+	int fds[2], status, ret = -1;
+	ssize_t n;
+	pid_t pid;
+
+	if (sockhash_pair(map_fd, fds)) {
+		pair_close(fds);
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(fds[1]);
+		trickle(fds[0]);
+	}
+	if (pid > 0) {
+		n = recv(fds[1], buf, sizeof(buf), MSG_WAITALL);
+		ret = n == (ssize_t)sizeof(buf) ? 0 : n > 0 ? 1 : -1;
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+			ret = -1;
+	}
+	pair_close(fds);
+	return ret;
+}
+
+/* SO_RCVLOWAT 1000 with 500 bytes queued. 1: poll said readable, 0: it did not, -1. */
+static int rcvlowat_once(int map_fd)
+{
+	char buf[500];
+	int fds[2], lowat = 1000, ret = -1;
+	struct pollfd pfd;
+
+	memset(buf, 'l', sizeof(buf));
+	if (!sockhash_pair(map_fd, fds) &&
+	    !setsockopt(fds[1], SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof(lowat)) &&
+	    send(fds[0], buf, sizeof(buf), MSG_NOSIGNAL) == (ssize_t)sizeof(buf)) {
+		pfd = (struct pollfd){ .fd = fds[1], .events = POLLIN };
+		ret = poll(&pfd, 1, 100);
+		ret = ret < 0 ? -1 : ret;
+	}
+	pair_close(fds);
+	return ret;
+}
+
 static int probe_child(void)
 {
 	struct sockmap_bugs *skel;
@@ -231,6 +290,12 @@ static int probe_child(void)
 	ret = splice_once(map_fd);
 	if (ret)
 		code |= VELO_SM_BUG_SPLICE_INGRESS | (ret < 0 ? PROBE_FAILED : 0);
+	ret = waitall_once(map_fd);
+	if (ret)
+		code |= VELO_SM_BUG_WAITALL_SHORT | (ret < 0 ? PROBE_FAILED : 0);
+	ret = rcvlowat_once(map_fd);
+	if (ret)
+		code |= VELO_SM_BUG_RCVLOWAT_IGNORED | (ret < 0 ? PROBE_FAILED : 0);
 	sockmap_bugs__destroy(skel);
 	return code;
 }

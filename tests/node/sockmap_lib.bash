@@ -12,7 +12,7 @@ SM_STATS=(insert not_pod peer_not_pod insert_fail redirect pass_first pass redir
 # The kernel bugs (docs/sockmap.md, "Kernel probes") the test pods accept in their conflist
 # (sockmapAcceptKernelBugs): the accelerated path is what these tests test, also on kernels
 # whose probes fail. SM_ACCEPT="" before sm_pod gives velo's default (such pods stay routed).
-SM_ACCEPT="${SM_ACCEPT-halfclose-eagain splice-ingress}"
+SM_ACCEPT="${SM_ACCEPT-halfclose-eagain splice-ingress waitall-short rcvlowat-ignored}"
 
 # The cgroup2 mount, from mountinfo (never hard-coded).
 sm_cgroup_mount() {
