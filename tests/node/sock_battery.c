@@ -233,7 +233,8 @@ static int check_answer(int fd, uint64_t len, bool blocking)
 	if (!blocking && wait_for(fd, POLLIN, POLL_MS) != 1)
 		return fail("no EOF after the answer");
 	if (recv(fd, &end, 1, 0) != 0)
-		return fail("no EOF after the answer: %s", en(errno));
+		return fail("%s recv of the EOF after the answer: %s",
+			    blocking ? "blocking" : "poll+", en(errno));
 	return 0;
 }
 
