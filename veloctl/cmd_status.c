@@ -23,6 +23,7 @@
 #include "ctl.h"
 #include "http_get.h"
 #include "state/netns_state.h"
+#include "cni/kernel_bugs.h"
 #include "datapath/sockmap_probe.h"
 #include "state/state.h"
 
@@ -62,6 +63,22 @@ static bool stats_supported(void)
 	return true;
 }
 
+/*
+ * The sockhash kernel bugs the functional probes found: pods asking for
+ * sockmap stay routed unless their conflist accepts each by name.
+ */
+static bool add_kernel_bugs(cJSON *json, unsigned bugs)
+{
+	cJSON *list = cJSON_AddArrayToObject(json, "sockmapKernelBugs");
+
+	if (!list)
+		return false;
+	for (unsigned i = 0; i < VELO_SM_BUG_COUNT; i++)
+		if (bugs & (1u << i))
+			cJSON_AddItemToArray(list, cJSON_CreateString(velo_sm_bug_name(i)));
+	return true;
+}
+
 static cJSON *kernel_json(const struct ctl *ctl)
 {
 	struct velo_bpf_features bpf = {};
@@ -86,6 +103,8 @@ static cJSON *kernel_json(const struct ctl *ctl)
 	cJSON_AddBoolToObject(features, "sockmapPermanentInBtf", sockmap.permanent_in_btf);
 	cJSON_AddBoolToObject(features, "sockmapPermanent", sockmap.permanent_flag != 0);
 	cJSON_AddBoolToObject(features, "bpfStats", stats_supported());
+	if (!add_kernel_bugs(json, sockmap.bugs))
+		goto err;
 	/* The sysctl makes every program pay for stats all the time: worth a warning. */
 	cJSON_AddBoolToObject(json, "bpfStatsSysctl", sysctl == 1);
 	return json;
@@ -284,6 +303,16 @@ static void print_text(const cJSON *status)
 		       : "not mounted");
 	cJSON_ArrayForEach (item, features)
 		printf("  %-24s %s\n", item->string, cJSON_IsTrue(item) ? "yes" : "no");
+	item = cJSON_GetObjectItemCaseSensitive(kernel, "sockmapKernelBugs");
+	if (cJSON_GetArraySize(item)) {
+		const cJSON *bug;
+
+		printf("  sockmap kernel bugs (probed):");
+		cJSON_ArrayForEach (bug, item)
+			printf(" %s", bug->valuestring);
+		printf("\n    velo.dev/sockmap pods stay routed unless the conflist lists each in "
+		       "sockmapAcceptKernelBugs\n");
+	}
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(kernel, "bpfStatsSysctl")))
 		printf("  warning: kernel.bpf_stats_enabled=1: every BPF program pays for stats\n");
 

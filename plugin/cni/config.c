@@ -575,6 +575,11 @@ static int parse_fields(const cJSON *root, struct velo_config *config)
 	if (!ret)
 		ret = parse_bool_field(root, "ipv6AllForwarding", &config->ipv6_all_forwarding);
 	if (!ret)
+		ret = velo_sm_bugs_parse(
+			"sockmapAcceptKernelBugs",
+			cJSON_GetObjectItemCaseSensitive(root, "sockmapAcceptKernelBugs"),
+			&config->sockmap_accept_bugs);
+	if (!ret)
 		ret = parse_passthrough(root, config);
 	if (!ret)
 		ret = parse_k8s_api(root, &config->k8s);

@@ -14,6 +14,7 @@
 #include "k8s/annotations.h"
 #include "base/cni.h"
 #include "k8s/k8s_api.h"
+#include "cni/kernel_bugs.h"
 
 #define VELO_PLUGIN_TYPE_MAX 64
 
@@ -35,6 +36,8 @@ struct velo_config {
 	unsigned lock_timeout_ms;
 	/* IPv6 forwarding on kernels without per-device force_forwarding: set all.forwarding. */
 	bool ipv6_all_forwarding;
+	/* sockmapAcceptKernelBugs: enum velo_sm_bug bits the operator accepts for sockmap pods. */
+	unsigned sockmap_accept_bugs;
 
 	struct velo_annotations defaults; /* conflist "defaults" */
 	struct velo_annotations pod; /* runtimeConfig pod annotations (or the API's) */

@@ -22,6 +22,8 @@
 
 #include "base/lock.h"
 #include "base/log.h"
+#include "cni/kernel_bugs.h"
+#include "datapath/sockmap_bugs.h"
 #include "datapath/sockmap_probe.h"
 #include "sockmap_probe.skel.h"
 
@@ -189,6 +191,7 @@ void velo_sockmap_probe_uncached(struct velo_sockmap_features *out)
 	int ret;
 
 	memset(out, 0, sizeof(*out));
+	out->bugs = velo_sockmap_bugs_probe();
 	if (velo_sockmap_btf_flag(PERMANENT_NAME, &value))
 		return;
 	out->permanent_in_btf = true;
@@ -220,16 +223,19 @@ static int cache_read(const char *path, const char *boot, struct velo_sockmap_fe
 {
 	char cached_boot[64];
 	unsigned long long flag;
+	unsigned bugs;
 	int in_btf, ret = -ENOENT;
 	FILE *file = fopen(path, "re");
 
 	if (!file)
 		return -errno;
-	if (fscanf(file, "boot_id=%63s permanent_in_btf=%d permanent_flag=%llx", cached_boot,
-		   &in_btf, &flag) == 3 &&
+	/* A cache of an older velo has no kernel_bugs line: probe again. */
+	if (fscanf(file, "boot_id=%63s permanent_in_btf=%d permanent_flag=%llx kernel_bugs=%x",
+		   cached_boot, &in_btf, &flag, &bugs) == 4 &&
 	    !strcmp(cached_boot, boot)) {
 		out->permanent_in_btf = in_btf;
 		out->permanent_flag = flag;
+		out->bugs = bugs & VELO_SM_BUGS_ALL;
 		ret = 0;
 	}
 	fclose(file);
@@ -248,8 +254,9 @@ static void cache_write(const char *dir, const char *path, const char *boot,
 	file = fopen(tmp, "wxe");
 	if (!file)
 		return;
-	fprintf(file, "boot_id=%s\npermanent_in_btf=%d\npermanent_flag=%llx\n", boot,
-		features->permanent_in_btf, (unsigned long long)features->permanent_flag);
+	fprintf(file, "boot_id=%s\npermanent_in_btf=%d\npermanent_flag=%llx\nkernel_bugs=%x\n",
+		boot, features->permanent_in_btf, (unsigned long long)features->permanent_flag,
+		features->bugs);
 	/* Concurrent probers write the same answer; rename makes the file whole either way. */
 	if (fclose(file) || rename(tmp, path))
 		unlink(tmp);

@@ -4,7 +4,8 @@
  * redirect flag that makes one verdict hold for the socket's life) is looked
  * up by name in the kernel BTF's anonymous enums, never hard-coded, then
  * confirmed with a redirected send between a socket pair in a private netns.
- * The answer is cached per boot in <run_dir>/sockmap-probe.
+ * The kernel bug probes (datapath/sockmap_bugs.h) run with it. The answers
+ * are cached per boot in <run_dir>/sockmap-probe.
  */
 #ifndef VELO_SOCKMAP_PROBE_H
 #define VELO_SOCKMAP_PROBE_H
@@ -17,6 +18,7 @@
 struct velo_sockmap_features {
 	bool permanent_in_btf; /* the kernel's BTF names BPF_F_PERMANENT */
 	uint64_t permanent_flag; /* its value where the probe confirmed it, else 0 */
+	unsigned bugs; /* enum velo_sm_bug bits whose functional probe failed (sockmap_bugs.h) */
 };
 
 /* BPF_F_PERMANENT's value from the kernel BTF into *value; -ENOENT when it has none. */
@@ -28,7 +30,10 @@ int velo_sockmap_btf_flag(const char *name, uint64_t *value);
  * itself failed.
  */
 int velo_sockmap_flag_probe(uint64_t flag);
-/* From the cache, else probes and writes it. Never fails: unknown is "absent". */
+/*
+ * From the cache, else probes and writes it. Never fails: an unknown flag is
+ * "absent", a bug probe that could not run "failed".
+ */
 void velo_sockmap_probe(const struct velo_paths *paths, struct velo_sockmap_features *out);
 void velo_sockmap_probe_uncached(struct velo_sockmap_features *out);
 

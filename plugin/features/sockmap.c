@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -33,6 +34,7 @@
 #include "features/pod_cgroup.h"
 #include "datapath/sockmap_bpf.h"
 #include "datapath/sockmap_probe.h"
+#include "cni/kernel_bugs.h"
 
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71
@@ -181,12 +183,31 @@ static int fall_back(const struct velo_request *request, const char *why, int er
 	return VELO_FEATURE_FELL_BACK;
 }
 
+/*
+ * The kernel bugs the probes found that the conflist doesn't accept: where
+ * any is left, the pod stays routed (a fast path must never make a pod less
+ * correct than the routed path). The reason into why.
+ */
+static unsigned gated_bugs(const struct velo_request *request,
+			   const struct velo_sockmap_features *features, char *why, size_t len)
+{
+	unsigned bugs = features->bugs & ~request->config.sockmap_accept_bugs;
+	char names[96];
+
+	velo_sm_bugs_str(bugs, names, sizeof(names));
+	snprintf(why, len,
+		 "kernel probe failed: %s (sockets in a sockhash behave unlike TCP; accept by "
+		 "name in sockmapAcceptKernelBugs)",
+		 names);
+	return bugs;
+}
+
 static int sockmap_attach(struct velo_request *request)
 {
 	const struct velo_record *record = &request->record;
 	struct velo_sockmap_features features;
 	struct velo_sockmap_bpf bpf;
-	char cgroup[PATH_MAX];
+	char cgroup[PATH_MAX], why[256], accepted[96];
 	uint64_t cookie = 0, removed;
 	int ret;
 
@@ -197,6 +218,8 @@ static int sockmap_attach(struct velo_request *request)
 	if (ret)
 		return fall_back(request, "the pod's cgroup is unknown", ret);
 	velo_sockmap_probe(&request->config.paths, &features);
+	if (gated_bugs(request, &features, why, sizeof(why)))
+		return fall_back(request, why, 0);
 	ret = velo_sockmap_bpf_open(&request->config.paths, request->config.lock_timeout_ms,
 				    &features, &bpf);
 	if (ret == -EAGAIN)
@@ -217,8 +240,11 @@ static int sockmap_attach(struct velo_request *request)
 	ret = link_attach(request, bpf.sockops_prog_fd, cgroup);
 	if (ret)
 		goto err_pods;
-	pr_info("sockmap on %s (cgroup %s, BPF_F_PERMANENT %s)", record->host_ifname, cgroup,
-		features.permanent_flag ? "used" : "absent: apply_bytes");
+	velo_sm_bugs_str(features.bugs & request->config.sockmap_accept_bugs, accepted,
+			 sizeof(accepted));
+	pr_info("sockmap on %s (cgroup %s, BPF_F_PERMANENT %s, kernel bugs accepted: %s)",
+		record->host_ifname, cgroup,
+		features.permanent_flag ? "used" : "absent: apply_bytes", accepted);
 	velo_sockmap_bpf_close(&bpf);
 	return 0;
 
@@ -264,8 +290,11 @@ static int check_link(const struct velo_request *request, int prog_fd)
 	return 0;
 }
 
-/* ADD left a shaped pod out: no sock_ops link, no pod entry peers could pair with. */
-static int check_shaped(const struct velo_request *request)
+/*
+ * ADD left the pod routed (shaped, kernel bugs not accepted, no cgroup): no sock_ops link,
+ * no pod entry peers could pair with.
+ */
+static int check_routed(const struct velo_request *request)
 {
 	const struct velo_record *record = &request->record;
 	struct velo_sockmap_bpf bpf;
@@ -275,7 +304,7 @@ static int check_shaped(const struct velo_request *request)
 	if (!velo_sockmap_link_path(&request->config.paths, record->host_ifname, path,
 				    sizeof(path)) &&
 	    !access(path, F_OK)) {
-		cni_error_detail("sockmap: shaped pod has a sock_ops link (%s)", path);
+		cni_error_detail("sockmap: routed pod has a sock_ops link (%s)", path);
 		ret = -EIO;
 	}
 	if (velo_sockmap_bpf_open_pinned(&request->config.paths, &bpf))
@@ -287,7 +316,7 @@ static int check_shaped(const struct velo_request *request)
 		velo_sockmap_pod_key(&record->ips[i], &key);
 		if (!bpf_map_lookup_elem(bpf.pods_fd, &key, &pod) &&
 		    pod.owner == owner_of(record)) {
-			cni_error_detail("sockmap: shaped pod is in the pod map (address %u)", i);
+			cni_error_detail("sockmap: routed pod is in the pod map (address %u)", i);
 			ret = -EIO;
 		}
 	}
@@ -303,7 +332,7 @@ static int sockmap_check(struct velo_request *request)
 	int ret;
 
 	if (request->config.shaped)
-		return check_shaped(request);
+		return check_routed(request);
 	if (velo_sockmap_bpf_open_pinned(&request->config.paths, &bpf)) {
 		cni_error_detail("sockmap: velo's sockmap BPF objects are not pinned");
 		return -EIO;
@@ -331,5 +360,5 @@ const struct velo_feature velo_feature_sockmap = {
 	.attach = sockmap_attach,
 	.detach = sockmap_detach,
 	.check = sockmap_check,
-	.check_routed = check_shaped,
+	.check_routed = check_routed,
 };

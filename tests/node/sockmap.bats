@@ -153,9 +153,10 @@ two_pods() {
 }
 
 
-# Kernel bug, not velo's (docs/sockmap.md, "Known limits"): tcp_bpf_recvmsg turns a wakeup
-# that brings no data (e.g. the ACK of our FIN) into EAGAIN for a blocking recv. This test
-# states what an application needs and fails while the kernel has the bug.
+# Kernel bug, not velo's (docs/sockmap.md, "Kernel probes"): tcp_bpf_recvmsg turns a wakeup
+# that brings no data (e.g. the ACK of our FIN) into EAGAIN for a blocking recv. The pods here
+# accept it (sockmapAcceptKernelBugs): where velo's probe found it, EAGAIN is expected-broken
+# by name; where the probe passed, a single EAGAIN fails the test (and the probe is wrong).
 @test "a plain blocking reader (no timeout, no O_NONBLOCK) never sees EAGAIN" {
 	two_pods
 	local run rc eagain=0
@@ -169,12 +170,63 @@ two_pods() {
 		[ "$rc" -ne 3 ] || eagain=1
 	done
 	[ "$(sm_stat redirect)" -ge 820 ]
-	# Every stream arrived intact. What remains is the kernel's tcp_bpf_recvmsg returning
-	# EAGAIN after a wakeup without data (e.g. the peer's FIN): velo can't avoid it, so it is
-	# reported here as a skip with the reason, and sockmap stays opt-in (docs/sockmap.md).
-	if [ "$eagain" -eq 1 ]; then
-		skip "streams intact, but this kernel's tcp_bpf_recvmsg gave a blocking recv EAGAIN (kernel bug, docs/sockmap.md)"
+	if sm_kernel_has halfclose-eagain; then
+		echo "# expected-broken (accepted kernel bug halfclose-eagain): EAGAIN seen: $eagain" >&3
+	else
+		[ "$eagain" -eq 0 ]
 	fi
+}
+
+# Without sockmapAcceptKernelBugs, a pod on a kernel whose probes failed stays routed, and
+# velo says why in the ADD log, CHECK (healthy: routed is right), and veloctl status.
+@test "kernel probes failed and nothing accepted: the sockmap pod stays routed, and says why" {
+	SM_ACCEPT=""
+	two_pods
+	local bugs conf host
+	bugs="$(sm_kernel_bugs | paste -sd' ')"
+	echo "probed kernel bugs: ${bugs:-none}"
+	sm_stream "$B" "$B_CG" "$B4" "$A" "$A_CG" 3 1048576 65536 duplex
+	if [ -z "$bugs" ]; then
+		# A kernel with the fixes: accelerated without any acceptance.
+		[ "$(sm_stat redirect)" -ge 3 ]
+		return
+	fi
+	[ "$(find "$SM_BPFFS/links" -name '*_sockops' 2>/dev/null | wc -l)" -eq 0 ]
+	[ "$(sm_stat insert 2>/dev/null || echo 0)" -eq 0 ]
+	grep -q "sockmap: kernel probe failed: .*halfclose-eagain.*stays on the routed path" "$VT_LOG"
+	vt_node "$VELOTEST_REPO/build/veloctl" --state-dir "$VT/state" --run-dir "$VT/run" \
+		--bpffs "$SM_BPFFS" status | grep -q "sockmap kernel bugs (probed): .*halfclose-eagain"
+	conf="$(sm_config true "${B_CG#"$SM_CGMOUNT"}")"
+	vt_cni CHECK "$B_CID" "$B" eth0 "$(vt_with_prev "$conf" "$VT_RESULT")"
+	vt_assert_ok
+	# Accepting one of the bugs found leaves the other one in the way.
+	SM_ACCEPT="$(sm_kernel_bugs | head -n 1)"
+	sm_pod true
+	[ "$(find "$SM_BPFFS/links" -name '*_sockops' 2>/dev/null | wc -l)" -eq 0 ]
+	if [ "$(sm_kernel_bugs | wc -l)" -ge 2 ]; then
+		grep -q "kernel probe failed: $(sm_kernel_bugs | sed -n 2p) " "$VT_LOG"
+	fi
+	# A pin where the gated pod's link would be (as an older ADD that accepted the bugs left
+	# it) is drift: the pod must be routed.
+	host="$(vt_host_ifname vt "$SM_CID" eth0)"
+	SM_ACCEPT=""
+	vt_cni CHECK "$SM_CID" "$SM_POD" eth0 "$(vt_with_prev "$(sm_config true /x)" "$VT_RESULT")"
+	vt_assert_ok
+	mkdir -p "$SM_BPFFS/links"
+	bpftool map create "$SM_BPFFS/links/${host}_sockops" type array key 4 value 4 entries 1 \
+		name velotest_pin
+	vt_cni CHECK "$SM_CID" "$SM_POD" eth0 "$(vt_with_prev "$(sm_config true /x)" "$VT_RESULT")"
+	vt_assert_error 106 "routed pod has a sock_ops link"
+}
+
+@test "sockmapAcceptKernelBugs: an unknown name is error 7 naming it" {
+	local conf
+	sm_pod none
+	conf="$(sm_config true /x | jq -c '.sockmapAcceptKernelBugs = ["halfclose-eagain", "tcp-is-fine"]')"
+	vt_cni ADD "sm-bad-$RANDOM" "$(vt_pod_new)" eth0 "$conf"
+	vt_assert_error 7 'sockmapAcceptKernelBugs: unknown kernel bug "tcp-is-fine"'
+	vt_cni ADD "sm-bad-$RANDOM" "$(vt_pod_new)" eth0 "$(jq -c '.sockmapAcceptKernelBugs = "splice-ingress"' <<<"$conf")"
+	vt_assert_error 7 'sockmapAcceptKernelBugs: expected an array'
 }
 
 @test "a peer pod deleted mid-stream: the sender gets an error, no leak, no kernel splat" {

@@ -146,18 +146,21 @@ edge_redirected() {
 
 # splice(2) reading a socket is tcp_splice_read, which reads the TCP receive queue only; the
 # redirected bytes wait in the psock's queue, which only tcp_bpf_recvmsg reads (6.18 has no
-# tcp_bpf splice_read). Measured here: splice returns 0 (EOF) while recv() returns the data.
+# tcp_bpf splice_read). The pods accept that bug; where velo's probe found it, the exact
+# signature (0, EOF, the stream unread) is expected-broken by name; elsewhere it must work.
 @test "splice(2) from a redirected socket into a pipe reads the stream intact" {
 	two_pods
 	local before
 	before="$(sm_stat redirect)"
-	if ! edge stream "$B4" recv=splice chunk=65536 size=4194304 reply=4096 wsize=65536; then
-		# Only that exact signature is the kernel's; anything else fails.
+	if sm_kernel_has splice-ingress; then
+		run edge stream "$B4" recv=splice chunk=65536 size=4194304 reply=4096 wsize=65536
+		[ "$status" -ne 0 ]
 		[ "$(sm_stat redirect)" -gt "$before" ]
-		grep -q 'server: stream ended at 0 of 4194304 bytes' <<<"$EDGE_OUT"
-		local why="kernel: splice(2) from a sockhash socket reads only the TCP receive queue"
-		skip "$why (tcp_splice_read), not the redirected data: 0 (EOF), the stream unread"
+		grep -q 'server: stream ended at 0 of 4194304 bytes' <<<"$output"
+		echo "# expected-broken (accepted kernel bug splice-ingress): splice read 0 bytes" >&3
+		return
 	fi
+	edge stream "$B4" recv=splice chunk=65536 size=4194304 reply=4096 wsize=65536
 	edge_redirected "$before" 2
 	[ "$(sm_sockets)" -eq 0 ]
 }

@@ -9,6 +9,10 @@
 
 SM_STREAM="${SM_STREAM:-$VELOTEST_REPO/build/tests/sockmap_stream}"
 SM_STATS=(insert not_pod peer_not_pod insert_fail redirect pass_first pass redirect_lost)
+# The kernel bugs (docs/sockmap.md, "Kernel probes") the test pods accept in their conflist
+# (sockmapAcceptKernelBugs): the accelerated path is what these tests test, also on kernels
+# whose probes fail. SM_ACCEPT="" before sm_pod gives velo's default (such pods stay routed).
+SM_ACCEPT="${SM_ACCEPT-halfclose-eagain splice-ingress waitall-short rcvlowat-ignored}"
 
 # The cgroup2 mount, from mountinfo (never hard-coded).
 sm_cgroup_mount() {
@@ -45,12 +49,24 @@ sm_teardown() {
 
 # sm_config OPT_IN CGROUP_REL: a dual-stack config with the pod's annotation and cgroup.
 sm_config() {
-	local annotations='{}'
+	local annotations='{}' accept
 	[ "$1" = none ] || annotations="$(jq -cn --arg v "$1" '{"velo.dev/sockmap": $v}')"
+	# shellcheck disable=SC2086 # one name per word
+	accept="$(printf '%s\n' $SM_ACCEPT | jq -R 'select(length > 0)' | jq -cs .)"
 	vt_config -f dual | jq -c --arg b "$SM_BPFFS" --arg cg "$2" --argjson a "$annotations" \
+		--argjson acc "$accept" \
 		'.bpffsDir = $b | .runtimeConfig = {"io.kubernetes.cri.pod-annotations": $a,
-		 cgroupPath: $cg}'
+		 cgroupPath: $cg} | if ($acc | length) > 0 then .sockmapAcceptKernelBugs = $acc else . end'
 }
+
+# The sockhash kernel bugs velo's probes found on this kernel (veloctl status), one a line.
+sm_kernel_bugs() {
+	vt_node "$VELOTEST_REPO/build/veloctl" -j --state-dir "$VT/state" --run-dir "$VT/run" \
+		--bpffs "$SM_BPFFS" status | jq -r '.kernel.sockmapKernelBugs[]'
+}
+
+# sm_kernel_has BUG: this kernel's probe for BUG failed.
+sm_kernel_has() { sm_kernel_bugs | grep -qx "$1"; }
 
 # sm_pod OPT_IN (true|false|none): a pod with its own cgroup, wired by velo.
 # Sets SM_POD, SM_CG, SM_IP4, SM_IP6, SM_CID.

@@ -77,6 +77,7 @@ static void test_every_field(void **state)
 			" \"runDir\": \"/tmp/vt/run\", \"bpffsDir\": \"/sys/fs/bpf/vt\","
 			" \"logFile\": \"/tmp/vt/cni.log\", \"logLevel\": \"debug\","
 			" \"logMaxBytes\": 4096, \"lockTimeoutMs\": 250, \"ipv6AllForwarding\": true,"
+			" \"sockmapAcceptKernelBugs\": [\"splice-ingress\", \"halfclose-eagain\"],"
 			" \"defaults\": {\"velo.dev/fastpath\": \"tc\", \"velo.dev/accounting\": \"true\"},"
 			" \"prevResult\": {\"ips\": []}, \"cni.dev/valid-attachments\": [],"
 			" \"bandwidth\": {\"ingressRate\": 1}, \"futureField\": [1, 2]}",
@@ -89,6 +90,8 @@ static void test_every_field(void **state)
 	assert_string_equal(c.paths.bpffs_dir, "/sys/fs/bpf/vt");
 	assert_string_equal(c.paths.log_file, "/tmp/vt/cni.log");
 	assert_int_equal(c.log_level, VELO_LOG_DEBUG);
+	assert_int_equal(c.sockmap_accept_bugs,
+			 VELO_SM_BUG_SPLICE_INGRESS | VELO_SM_BUG_HALFCLOSE_EAGAIN);
 	assert_int_equal(c.log_max_bytes, 4096);
 	assert_int_equal(c.lock_timeout_ms, 250);
 	assert_true(c.ipv6_all_forwarding);
@@ -275,6 +278,12 @@ static void test_bad_configs_table(void **state)
 		{ MINIMAL ", \"lockTimeoutMs\": 600001}", CNI_ERR_INVALID_CONFIG, "lockTimeoutMs" },
 		{ MINIMAL ", \"ipv6AllForwarding\": \"true\"}", CNI_ERR_INVALID_CONFIG,
 		  "ipv6AllForwarding: expected true or false, got a string" },
+		{ MINIMAL ", \"sockmapAcceptKernelBugs\": [\"splice-ingress\", \"nope\"]}",
+		  CNI_ERR_INVALID_CONFIG, "sockmapAcceptKernelBugs: unknown kernel bug \"nope\"" },
+		{ MINIMAL ", \"sockmapAcceptKernelBugs\": \"splice-ingress\"}",
+		  CNI_ERR_INVALID_CONFIG, "sockmapAcceptKernelBugs: expected an array of names" },
+		{ MINIMAL ", \"sockmapAcceptKernelBugs\": [1]}", CNI_ERR_INVALID_CONFIG,
+		  "sockmapAcceptKernelBugs: expected names" },
 		{ MINIMAL ", \"defaults\": []}", CNI_ERR_INVALID_CONFIG,
 		  "defaults: expected an object" },
 		{ MINIMAL ", \"defaults\": {\"fastpath\": \"tc\"}}", CNI_ERR_INVALID_CONFIG,

@@ -1,0 +1,11 @@
+# SPDX-License-Identifier: Apache-2.0
+# The socket semantics battery tests/node/sock_battery.bats runs on every datapath.
+
+SOCK_BATTERY := $(BUILD)/tests/sock_battery
+TEST_BINS    += $(SOCK_BATTERY)
+
+$(SOCK_BATTERY): tests/node/sock_battery.c | $(BUILD)/tests
+	$(CC) $(CFLAGS) -D_GNU_SOURCE -o $@ $<
+
+# The node tests skip without it; `make test-node` builds it.
+test-node: $(SOCK_BATTERY)
