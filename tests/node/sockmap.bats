@@ -204,7 +204,7 @@ two_pods() {
 	sm_pod true
 	[ "$(find "$SM_BPFFS/links" -name '*_sockops' 2>/dev/null | wc -l)" -eq 0 ]
 	if [ "$(sm_kernel_bugs | wc -l)" -ge 2 ]; then
-		grep -q "kernel probe failed: $(sm_kernel_bugs | sed -n 2p) " "$VT_LOG"
+		grep -q "kernel probe failed: $(sm_kernel_bugs | sed -n 2p)[ ,]" "$VT_LOG"
 	fi
 	# A pin where the gated pod's link would be (as an older ADD that accepted the bugs left
 	# it) is drift: the pod must be routed.
