@@ -95,6 +95,8 @@ int attachment_release(struct velo_request *request)
 		.ifname = record->ifname,
 		.args = record->cni_args,
 		.cni_path = request->env.path,
+		.ips = record->ips,
+		.n_ips = record->n_ips,
 	};
 	int ret;
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * The IPAM entry points: ADD (whole, or started and finished around the
- * caller's own work), DEL, CHECK and STATUS, each delegated to the plugin
- * named by ipam.type through the CNI exec protocol.
+ * caller's own work), DEL, CHECK, STATUS and GC: velo's own allocator for
+ * type "velo", else delegated to the plugin named by ipam.type through the CNI
+ * exec protocol.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,10 +17,13 @@
 #include "cni/ipam_answer.h"
 #include "cni/ipam_exec.h"
 #include "cni/ipam_plugin.h"
+#include "cni/ipam_velo.h"
 
 struct ipam_pending {
 	struct ipam_plugin plugin;
 	struct plugin_run run;
+	bool in_process; /* velo's IPAM: result already holds the answer */
+	struct velo_result result;
 };
 
 int ipam_add_start(const struct ipam_call *call, struct ipam_pending **pending)
@@ -30,6 +34,17 @@ int ipam_add_start(const struct ipam_call *call, struct ipam_pending **pending)
 	*pending = NULL;
 	if (!op)
 		return cni_fail(-ENOMEM, VELO_ERR_INTERNAL, "out of memory");
+	if (ipam_is_velo(call->config)) {
+		/* Microseconds: done at once, nothing to overlap with. */
+		op->in_process = true;
+		ret = ipam_velo_add(call, &op->result);
+		if (ret) {
+			free(op);
+			return ret;
+		}
+		*pending = op;
+		return 0;
+	}
 	ret = plugin_prepare(call, &op->plugin, VELO_ERR_IPAM);
 	if (!ret)
 		ret = plugin_call_start(call, &op->plugin, "ADD", &op->run);
@@ -49,6 +64,11 @@ int ipam_add_finish(struct ipam_pending *pending, struct velo_result *result)
 	int ret;
 
 	memset(result, 0, sizeof(*result));
+	if (pending->in_process) {
+		*result = pending->result;
+		free(pending);
+		return 0;
+	}
 	ret = plugin_call_wait(run);
 	if (ret)
 		goto out;
@@ -95,6 +115,8 @@ int ipam_del(const struct ipam_call *call)
 	struct plugin_run run;
 	int ret;
 
+	if (ipam_is_velo(call->config))
+		return ipam_velo_del(call);
 	ret = plugin_prepare(call, &plugin, VELO_ERR_IPAM);
 	if (ret)
 		return ret;
@@ -118,6 +140,8 @@ int ipam_check(const struct ipam_call *call)
 	struct plugin_run run;
 	int ret;
 
+	if (ipam_is_velo(call->config))
+		return ipam_velo_check(call);
 	ret = plugin_prepare(call, &plugin, VELO_ERR_IPAM);
 	if (ret)
 		return ret;
@@ -139,6 +163,8 @@ int ipam_status(const struct ipam_call *call)
 	struct plugin_run run;
 	int ret;
 
+	if (ipam_is_velo(call->config))
+		return ipam_velo_status(call);
 	ret = plugin_prepare(call, &plugin, CNI_ERR_NOT_AVAILABLE);
 	if (ret)
 		return ret;
@@ -152,4 +178,9 @@ int ipam_status(const struct ipam_call *call)
 		ret = fail_with_plugin_error(&run, CNI_ERR_NOT_AVAILABLE);
 	run_free(&run);
 	return ret;
+}
+
+int ipam_gc(const struct ipam_call *call)
+{
+	return ipam_is_velo(call->config) ? ipam_velo_gc(call) : 0;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * IPAM delegation through the CNI exec protocol. The plugin named by the
+ * IPAM: velo's own allocator in this process for ipam.type "velo"
+ * (ipam_velo.h), else delegation through the CNI exec protocol. The plugin named by the
  * config's ipam.type is looked up on CNI_PATH (a bare name only), asked for
  * its VERSION once (cached under run_dir, keyed by the binary's path, size and
  * mtime) and handed the config in the newest version both know.
@@ -19,6 +20,9 @@ struct ipam_call {
 	const char *ifname;
 	const char *args; /* CNI_ARGS, may be NULL */
 	const char *cni_path;
+	/* The endpoint record's addresses (DEL, CHECK); velo's IPAM uses them, others don't. */
+	const struct velo_ip *ips;
+	unsigned n_ips;
 };
 
 /*
@@ -47,5 +51,10 @@ int ipam_check(const struct ipam_call *call);
  * STATUS with success. A plugin too old for STATUS counts as ready.
  */
 int ipam_status(const struct ipam_call *call);
+/*
+ * GC: releases leases of attachments not in config->valid_attachments (and
+ * without an endpoint record). Only velo's IPAM has leases to sweep; 0 for others.
+ */
+int ipam_gc(const struct ipam_call *call);
 
 #endif
