@@ -97,6 +97,7 @@ int attachment_release(struct velo_request *request)
 		.cni_path = request->env.path,
 		.ips = record->ips,
 		.n_ips = record->n_ips,
+		.netconf = record->netconf,
 	};
 	int ret;
 

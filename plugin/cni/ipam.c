@@ -108,7 +108,7 @@ static bool error_means_gone(const struct plugin_error *error)
 	return error->code == CNI_ERR_UNKNOWN_CONTAINER || strcasestr(error->msg, "not found");
 }
 
-int ipam_del(const struct ipam_call *call)
+static int ipam_del_one(const struct ipam_call *call)
 {
 	struct plugin_error error;
 	struct ipam_plugin plugin = { 0 };
@@ -131,6 +131,53 @@ int ipam_del(const struct ipam_call *call)
 	ret = fail_with_plugin_error(&run, VELO_ERR_IPAM);
 out:
 	run_free(&run);
+	return ret;
+}
+
+/* Whether the ADD's config text names another ipam.type than type (cheap: one JSON parse). */
+static bool recorded_type_differs(const char *netconf, const char *type)
+{
+	const cJSON *ipam, *item;
+	bool differs = false;
+	cJSON *root;
+
+	if (!netconf || !*netconf)
+		return false;
+	root = cJSON_Parse(netconf);
+	ipam = cJSON_GetObjectItemCaseSensitive(root, "ipam");
+	item = cJSON_GetObjectItemCaseSensitive(ipam, "type");
+	if (cJSON_IsString(item) && item->valuestring)
+		differs = strcmp(item->valuestring, type) != 0;
+	cJSON_Delete(root);
+	return differs;
+}
+
+/*
+ * The lease belongs to the IPAM the ADD used: after a conflist switched its
+ * ipam.type (host-local to velo, say), a pod's DEL releases with the type its
+ * record names, so the old IPAM's lease doesn't stay behind.
+ */
+int ipam_del(const struct ipam_call *call)
+{
+	struct velo_config recorded = { 0 };
+	bool had_error = cni_error_is_set();
+	struct ipam_call old = *call;
+	int ret;
+
+	if (!recorded_type_differs(call->netconf, call->config->ipam_type))
+		return ipam_del_one(call);
+	if (velo_config_parse(call->netconf, &recorded) || !recorded.ipam) {
+		velo_config_free(&recorded);
+		/* A record velo can't parse: DEL goes by today's config, its error unrecorded. */
+		if (!had_error)
+			cni_error_reset();
+		return ipam_del_one(call);
+	}
+	pr_info("IPAM: releasing with %s, the IPAM of this attachment's ADD (config now: %s)",
+		recorded.ipam_type, call->config->ipam_type);
+	old.config = &recorded;
+	ret = ipam_del_one(&old);
+	velo_config_free(&recorded);
 	return ret;
 }
 

@@ -23,6 +23,8 @@ struct ipam_call {
 	/* The endpoint record's addresses (DEL, CHECK); velo's IPAM uses them, others don't. */
 	const struct velo_ip *ips;
 	unsigned n_ips;
+	/* DEL: the config text of the ADD (the record's), so the IPAM that leased releases. */
+	const char *netconf;
 };
 
 /*
@@ -42,7 +44,10 @@ int ipam_add(const struct ipam_call *call, struct velo_result *result);
 struct ipam_pending;
 int ipam_add_start(const struct ipam_call *call, struct ipam_pending **pending);
 int ipam_add_finish(struct ipam_pending *pending, struct velo_result *result);
-/* DEL: idempotent at the plugin's side; "not found" answers count as done. */
+/*
+ * DEL: idempotent at the plugin's side; "not found" answers count as done. With
+ * call->netconf naming another ipam.type than today's config, that one releases.
+ */
 int ipam_del(const struct ipam_call *call);
 /* CHECK: only when the plugin speaks >= 0.4.0; otherwise 0 with a debug log. */
 int ipam_check(const struct ipam_call *call);

@@ -178,6 +178,12 @@ static int release_in_range(const struct ipam_conf *conf, const struct ipam_owne
 	ret = open_range(conf, owner->network, range, false, &pool);
 	if (ret == -ENOENT)
 		return 0;
+	/* DEL stays best effort: a file velo can't read holds no lease it could free. */
+	if (ret == -EBADMSG || ret == -ESTALE) {
+		pr_warn("IPAM: release of %s/%s skipped: %s", owner->container_id, owner->ifname,
+			cni_error_get()->msg);
+		return 0;
+	}
 	if (ret)
 		return ret;
 	if (!n_known) {

@@ -169,3 +169,25 @@ owners() {
 	run vt_pod "$pod" ip link show eth0
 	[ "$status" -ne 0 ] || { echo "eth0 left in the pod"; false; }
 }
+
+@test "velo IPAM: after a switch from host-local velo skips the old pods' addresses and their DEL frees the host-local lease" {
+	local hl velo old new ip_old ip_new
+	hl="$(vt_config -i host-local -f 4)"
+	velo="$(vt_config -i velo -f 4 | jq -c --arg d "$VT_IPAM" '.ipam.hostLocalDataDir = $d')"
+	old="$(vt_pod_new)"
+	new="$(vt_pod_new)"
+	vt_add "$old" ctr-old "$hl"
+	ip_old="$(vt_ip "$VT_RESULT" 4)"
+	[ -f "$VT_IPAM/$VT_NETWORK/$ip_old" ]
+	vt_add "$new" ctr-new "$velo"
+	ip_new="$(vt_ip "$VT_RESULT" 4)"
+	[ "$ip_new" != "$ip_old" ] || { echo "both got $ip_new"; false; }
+	# The old pod's DEL comes with today's (velo) config; host-local leased, host-local releases.
+	vt_cni DEL ctr-old "$old" eth0 "$velo"
+	vt_assert_ok
+	[ ! -e "$VT_IPAM/$VT_NETWORK/$ip_old" ] || { echo "host-local lease of $ip_old kept"; false; }
+	[ "$(vt_leases)" = "$ip_new" ] || { echo "leases: $(vt_leases)"; false; }
+	vt_cni DEL ctr-new "$new" eth0 "$velo"
+	vt_assert_ok
+	vt_assert_nothing_left
+}

@@ -254,6 +254,30 @@ static void test_all_or_nothing_across_sets(void **state)
 	assert_int_equal(take("e", lease), -ENOSPC);
 }
 
+static void test_corrupt_file_refuses_allocation_not_del(void **state)
+{
+	struct ipam_owner owner = { "net", "a", "eth0" };
+	struct ipam_lease lease[1];
+	char path[512];
+	FILE *file;
+
+	(void)state;
+	load("[[{\"subnet\":\"10.9.14.0/24\"}]]");
+	assert_int_equal(take("a", lease), 0);
+	snprintf(path, sizeof(path), "%s/data/net/10.9.14.0_24", test_dir);
+	file = fopen(path, "r+");
+	assert_non_null(file);
+	fputs("DAMAGED!", file);
+	fclose(file);
+	assert_int_equal(take("b", lease), -EBADMSG);
+	assert_int_equal(cni_error_get()->code, 101);
+	assert_non_null(strstr(cni_error_get()->msg, "10.9.14.0_24 of range 10.9.14.0/24"));
+	assert_non_null(strstr(cni_error_get()->msg, "magic"));
+	/* DEL stays best effort. */
+	cni_error_reset();
+	assert_int_equal(ipam_release(&conf, &owner, NULL, 0), 0);
+}
+
 static bool keep_a(const char *id, const char *ifname, void *ctx)
 {
 	(void)ifname;
@@ -301,6 +325,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_host_local_lease_is_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_all_or_nothing_across_sets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verify_and_sweep, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_corrupt_file_refuses_allocation_not_del, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
