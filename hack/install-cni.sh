@@ -196,8 +196,9 @@ pod_cidrs() {
 	done
 }
 
-# render_conflist CIDRS OUT: the template with this node's podCIDRs as host-local ranges (one
-# range set per CIDR, so dual stack gives one IPv4 and one IPv6 address) and the kubeconfig path.
+# render_conflist CIDRS OUT: the template with this node's podCIDRs as the ranges of velo's IPAM
+# or host-local (one range set per CIDR, so dual stack gives one IPv4 and one IPv6 address) and
+# the kubeconfig path.
 render_conflist() {
 	[ -r "$VELO_CONF_TEMPLATE" ] || die "$VELO_CONF_TEMPLATE: not readable"
 	for rc_cidr in $1; do
@@ -211,7 +212,7 @@ render_conflist() {
 		--slurpfile template "$VELO_CONF_TEMPLATE" '. as $cidrs | $template[0]
 		| .plugins |= map(if .type == "velo" then
 			.kubeconfig = $kubeconfig
-			| if (.ipam.type // "") == "host-local" then
+			| if ((.ipam.type // "") | IN("velo", "host-local")) then
 				.ipam.ranges = [$cidrs[] | [{subnet: .}]]
 			else . end
 		else . end)' >"$2"

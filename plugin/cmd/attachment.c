@@ -98,6 +98,9 @@ int attachment_release_ipam(struct velo_request *request, const struct velo_conf
 		.ifname = record->ifname,
 		.args = record->cni_args,
 		.cni_path = request->env.path,
+		.ips = record->ips,
+		.n_ips = record->n_ips,
+		.netconf = record->netconf,
 	};
 	const char *failed = "";
 	int ret, features_ret;

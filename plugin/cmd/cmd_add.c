@@ -18,6 +18,7 @@
 #include "features/feature.h"
 #include "cni/ipam.h"
 #include "cni/ipam_plugin.h"
+#include "cni/ipam_velo.h"
 #include "cni/pod_annotations.h"
 #include "base/log.h"
 #include "base/naming.h"
@@ -247,8 +248,9 @@ int cmd_add(struct velo_request *request)
 	ret = wiring_precheck(&spec);
 	if (ret)
 		goto out_unlock;
-	ret = ipam_find_plugin(config->ipam_type, request->env.path, plugin_path,
-			       sizeof(plugin_path));
+	ret = ipam_is_velo(config) ? 0
+				   : ipam_find_plugin(config->ipam_type, request->env.path,
+						      plugin_path, sizeof(plugin_path));
 	if (ret) {
 		ret = cni_fail(ret, VELO_ERR_IPAM, "IPAM plugin \"%s\" not found on CNI_PATH %s",
 			       config->ipam_type, request->env.path);

@@ -114,6 +114,8 @@ int cmd_check(struct velo_request *request)
 	}
 
 	if (config->ipam) {
+		call.ips = record->ips;
+		call.n_ips = record->n_ips;
 		ret = ipam_check(&call);
 		if (ret)
 			goto out_unlock;

@@ -17,6 +17,7 @@
 #include "base/error.h"
 #include "base/lock.h"
 #include "base/log.h"
+#include "cni/ipam.h"
 #include "net/retire.h"
 #include "state/state.h"
 
@@ -229,6 +230,14 @@ static void sweep_litter(const struct velo_config *config)
 		sweep_lock_files(dir);
 }
 
+/* Leases (velo's IPAM) whose attachment has neither a record nor a place in valid-attachments. */
+static int gc_ipam_leases(struct velo_request *request)
+{
+	struct ipam_call call = { .config = &request->config, .cni_path = request->env.path };
+
+	return request->config.ipam ? ipam_gc(&call) : 0;
+}
+
 int cmd_gc(struct velo_request *request)
 {
 	const cJSON *valid = request->config.valid_attachments;
@@ -255,6 +264,9 @@ int cmd_gc(struct velo_request *request)
 			first_err = ret;
 	}
 	free(scan.stale);
+	ret = gc_ipam_leases(request);
+	if (ret && !first_err)
+		first_err = ret;
 	sweep_litter(&request->config);
 	/* Veths retired while a velod ran that is gone now: nobody else deletes them. */
 	if (!velo_agent_running(&request->config.paths) && velo_retired_reap() < 0)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * The IPAM entry points: ADD (whole, or started and finished around the
- * caller's own work), DEL, CHECK and STATUS, each delegated to the plugin
- * named by ipam.type through the CNI exec protocol.
+ * caller's own work), DEL, CHECK, STATUS and GC: velo's own allocator for
+ * type "velo", else delegated to the plugin named by ipam.type through the CNI
+ * exec protocol.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,10 +17,13 @@
 #include "cni/ipam_answer.h"
 #include "cni/ipam_exec.h"
 #include "cni/ipam_plugin.h"
+#include "cni/ipam_velo.h"
 
 struct ipam_pending {
 	struct ipam_plugin plugin;
 	struct plugin_run run;
+	bool in_process; /* velo's IPAM: result already holds the answer */
+	struct velo_result result;
 };
 
 int ipam_add_start(const struct ipam_call *call, struct ipam_pending **pending)
@@ -30,6 +34,17 @@ int ipam_add_start(const struct ipam_call *call, struct ipam_pending **pending)
 	*pending = NULL;
 	if (!op)
 		return cni_fail(-ENOMEM, VELO_ERR_INTERNAL, "out of memory");
+	if (ipam_is_velo(call->config)) {
+		/* Microseconds: done at once, nothing to overlap with. */
+		op->in_process = true;
+		ret = ipam_velo_add(call, &op->result);
+		if (ret) {
+			free(op);
+			return ret;
+		}
+		*pending = op;
+		return 0;
+	}
 	ret = plugin_prepare(call, &op->plugin, VELO_ERR_IPAM);
 	if (!ret)
 		ret = plugin_call_start(call, &op->plugin, "ADD", &op->run);
@@ -49,6 +64,11 @@ int ipam_add_finish(struct ipam_pending *pending, struct velo_result *result)
 	int ret;
 
 	memset(result, 0, sizeof(*result));
+	if (pending->in_process) {
+		*result = pending->result;
+		free(pending);
+		return 0;
+	}
 	ret = plugin_call_wait(run);
 	if (ret)
 		goto out;
@@ -88,13 +108,15 @@ static bool error_means_gone(const struct plugin_error *error)
 	return error->code == CNI_ERR_UNKNOWN_CONTAINER || strcasestr(error->msg, "not found");
 }
 
-int ipam_del(const struct ipam_call *call)
+static int ipam_del_one(const struct ipam_call *call)
 {
 	struct plugin_error error;
 	struct ipam_plugin plugin = { 0 };
 	struct plugin_run run;
 	int ret;
 
+	if (ipam_is_velo(call->config))
+		return ipam_velo_del(call);
 	ret = plugin_prepare(call, &plugin, VELO_ERR_IPAM);
 	if (ret)
 		return ret;
@@ -112,12 +134,61 @@ out:
 	return ret;
 }
 
+/* Whether the ADD's config text names another ipam.type than type (cheap: one JSON parse). */
+static bool recorded_type_differs(const char *netconf, const char *type)
+{
+	const cJSON *ipam, *item;
+	bool differs = false;
+	cJSON *root;
+
+	if (!netconf || !*netconf)
+		return false;
+	root = cJSON_Parse(netconf);
+	ipam = cJSON_GetObjectItemCaseSensitive(root, "ipam");
+	item = cJSON_GetObjectItemCaseSensitive(ipam, "type");
+	if (cJSON_IsString(item) && item->valuestring)
+		differs = strcmp(item->valuestring, type) != 0;
+	cJSON_Delete(root);
+	return differs;
+}
+
+/*
+ * The lease belongs to the IPAM the ADD used: after a conflist switched its
+ * ipam.type (host-local to velo, say), a pod's DEL releases with the type its
+ * record names, so the old IPAM's lease doesn't stay behind.
+ */
+int ipam_del(const struct ipam_call *call)
+{
+	struct velo_config recorded = { 0 };
+	bool had_error = cni_error_is_set();
+	struct ipam_call old = *call;
+	int ret;
+
+	if (!recorded_type_differs(call->netconf, call->config->ipam_type))
+		return ipam_del_one(call);
+	if (velo_config_parse(call->netconf, &recorded) || !recorded.ipam) {
+		velo_config_free(&recorded);
+		/* A record velo can't parse: DEL goes by today's config, its error unrecorded. */
+		if (!had_error)
+			cni_error_reset();
+		return ipam_del_one(call);
+	}
+	pr_info("IPAM: releasing with %s, the IPAM of this attachment's ADD (config now: %s)",
+		recorded.ipam_type, call->config->ipam_type);
+	old.config = &recorded;
+	ret = ipam_del_one(&old);
+	velo_config_free(&recorded);
+	return ret;
+}
+
 int ipam_check(const struct ipam_call *call)
 {
 	struct ipam_plugin plugin = { 0 };
 	struct plugin_run run;
 	int ret;
 
+	if (ipam_is_velo(call->config))
+		return ipam_velo_check(call);
 	ret = plugin_prepare(call, &plugin, VELO_ERR_IPAM);
 	if (ret)
 		return ret;
@@ -139,6 +210,8 @@ int ipam_status(const struct ipam_call *call)
 	struct plugin_run run;
 	int ret;
 
+	if (ipam_is_velo(call->config))
+		return ipam_velo_status(call);
 	ret = plugin_prepare(call, &plugin, CNI_ERR_NOT_AVAILABLE);
 	if (ret)
 		return ret;
@@ -152,4 +225,9 @@ int ipam_status(const struct ipam_call *call)
 		ret = fail_with_plugin_error(&run, CNI_ERR_NOT_AVAILABLE);
 	run_free(&run);
 	return ret;
+}
+
+int ipam_gc(const struct ipam_call *call)
+{
+	return ipam_is_velo(call->config) ? ipam_velo_gc(call) : 0;
 }

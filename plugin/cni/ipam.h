@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * IPAM delegation through the CNI exec protocol. The plugin named by the
+ * IPAM: velo's own allocator in this process for ipam.type "velo"
+ * (ipam_velo.h), else delegation through the CNI exec protocol. The plugin named by the
  * config's ipam.type is looked up on CNI_PATH (a bare name only), asked for
  * its VERSION once (cached under run_dir, keyed by the binary's path, size and
  * mtime) and handed the config in the newest version both know.
@@ -19,6 +20,11 @@ struct ipam_call {
 	const char *ifname;
 	const char *args; /* CNI_ARGS, may be NULL */
 	const char *cni_path;
+	/* The endpoint record's addresses (DEL, CHECK); velo's IPAM uses them, others don't. */
+	const struct velo_ip *ips;
+	unsigned n_ips;
+	/* DEL: the config text of the ADD (the record's), so the IPAM that leased releases. */
+	const char *netconf;
 };
 
 /*
@@ -38,7 +44,10 @@ int ipam_add(const struct ipam_call *call, struct velo_result *result);
 struct ipam_pending;
 int ipam_add_start(const struct ipam_call *call, struct ipam_pending **pending);
 int ipam_add_finish(struct ipam_pending *pending, struct velo_result *result);
-/* DEL: idempotent at the plugin's side; "not found" answers count as done. */
+/*
+ * DEL: idempotent at the plugin's side; "not found" answers count as done. With
+ * call->netconf naming another ipam.type than today's config, that one releases.
+ */
 int ipam_del(const struct ipam_call *call);
 /* CHECK: only when the plugin speaks >= 0.4.0; otherwise 0 with a debug log. */
 int ipam_check(const struct ipam_call *call);
@@ -47,5 +56,10 @@ int ipam_check(const struct ipam_call *call);
  * STATUS with success. A plugin too old for STATUS counts as ready.
  */
 int ipam_status(const struct ipam_call *call);
+/*
+ * GC: releases leases of attachments not in config->valid_attachments (and
+ * without an endpoint record). Only velo's IPAM has leases to sweep; 0 for others.
+ */
+int ipam_gc(const struct ipam_call *call);
 
 #endif

@@ -241,8 +241,8 @@ def check_configmap(docs, args):
         return
     check_conflist("conflist", conflist)
     ipam = velo[0].get("ipam", {})
-    if ipam.get("type") != "host-local" or "ranges" in ipam or "subnet" in ipam:
-        problem("conflist: host-local without ranges (install-cni fills each node's podCIDRs)")
+    if ipam.get("type") != "velo" or "ranges" in ipam or "subnet" in ipam:
+        problem("conflist: velo's IPAM without ranges (install-cni fills each node's podCIDRs)")
     if conflist.get("name") not in velod.get("networks", []):
         problem("velod.json: networks must include the conflist's name")
     keys = velod_keys(args.velod_config_c)

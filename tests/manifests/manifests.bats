@@ -166,7 +166,7 @@ wait_for_file() {
 	no_leftovers "$CNI_NET_DIR"
 }
 
-@test "install: the node's podCIDRs become the conflist's host-local ranges (dual stack)" {
+@test "install: the node's podCIDRs become the conflist's velo IPAM ranges (dual stack)" {
 	run "$INSTALL_CNI" install
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -178,6 +178,15 @@ wait_for_file() {
 	# The rest of the template passes through.
 	run jq -r '.name, (.plugins | map(.type) | join(" "))' "$staged"
 	[ "$output" = $'velo\nvelo bandwidth portmap' ]
+}
+
+@test "install: a template with host-local IPAM gets the podCIDRs as its ranges too" {
+	jq '.plugins[0].ipam = {"type": "host-local"}' "$VELO_CONF_TEMPLATE" >"$VT/host-local.conflist"
+	VELO_CONF_TEMPLATE="$VT/host-local.conflist" run "$INSTALL_CNI" install
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run jq -c '.plugins[0].ipam' "$VT/stage/10-velo.conflist"
+	[ "$output" = '{"type":"host-local","ranges":[[{"subnet":"10.244.2.0/24"}],[{"subnet":"fd00:10:244:2::/64"}]]}' ]
 }
 
 @test "install: a Node with only the old spec.podCIDR, and VELO_POD_CIDRS, work too" {

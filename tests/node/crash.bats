@@ -202,6 +202,21 @@ cr_trials() {
 	cr_trials "$config" gc "$gc_config"
 }
 
+# velo's IPAM makes ADD a few ms long: kills within VELOTEST_CRASH_MAX_MS_VELO_IPAM (default 8)
+# land in every phase.
+@test "velo IPAM: kill -9 during ADD, then DEL: nothing left, the next ADD works" {
+	CR_MAX_MS="${VELOTEST_CRASH_MAX_MS_VELO_IPAM:-8}"
+	cr_trials "$(vt_config -i velo -f dual)" del
+}
+
+@test "velo IPAM: kill -9 during ADD, then GC (1.1.0, no valid attachments): nothing left" {
+	local config gc_config
+	CR_MAX_MS="${VELOTEST_CRASH_MAX_MS_VELO_IPAM:-8}"
+	config="$(vt_config -i velo -v 1.1.0 -f dual)"
+	gc_config="$(jq -c '.["cni.dev/valid-attachments"] = []' <<<"$config")"
+	cr_trials "$config" gc "$gc_config"
+}
+
 @test "kill -9 during ADD with the tc fast path, then DEL: no pin or map entry left" {
 	command -v bpftool >/dev/null 2>&1 || skip "bpftool not installed"
 	mountpoint -q /sys/fs/bpf || skip "bpffs not mounted at /sys/fs/bpf"

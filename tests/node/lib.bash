@@ -193,14 +193,18 @@ vt_host_ifname() {
 
 # ---------------------------------------------------------------- configs
 
-# vt_config [-v VERSION] [-f 4|6|dual] [-r RANGE_START-RANGE_END]: the network config.
+# vt_config [-v VERSION] [-f 4|6|dual] [-r RANGE_START-RANGE_END] [-i host-local|velo]: the
+# network config; -i (default $VELOTEST_IPAM, else host-local) picks the IPAM, both keeping
+# their data in $VT_IPAM.
 vt_config() {
-	local version=1.0.0 family=4 range="" OPTIND opt ranges ipam
-	while getopts "v:f:r:" opt; do
+	local version=1.0.0 family=4 range="" ipam_type="${VELOTEST_IPAM:-host-local}" OPTIND opt
+	local ranges ipam
+	while getopts "v:f:r:i:" opt; do
 		case "$opt" in
 		v) version="$OPTARG" ;;
 		f) family="$OPTARG" ;;
 		r) range="$OPTARG" ;;
+		i) ipam_type="$OPTARG" ;;
 		*) return 2 ;;
 		esac
 	done
@@ -215,8 +219,8 @@ vt_config() {
 		ranges="$(jq -c --arg a "${range%-*}" --arg b "${range#*-}" \
 			'.[0][0] += {rangeStart: $a, rangeEnd: $b}' <<<"$ranges")"
 	fi
-	ipam="$(jq -cn --argjson r "$ranges" --arg d "$VT_IPAM" \
-		'{type: "host-local", dataDir: $d, ranges: $r}')"
+	ipam="$(jq -cn --argjson r "$ranges" --arg d "$VT_IPAM" --arg t "$ipam_type" \
+		'{type: $t, dataDir: $d, ranges: $r}')"
 	if vt_is_velo; then
 		jq -cn --arg v "$version" --arg n "$VT_NETWORK" --arg t "$VT" --argjson ipam "$ipam" '{
 			cniVersion: $v, name: $n, type: "velo", vethPrefix: "vt",
@@ -364,15 +368,44 @@ vt_ip() {
 
 # ---------------------------------------------------------------- observations
 
-# Lease files host-local holds (one per leased address).
-vt_leases() {
-	local dir="$VT_IPAM/$VT_NETWORK"
-	[ -d "$dir" ] || return 0
-	find "$dir" -maxdepth 1 -type f \( -name '*.*.*.*' -o -name '*:*' \) \
-		! -name 'last_reserved_ip*' ! -name lock -printf '%f\n' | sort
+# vt_pool_leases FILE: "ADDRESS CONTAINER IFNAME" per lease of one of velo's IPAM allocation
+# files (ipam/pool.h: a 256-byte header, then 288-byte slots).
+vt_pool_leases() {
+	python3 - "$1" <<'PY'
+import ipaddress, struct, sys
+data = open(sys.argv[1], "rb").read()
+family, n_slots = struct.unpack_from("<II", data, 16)
+size = 4 if family == 2 else 16
+start = int.from_bytes(data[32:32 + size], "big")
+for i in range(n_slots):
+    off = 256 + i * 288
+    if data[off] != 0:
+        addr = ipaddress.ip_address(start + i) if size == 4 else ipaddress.IPv6Address(start + i)
+        ifname = data[off + 16:off + 32].split(b"\0")[0].decode()
+        cid = data[off + 32:off + 288].split(b"\0")[0].decode()
+        print(addr, cid, ifname)
+PY
 }
 
-vt_lease_exists() { [ -f "$VT_IPAM/$VT_NETWORK/$1" ]; }
+# Addresses leased in $VT_IPAM, one a line: host-local's lease files and the leases in
+# velo's IPAM allocation files.
+vt_leases() {
+	local dir="$VT_IPAM/$VT_NETWORK" file
+	[ -d "$dir" ] || return 0
+	for file in "$dir"/*; do
+		[ -f "$file" ] || continue
+		if [ "$(head -c 8 "$file")" = VELOPOOL ]; then
+			vt_pool_leases "$file" | cut -d' ' -f1
+			continue
+		fi
+		case "${file##*/}" in
+		last_reserved_ip* | lock) ;;
+		*.*.*.* | *:*) echo "${file##*/}" ;;
+		esac
+	done | sort
+}
+
+vt_lease_exists() { vt_leases | grep -qxF "$1"; }
 
 # velo's endpoint records: ready ones as NETWORK/FILE, those of ADDs in progress (in runDir)
 # as pending/NETWORK/FILE.

@@ -99,6 +99,26 @@ vd_metric() {
 	grep -q 'released' "$VT/velod.log"
 }
 
+@test "velo IPAM: velod releases the leases of a pod whose netns vanished without DEL, not the live pod's" {
+	local conf gone live ip_gone ip6_gone ip_live
+	conf="$(vt_config -i velo -f dual)"
+	gone="$(vt_pod_new)"
+	live="$(vt_pod_new)"
+	vt_add "$gone" ctr-gone "$conf"
+	ip_gone="$(vt_ip "$VT_RESULT" 4)"
+	ip6_gone="$(vt_ip "$VT_RESULT" 6)"
+	vt_add "$live" ctr-live "$conf"
+	ip_live="$(vt_ip "$VT_RESULT" 4)"
+	vd_config 0
+
+	ip netns del "$gone"
+	vd_once || { vd_show_log; false; }
+	vd_assert_released ctr-gone "$ip_gone"
+	if vt_lease_exists "$ip6_gone"; then echo "lease $ip6_gone kept"; vd_show_log; false; fi
+	vd_assert_kept ctr-live "$ip_live"
+	[ "$(vt_leases | wc -l)" -eq 2 ] || { echo "leases: $(vt_leases)"; false; }
+}
+
 @test "velod keeps a vanished pod's endpoint while it is younger than the grace period" {
 	local conf pod ip
 	conf="$(vt_config -f 4)"
