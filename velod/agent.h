@@ -46,6 +46,8 @@ struct agent_config {
 	bool uplink_xdp_auto; /* uplinkXdp true: the device holding nodeName's address */
 	unsigned n_cluster_cidrs;
 	struct velo_cidr cluster_cidrs[AGENT_MAX_CLUSTER_CIDRS]; /* exempt besides pod CIDRs */
+	char services_file[PATH_MAX]; /* the static Services/EndpointSlices; "" = none */
+	unsigned services_sync_ms; /* how often servicesFile is looked at */
 	enum velo_log_level log_level;
 };
 
@@ -113,8 +115,20 @@ struct hostgw_stats {
 	bool api_synced; /* routes were synced from a listed node list (gates /healthz) */
 };
 
+/* Service translation's maps from servicesFile (services.c). */
+struct services {
+	uint64_t next_ns;
+	bool loaded; /* the maps hold the file's current content */
+	long long mtime_ns, size, ino; /* of the file last synced */
+	unsigned entries; /* service ports in the maps */
+	unsigned backends;
+	uint64_t syncs;
+	uint64_t errors; /* unreadable or bad file, maps not loadable or not writable */
+};
+
 struct agent {
 	struct agent_config config;
+	struct services services;
 	struct sampler sampler;
 	struct reaper reaper;
 	struct hostgw_stats hostgw;

@@ -48,3 +48,4 @@ fz_run() {
 @test "fuzz: endpoint records (state_record_from_json)" { fz_run state; }
 @test "fuzz: kubeconfig (velo_k8s_kubeconfig_parse)" { fz_run kubeconfig; }
 @test "fuzz: API pod answer (velo_k8s_pod_annotations_parse)" { fz_run k8s_pod; }
+@test "fuzz: velod services file (velo_svc_state_parse, velo_svc_table_build)" { fz_run services; }
