@@ -14,6 +14,7 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
+#include "lib/svc_sock.h"
 #include "lib/velo_svc.h"
 
 #define VELO_ECONNREFUSED 111
@@ -59,12 +60,13 @@ struct {
 } velo_svc_cnt_v1 SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, VELO_MAX_SVC_BE);
+	__type(key, struct velo_svc_bc_key);
+	__type(value, __u64);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct velo_svc_sock);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} velo_svc_sk_v1 SEC(".maps");
+} velo_svc_bc_v1 SEC(".maps");
 
 static __always_inline void count(const struct velo_svc_key *key, bool refused)
 {
@@ -82,6 +84,23 @@ static __always_inline void count(const struct velo_svc_key *key, bool refused)
 		__sync_fetch_and_add(&counters->refused, 1);
 	else
 		__sync_fetch_and_add(&counters->translations, 1);
+}
+
+static __always_inline void count_backend(const struct velo_svc_key *key,
+					  const struct velo_svc_be *be)
+{
+	struct velo_svc_bc_key bc_key = { .svc = *key, .be = *be };
+	__u64 *conns = bpf_map_lookup_elem(&velo_svc_bc_v1, &bc_key);
+
+	if (!conns) {
+		__u64 zero = 0;
+
+		bpf_map_update_elem(&velo_svc_bc_v1, &bc_key, &zero, BPF_NOEXIST);
+		conns = bpf_map_lookup_elem(&velo_svc_bc_v1, &bc_key);
+		if (!conns)
+			return;
+	}
+	__sync_fetch_and_add(conns, 1);
 }
 
 /* clang emits a memcmp call for __builtin_memcmp: compare by words. */
@@ -168,6 +187,7 @@ found:
 		bpf_map_update_elem(&velo_svc_aff_v1, &aff_key, &aff, BPF_ANY);
 	}
 	count(key, false);
+	count_backend(key, out);
 	return 1;
 }
 

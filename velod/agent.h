@@ -13,6 +13,7 @@
 
 #include "k8s/annotations.h"
 #include "datapath/bpf_progs.h"
+#include "datapath/svc_table.h"
 #include "cni/config.h"
 
 #define AGENT_MAX_NETWORKS 16
@@ -115,8 +116,20 @@ struct hostgw_stats {
 	bool api_synced; /* routes were synced from a listed node list (gates /healthz) */
 };
 
+/* A service port in the maps, named for /metrics ("<ns>/<name>:<port name or number>/<proto>"). */
+struct service_port {
+	struct velo_svc_key key;
+	char name[VELO_SVC_ENTRY_NAME_MAX];
+};
+
+struct velo_svc_reap; /* plugin/datapath/svc_reap.h */
+
 /* Service translation's maps from servicesFile (services.c). */
 struct services {
+	struct velo_svc_reap *reap; /* closes connections to gone backends; NULL: not loaded */
+	int reap_err; /* why it can't be loaded (0: not tried yet or loaded) */
+	uint64_t reaped; /* connections closed so far */
+	struct service_port *ports; /* what the last successful sync wrote */
 	uint64_t next_ns;
 	bool loaded; /* the maps hold the file's current content */
 	long long mtime_ns, size, ino; /* of the file last synced */

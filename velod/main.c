@@ -243,6 +243,7 @@ int main(int argc, char **argv)
 	pr_info("velod stopping (signal %d)", (int)stop_signal);
 	sampler_fini(&agent.sampler);
 	k8s_nodes_stop(agent.hostgw.watch);
+	services_stop(&agent.services);
 	reaper_stop(&agent.reaper);
 	http_stop(server);
 	log_close();

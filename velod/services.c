@@ -1,21 +1,164 @@
 // SPDX-License-Identifier: Apache-2.0
 /* servicesFile into the velo_svc_* maps when it changes (services.h). */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <cJSON.h>
 
 #include "base/log.h"
 #include "config.h"
 #include "datapath/svc_bpf.h"
 #include "datapath/svc_maps.h"
+#include "datapath/svc_reap.h"
 #include "datapath/svc_table.h"
 #include "k8s/svc_parse.h"
+#include "reconcile.h"
+#include "state/state.h"
 #include "services.h"
 
 #define NS_PER_MS 1000000ull
 #define SERVICES_FILE_MAX (64u << 20)
 #define LOCK_TIMEOUT_MS 10000
+/* Service ports with their own series in /metrics; the rest are counted in one series. */
+#define MAX_SERVICE_SERIES 2000
+
+/* The service port's ClusterIP as text (IPv4 without its ::ffff: prefix). */
+static const char *vip_text(const struct velo_svc_key *key, char *buf, size_t len)
+{
+	static const __u8 mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (!memcmp(key->addr, mapped, sizeof(mapped)))
+		return inet_ntop(AF_INET, &key->addr[12], buf, (socklen_t)len);
+	return inet_ntop(AF_INET6, key->addr, buf, (socklen_t)len);
+}
+
+/*
+ * <runDir>/services.json: the names of the service ports in the maps, for
+ * veloctl services (the maps hold addresses only). Written whole, renamed.
+ */
+static void write_names(const struct agent_config *config, const struct velo_svc_table *table)
+{
+	char path[PATH_MAX], tmp[PATH_MAX], vip[INET6_ADDRSTRLEN];
+	cJSON *root = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(root, "servicePorts");
+	char *text = NULL;
+	FILE *file;
+
+	for (unsigned i = 0; list && i < table->n; i++) {
+		const struct velo_svc_entry *entry = &table->entries[i];
+		cJSON *item = cJSON_CreateObject();
+
+		cJSON_AddItemToArray(list, item);
+		cJSON_AddStringToObject(item, "name", entry->name);
+		cJSON_AddStringToObject(item, "clusterIP", vip_text(&entry->key, vip, sizeof(vip)));
+		cJSON_AddNumberToObject(item, "port", ntohs(entry->key.port));
+		cJSON_AddStringToObject(item, "protocol",
+					entry->key.proto == IPPROTO_UDP ? "UDP" : "TCP");
+	}
+	text = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	if (!text ||
+	    snprintf(path, sizeof(path), "%s/services.json", config->paths.run_dir) >=
+		    (int)sizeof(path) ||
+	    snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+		free(text);
+		return;
+	}
+	file = fopen(tmp, "we");
+	if (!file || fputs(text, file) < 0 || fclose(file) || rename(tmp, path)) {
+		pr_warn("services: write %s: %s", path, strerror(errno));
+		if (file)
+			unlink(tmp);
+	}
+	free(text);
+}
+
+static int keep_names(struct services *services, const struct velo_svc_table *table)
+{
+	struct service_port *ports = calloc(table->n ? table->n : 1, sizeof(*ports));
+
+	if (!ports)
+		return -ENOMEM;
+	for (unsigned i = 0; i < table->n; i++) {
+		ports[i].key = table->entries[i].key;
+		memcpy(ports[i].name, table->entries[i].name, sizeof(ports[i].name));
+	}
+	free(services->ports);
+	services->ports = ports;
+	return 0;
+}
+
+struct netns_list {
+	char **paths;
+	unsigned n;
+};
+
+static int add_netns(const struct velo_record *record, void *ctx)
+{
+	struct netns_list *list = ctx;
+	char **grown;
+
+	if (!(record->features & VELO_FEATURE_SERVICES) || !record->netns[0])
+		return 0;
+	grown = realloc(list->paths, (list->n + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	list->paths = grown;
+	list->paths[list->n] = strdup(record->netns);
+	if (list->paths[list->n])
+		list->n++;
+	return 0;
+}
+
+static int network_netns(const char *network, void *ctx)
+{
+	const struct agent_config *config = ((void **)ctx)[0];
+
+	return state_record_foreach(&config->paths, network, add_netns, ((void **)ctx)[1]);
+}
+
+/*
+ * Connections opted-in pods made to backends that just left their service
+ * port are closed, in each such pod's netns (bpf_sock_destroy, probed by
+ * loading the iterator the first time it is needed).
+ */
+static void reap_gone(struct services *services, const struct agent_config *config,
+		      const struct velo_svc_sync *sync)
+{
+	struct netns_list list = {};
+	void *ctx[2] = { (void *)config, &list };
+	int ret;
+
+	if (!sync->n_gone || services->reap_err)
+		return;
+	if (!services->reap) {
+		ret = velo_svc_reap_open(&config->paths, &services->reap);
+		if (ret) {
+			services->reap_err = ret;
+			pr_warn("services: no bpf_sock_destroy socket iterator on this kernel (%s): "
+				"connections to removed backends stay open until they end",
+				strerror(-ret));
+			return;
+		}
+	}
+	agent_foreach_network(config, network_netns, ctx);
+	ret = velo_svc_reap_run(services->reap, sync->gone, sync->n_gone, list.paths, list.n);
+	if (ret < 0)
+		pr_warn("services: closing connections to removed backends: %s", strerror(-ret));
+	else if (ret)
+		pr_info("services: closed %d connections to removed backends", ret);
+	if (ret > 0)
+		services->reaped += (unsigned)ret;
+	for (unsigned i = 0; i < list.n; i++)
+		free(list.paths[i]);
+	free(list.paths);
+}
 
 static int sync_file(struct services *services, const struct agent_config *config)
 {
@@ -51,13 +194,19 @@ static int sync_file(struct services *services, const struct agent_config *confi
 	}
 	ret = velo_svc_maps_sync(&bpf, &table, &sync);
 	velo_svc_bpf_close(&bpf);
+	reap_gone(services, config, &sync);
+	velo_svc_sync_free(&sync);
 	for (unsigned i = 0; i < table.n; i++)
 		backends += table.entries[i].value.count;
 	if (table.cut)
 		pr_warn("services: %u backends left out (more than %u in a service port)",
 			table.cut, VELO_SVC_MAX_BACKENDS);
 	if (!ret) {
-		services->entries = table.n;
+		write_names(config, &table);
+		if (!keep_names(services, &table))
+			services->entries = table.n;
+		else
+			services->entries = 0;
 		services->backends = backends;
 		pr_info("services: %u service ports, %u backends (%u added, %u changed, %u "
 			"removed, %u unchanged)",
@@ -98,4 +247,105 @@ void services_step(struct services *services, const struct agent_config *config,
 uint64_t services_deadline(const struct services *services, const struct agent_config *config)
 {
 	return config->services_file[0] ? services->next_ns : UINT64_MAX;
+}
+
+void services_stop(struct services *services)
+{
+	velo_svc_reap_close(services->reap);
+	services->reap = NULL;
+	free(services->ports);
+	services->ports = NULL;
+	services->entries = 0;
+}
+
+/* "ns/name:port/proto" into its service and port labels. */
+static void split_name(const char *name, char *service, size_t service_len, char *port,
+		       size_t port_len)
+{
+	const char *colon = strrchr(name, ':');
+	size_t len = colon ? (size_t)(colon - name) : strlen(name);
+
+	snprintf(service, service_len, "%.*s", (int)len, name);
+	snprintf(port, port_len, "%s", colon ? colon + 1 : "");
+}
+
+char *services_metrics(const struct services *services, const struct agent_config *config)
+{
+	char *out = NULL, service[VELO_SVC_ENTRY_NAME_MAX], port[VELO_K8S_PORT_NAME_MAX + 8];
+	struct velo_svc_counters sum;
+	struct velo_svc_bpf bpf;
+	unsigned dropped = 0;
+	size_t len = 0;
+	FILE *text;
+
+	if (!config->services_file[0])
+		return NULL;
+	text = open_memstream(&out, &len);
+	if (!text)
+		return NULL;
+	fprintf(text,
+		"# HELP velo_services_ports Service ports (ClusterIP x port) in the maps.\n"
+		"# TYPE velo_services_ports gauge\nvelo_services_ports %u\n",
+		services->entries);
+	fprintf(text,
+		"# HELP velo_services_backends Backends over all service ports.\n"
+		"# TYPE velo_services_backends gauge\nvelo_services_backends %u\n",
+		services->backends);
+	fprintf(text,
+		"# HELP velo_services_syncs_total Versions of servicesFile read.\n"
+		"# TYPE velo_services_syncs_total counter\nvelo_services_syncs_total %llu\n",
+		(unsigned long long)services->syncs);
+	fprintf(text,
+		"# HELP velo_services_closed_total Connections to removed backends closed "
+		"(bpf_sock_destroy).\n# TYPE velo_services_closed_total counter\n"
+		"velo_services_closed_total %llu\n",
+		(unsigned long long)services->reaped);
+	fprintf(text,
+		"# HELP velo_services_errors_total Unreadable or bad servicesFile, maps not "
+		"writable.\n# TYPE velo_services_errors_total counter\n"
+		"velo_services_errors_total %llu\n",
+		(unsigned long long)services->errors);
+	if (services->entries && !velo_svc_bpf_open_pinned(&config->paths, &bpf)) {
+		fprintf(text, "# HELP velo_service_translations_total Connects and datagrams an "
+			      "opted-in pod sent to a backend of the service port.\n"
+			      "# TYPE velo_service_translations_total counter\n");
+		for (int pass = 0; pass < 2; pass++) {
+			if (pass)
+				fprintf(text,
+					"# HELP velo_service_refused_total Connects and sends "
+					"refused: the service port had no endpoints.\n"
+					"# TYPE velo_service_refused_total counter\n");
+			for (unsigned i = 0; i < services->entries; i++) {
+				const struct service_port *p = &services->ports[i];
+				char vip[INET6_ADDRSTRLEN];
+
+				if (i >= MAX_SERVICE_SERIES) {
+					dropped += !pass;
+					continue;
+				}
+				memset(&sum, 0, sizeof(sum));
+				bpf_map_lookup_elem(bpf.cnt_fd, &p->key, &sum);
+				split_name(p->name, service, sizeof(service), port, sizeof(port));
+				/* Names come from the API's DNS-label rules: nothing to escape. */
+				fprintf(text,
+					"%s{service=\"%s\",port=\"%s\",cluster_ip=\"%s\"} %llu\n",
+					pass ? "velo_service_refused_total"
+					     : "velo_service_translations_total",
+					service, port, vip_text(&p->key, vip, sizeof(vip)),
+					(unsigned long long)(pass ? sum.refused
+								  : sum.translations));
+			}
+		}
+		velo_svc_bpf_close(&bpf);
+		fprintf(text,
+			"# HELP velo_service_series_dropped Service ports without their own series "
+			"(more than %u).\n# TYPE velo_service_series_dropped gauge\n"
+			"velo_service_series_dropped %u\n",
+			MAX_SERVICE_SERIES, dropped);
+	}
+	if (fclose(text)) {
+		free(out);
+		return NULL;
+	}
+	return out;
 }

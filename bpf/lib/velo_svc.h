@@ -19,6 +19,7 @@
 #define VELO_MAP_SVC_AFF "velo_svc_aff_v1"
 #define VELO_MAP_SVC_CNT "velo_svc_cnt_v1"
 #define VELO_MAP_SVC_SK "velo_svc_sk_v1"
+#define VELO_MAP_SVC_BC "velo_svc_bc_v1"
 
 /* Program names, pinned under the generation dir. */
 #define VELO_PROG_SVC_CONN4 "velo_svc_conn4"
@@ -107,6 +108,12 @@ struct velo_svc_counters {
 	__u64 refused; /* connects and sends refused: no endpoints */
 };
 
+/* Connections (and datagrams sent) per service port and backend, kept by the programs. */
+struct velo_svc_bc_key {
+	struct velo_svc_key svc;
+	struct velo_svc_be be;
+};
+
 /* One VIP <-> backend pairing a socket used. */
 struct velo_svc_peer {
 	__u8 vip[16];
@@ -133,6 +140,7 @@ _Static_assert(sizeof(struct velo_svc_be) == 20, "velo_svc_be layout");
 _Static_assert(sizeof(struct velo_svc_aff_key) == 32, "velo_svc_aff_key layout");
 _Static_assert(sizeof(struct velo_svc_aff) == 40, "velo_svc_aff layout");
 _Static_assert(sizeof(struct velo_svc_counters) == 16, "velo_svc_counters layout");
+_Static_assert(sizeof(struct velo_svc_bc_key) == 40, "velo_svc_bc_key layout");
 _Static_assert(sizeof(struct velo_svc_peer) == 36, "velo_svc_peer layout");
 _Static_assert(sizeof(struct velo_svc_sock) == 152, "velo_svc_sock layout");
 

@@ -30,6 +30,7 @@ static const struct velo_pin pins[] = {
 	{ VELO_MAP_SVC_AFF, true, offsetof(struct velo_svc_bpf, aff_fd), false },
 	{ VELO_MAP_SVC_CNT, true, offsetof(struct velo_svc_bpf, cnt_fd), false },
 	{ VELO_MAP_SVC_SK, true, offsetof(struct velo_svc_bpf, sk_fd), false },
+	{ VELO_MAP_SVC_BC, true, offsetof(struct velo_svc_bpf, bc_fd), false },
 	PROG_PIN(VELO_SVC_CONN4, VELO_PROG_SVC_CONN4),
 	PROG_PIN(VELO_SVC_CONN6, VELO_PROG_SVC_CONN6),
 	PROG_PIN(VELO_SVC_SEND4, VELO_PROG_SVC_SEND4),
@@ -40,7 +41,6 @@ static const struct velo_pin pins[] = {
 	PROG_PIN(VELO_SVC_PEER6, VELO_PROG_SVC_PEER6),
 };
 #define N_PINS (sizeof(pins) / sizeof(pins[0]))
-#define FIRST_PROG_PIN 5
 
 static const struct {
 	enum bpf_attach_type type;
@@ -108,8 +108,8 @@ static int load_and_pin(const struct velo_paths *paths)
 		return -errno;
 	ret = cgroup_sock_addr__load(skel);
 	bpf_object__for_each_program (prog, skel->obj) {
-		for (size_t i = FIRST_PROG_PIN; !ret && i < N_PINS; i++)
-			if (!strcmp(pins[i].name, bpf_program__name(prog)))
+		for (size_t i = 0; !ret && i < N_PINS; i++)
+			if (!pins[i].map && !strcmp(pins[i].name, bpf_program__name(prog)))
 				ret = pin_program(paths, &pins[i], prog);
 	}
 	if (!ret)

@@ -31,6 +31,7 @@ struct velo_svc_bpf {
 	int aff_fd; /* velo_svc_aff_v1 */
 	int cnt_fd; /* velo_svc_cnt_v1 */
 	int sk_fd; /* velo_svc_sk_v1 */
+	int bc_fd; /* velo_svc_bc_v1 */
 	int prog_fds[VELO_SVC_N_HOOKS];
 };
 

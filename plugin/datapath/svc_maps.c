@@ -10,6 +10,11 @@
 #include "base/log.h"
 #include "datapath/svc_maps.h"
 
+static int cmp_be(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct velo_svc_be));
+}
+
 /* The entry of table with key, or NULL (the table is sorted). */
 static const struct velo_svc_entry *table_find(const struct velo_svc_table *table,
 					       const struct velo_svc_key *key)
@@ -56,6 +61,8 @@ static bool same_backends(int be_fd, const struct velo_svc *value,
 	return true;
 }
 
+#define MAP_KEYS_MAX (2 * VELO_MAX_SVC_BE)
+
 /* Every key of a hash map, in *keys (malloc'd). */
 static int map_keys(int fd, size_t key_size, void **keys, unsigned *n)
 {
@@ -77,14 +84,18 @@ static int map_keys(int fd, size_t key_size, void **keys, unsigned *n)
 			prev = *n ? list + (*n - 1) * key_size : NULL;
 		}
 		if (bpf_map_get_next_key(fd, prev, list + *n * key_size)) {
-			if (errno != ENOENT) {
+			int err = errno;
+
+			if (err != ENOENT) {
 				free(list);
-				return -errno;
+				return -err;
 			}
 			break;
 		}
 		prev = list + *n * key_size;
-		(*n)++;
+		/* A walk restarted by a concurrent delete can't go on forever. */
+		if (++*n > MAP_KEYS_MAX)
+			break;
 	}
 	*keys = list;
 	return 0;
@@ -151,6 +162,54 @@ out:
 	free(keys);
 }
 
+void velo_svc_sync_free(struct velo_svc_sync *sync)
+{
+	free(sync->gone);
+	sync->gone = NULL;
+	sync->n_gone = 0;
+}
+
+/* The old set's backends that aren't in entry (NULL: the service went), into sync->gone. */
+static void note_gone(int be_fd, const struct velo_svc_key *key, const struct velo_svc *old,
+		      const struct velo_svc_entry *entry, struct velo_svc_sync *sync)
+{
+	for (unsigned i = 0; i < old->count; i++) {
+		struct velo_svc_be_key be_key = { .id = old->id, .slot = i };
+		struct velo_svc_bc_key *grown, gone = { .svc = *key };
+
+		if (bpf_map_lookup_elem(be_fd, &be_key, &gone.be))
+			continue;
+		if (entry && entry->value.count &&
+		    bsearch(&gone.be, entry->be, entry->value.count, sizeof(*entry->be), cmp_be))
+			continue;
+		grown = realloc(sync->gone, (sync->n_gone + 1) * sizeof(*grown));
+		if (!grown)
+			return; /* those connections then live on: no worse than without */
+		sync->gone = grown;
+		sync->gone[sync->n_gone++] = gone;
+	}
+}
+
+/* Per-backend counters of backends no longer in their service's set. */
+static void remove_stale_backend_counters(const struct velo_svc_bpf *bpf,
+					  const struct velo_svc_table *table)
+{
+	struct velo_svc_bc_key *keys;
+	unsigned n;
+
+	if (map_keys(bpf->bc_fd, sizeof(*keys), (void **)&keys, &n))
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		const struct velo_svc_entry *entry = table_find(table, &keys[i].svc);
+
+		if (!entry || !entry->value.count ||
+		    !bsearch(&keys[i].be, entry->be, entry->value.count, sizeof(*entry->be),
+			     cmp_be))
+			bpf_map_delete_elem(bpf->bc_fd, &keys[i]);
+	}
+	free(keys);
+}
+
 int velo_svc_maps_sync(const struct velo_svc_bpf *bpf, const struct velo_svc_table *table,
 		       struct velo_svc_sync *sync)
 {
@@ -184,6 +243,7 @@ int velo_svc_maps_sync(const struct velo_svc_bpf *bpf, const struct velo_svc_tab
 		if (value.id > next_id)
 			next_id = value.id;
 		if (!entry) {
+			note_gone(bpf->be_fd, &keys[i], &value, NULL, sync);
 			bpf_map_delete_elem(bpf->svc_fd, &keys[i]);
 			bpf_map_delete_elem(bpf->cnt_fd, &keys[i]);
 			slots_delete(bpf->be_fd, value.id, value.count);
@@ -199,6 +259,8 @@ int velo_svc_maps_sync(const struct velo_svc_bpf *bpf, const struct velo_svc_tab
 			sync->unchanged++;
 			continue;
 		}
+		if (had)
+			note_gone(bpf->be_fd, &entry->key, &old, entry, sync);
 		ret = write_entry(bpf, entry, next_id_after(&next_id));
 		if (ret) {
 			pr_warn("services: write %s: %s", entry->name, strerror(-ret));
@@ -215,5 +277,6 @@ int velo_svc_maps_sync(const struct velo_svc_bpf *bpf, const struct velo_svc_tab
 	}
 	free(keys);
 	remove_orphan_slots(bpf);
+	remove_stale_backend_counters(bpf, table);
 	return first_err;
 }

@@ -15,10 +15,14 @@
 
 struct velo_svc_sync {
 	unsigned added, changed, removed, unchanged;
+	/* Backends that left a service port (or went with it): their connections are stale. */
+	struct velo_svc_bc_key *gone;
+	unsigned n_gone;
 };
 
-/* 0, or the first -errno (the maps then hold a mix, each service whole). */
+/* 0, or the first -errno (the maps then hold a mix, each service whole). Free sync after. */
 int velo_svc_maps_sync(const struct velo_svc_bpf *bpf, const struct velo_svc_table *table,
 		       struct velo_svc_sync *sync);
+void velo_svc_sync_free(struct velo_svc_sync *sync);
 
 #endif

@@ -185,3 +185,96 @@ backend_and_services() {
 	[ "$n" -eq 2 ]
 	[ "$(svc_kp_packets)" -eq 0 ]
 }
+
+@test "services: veloctl services and /metrics count translations, refusals and each backend's connections" {
+	local json
+	backend_and_services
+	svc_pod client "$ON"
+	svc_client "$P_NS" "$P_CG" tcp "$VIP4" 80 1024 >/dev/null
+	svc_client "$P_NS" "$P_CG" tcp "$VIP4" 80 1024 >/dev/null
+	svc_client "$P_NS" "$P_CG" udp "$DNS6" 53 >/dev/null
+	svc_write "$(svc_file "[$(svc_service web "$VIP4" "$VIP6" -- "$HTTP")]" \
+		"[$(svc_slice web-4 web IPv4 '[{"name": "http", "port": 8080}]' "$BE4")]")"
+	[ "$(svc_client "$P_NS" "$P_CG" refused tcp "$VIP6" 80)" = ECONNREFUSED ]
+
+	run svc_ctl -j services
+	echo "$output"
+	[ "$status" -eq 0 ]
+	json="$output"
+	# The dns service is gone from the file, so from the maps.
+	[ "$(jq '.servicePorts | length' <<<"$json")" -eq 2 ]
+	[ "$(jq -r --arg v "$VIP4" '.servicePorts[] | select(.clusterIP == $v) | .name' <<<"$json")" = \
+		"velotest/web:http/tcp" ]
+	[ "$(jq --arg v "$VIP4" '.servicePorts[] | select(.clusterIP == $v) | .translations' <<<"$json")" -eq 2 ]
+	[ "$(jq --arg v "$VIP4" --arg b "$BE4" '.servicePorts[] | select(.clusterIP == $v) |
+		.backends[] | select(.address == $b and .port == 8080) | .connections' <<<"$json")" -eq 2 ]
+	[ "$(jq --arg v "$VIP6" '.servicePorts[] | select(.clusterIP == $v) | .refused' <<<"$json")" -eq 1 ]
+	[ "$(jq --arg v "$VIP6" '.servicePorts[] | select(.clusterIP == $v) | .backends | length' <<<"$json")" -eq 0 ]
+	run svc_ctl services
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q "^velotest/web:http/tcp  *$VIP4:80/TCP  *1  *2  *0 " <<<"$output"
+	grep -q -- "-> $BE4:8080  *2 connections" <<<"$output"
+
+	[ "$(svc_metric "velo_service_translations_total{service=\"velotest/web\",port=\"http/tcp\",cluster_ip=\"$VIP4\"}")" = 2 ]
+	[ "$(svc_metric "velo_service_refused_total{service=\"velotest/web\",port=\"http/tcp\",cluster_ip=\"$VIP6\"}")" = 1 ]
+	[ "$(svc_metric velo_services_ports)" = 2 ]
+}
+
+@test "services: connections through a Service to a backend that goes away are closed, others stay" {
+	local _
+	backend_and_services
+	svc_pod client "$ON"
+	svc_client "$P_NS" "$P_CG" tcpwait "$VIP4" 80 15 >"$VT/work/via-vip.out" 2>&1 &
+	svc_client "$P_NS" "$P_CG" tcpwait "$BE4" 8080 4 >"$VT/work/direct.out" 2>&1 &
+	for _ in $(seq 100); do
+		grep -q '^got' "$VT/work/via-vip.out" && grep -q '^got' "$VT/work/direct.out" && break
+		sleep 0.05
+	done
+	grep -q '^got' "$VT/work/via-vip.out"
+	grep -q '^got' "$VT/work/direct.out"
+	# The web Service loses its IPv4 endpoint.
+	svc_write "$(svc_file "[$(svc_service web "$VIP4" "$VIP6" -- "$HTTP")]" \
+		"[$(svc_slice web-6 web IPv6 '[{"name": "http", "port": 8080}]' "$BE6")]")"
+	for _ in $(seq 100); do
+		[ "$(wc -l <"$VT/work/via-vip.out")" -ge 3 ] && break
+		sleep 0.05
+	done
+	cat "$VT/work/via-vip.out"
+	grep -qx "closed ECONNABORTED" "$VT/work/via-vip.out"
+	grep -q "services: closed 1 connections to removed backends" "$VT/velod.log"
+	# The pod's own connection to the same address, not through the Service, is its business.
+	for _ in $(seq 150); do
+		[ "$(wc -l <"$VT/work/direct.out")" -ge 3 ] && break
+		sleep 0.05
+	done
+	cat "$VT/work/direct.out"
+	grep -qx open "$VT/work/direct.out"
+}
+
+# svc_stat INDEX: a velo_stats_v2 counter (enum velo_stat: 0 tc redirect, 8 nat, 9 no_ct).
+svc_stat() {
+	[ -e "$VTC_BPFFS/velo_stats_v2" ] || { echo 0; return; }
+	vt_percpu_u64 "$VTC_BPFFS/velo_stats_v2" "$1" 0 0 0
+}
+
+@test "services: the tc shortcut carries a translated connection without conntrack NAT" {
+	local out redirect0 nat0 noct0 sent got
+	backend_and_services '{"velo.dev/fastpath": "tc"}'
+	svc_pod client '{"velo.dev/services": "true", "velo.dev/fastpath": "tc"}'
+	redirect0="$(svc_stat 0)"
+	nat0="$(svc_stat 8)"
+	noct0="$(svc_stat 9)"
+	out="$(svc_client "$P_NS" "$P_CG" tcp "$VIP4" 80 4194304)"
+	echo "$out"
+	sent="$(awk '$1 == "sent" { print $2 }' <<<"$out")"
+	got="$(awk '$1 == "got" { print $2 }' <<<"$out")"
+	[ -n "$sent" ]
+	[ "$sent" = "$got" ]
+	echo "tc redirect $redirect0 -> $(svc_stat 0), nat $nat0 -> $(svc_stat 8), no_ct $noct0 -> $(svc_stat 9)"
+	# Both directions' packets were redirected pod to pod; none needed the stack for NAT.
+	[ "$(svc_stat 0)" -gt $((redirect0 + 100)) ]
+	[ "$(svc_stat 8)" -eq "$nat0" ]
+	[ "$(svc_stat 9)" -eq "$noct0" ]
+	[ "$(svc_kp_packets)" -eq 0 ]
+}

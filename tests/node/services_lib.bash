@@ -18,10 +18,20 @@ svc_setup() {
 	command -v nft >/dev/null || skip "nft not installed (hack/install-deps.sh)"
 	SVC_VELOD="${VELOD_BIN:-$VELOTEST_REPO/build/velod}"
 	[ -x "$SVC_VELOD" ] || skip "velod not built (make)"
+	SVC_CTL="${VELOCTL_BIN:-$VELOTEST_REPO/build/veloctl}"
+	[ -x "$SVC_CTL" ] || skip "veloctl not built (make)"
+	command -v curl >/dev/null || skip "curl not installed"
+	# velod listens in the node netns only.
+	SVC_PORT=$((20000 + RANDOM % 20000))
 	SVC_SYNCS=0
+	SVC_VELOD_PID=
 }
 
 svc_teardown() {
+	if [ -n "${SVC_VELOD_PID:-}" ]; then
+		kill "$SVC_VELOD_PID" 2>/dev/null
+		wait "$SVC_VELOD_PID" 2>/dev/null
+	fi
 	vt_node nft delete table ip velotest_kp 2>/dev/null || true
 	vt_node nft delete table ip6 velotest_kp 2>/dev/null || true
 	# velod and the servers are in VT_PIDS (vt_teardown); pods' processes go with cgroup.kill.
@@ -44,10 +54,10 @@ svc_pod() {
 
 # svc_server POD CGROUP: the peer's TCP digest server on 8080 and UDP echo on 5353 (dual-stack).
 svc_server() {
-	local i
+	local _
 	vtc_run "$1" "$2" timeout 120 python3 "$SVC_PEER" server 8080 5353 >"$VT/work/server.log" 2>&1 &
 	VT_PIDS+=($!)
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		grep -q listening "$VT/work/server.log" && return 0
 		sleep 0.1
 	done
@@ -58,13 +68,15 @@ svc_server() {
 # svc_velod: velod in the node keeping the maps from $VT/services.json.
 svc_velod() {
 	mkdir -p "$VT/run"
-	jq -n --arg t "$VT" --arg b "$VTC_BPFFS" --arg n "$SVC_NODE" '{
-		stateDir: ($t + "/state"), runDir: ($t + "/run"), bpffsDir: $b, listen: "",
+	jq -n --arg t "$VT" --arg b "$VTC_BPFFS" --arg n "$SVC_NODE" --arg l "127.0.0.1:$SVC_PORT" '{
+		stateDir: ($t + "/state"), runDir: ($t + "/run"), bpffsDir: $b, listen: $l,
 		reconcileIntervalSeconds: 0, sampleIntervalSeconds: 0, reapIntervalMs: 0,
 		sourceGuardPrefix: "", servicesFile: ($t + "/services.json"), servicesSyncMs: 50,
 		nodeName: $n}' >"$VT/velod.json"
-	vt_node "$SVC_VELOD" --config "$VT/velod.json" 2>>"$VT/velod.log" &
-	VT_PIDS+=($!)
+	# nsenter execs velod: $! is velod itself (a function in the background would be a subshell).
+	nsenter --net="/run/netns/$VT_NODE" "$SVC_VELOD" --config "$VT/velod.json" \
+		2>>"$VT/velod.log" &
+	SVC_VELOD_PID=$!
 }
 
 # svc_write JSON: the services file, then waits until velod has synced it into the maps.
@@ -151,6 +163,18 @@ svc_kp_packets() {
 		total=$((total + ${n:-0}))
 	done
 	echo "$total"
+}
+
+# svc_ctl ARGS...: veloctl on this test's pins and velod's names.
+svc_ctl() {
+	vt_node "$SVC_CTL" --bpffs "$VTC_BPFFS" --run-dir "$VT/run" --state-dir "$VT/state" \
+		--agent "" "$@"
+}
+
+# svc_metric NAME_WITH_LABELS: the sample's value from velod's /metrics ("" when absent).
+svc_metric() {
+	vt_node curl -sf --max-time 5 "http://127.0.0.1:$SVC_PORT/metrics" |
+		awk -v n="$1" '$1 == n { print $2 }'
 }
 
 # svc_client POD CGROUP ARGS...: the peer's client inside the pod's cgroup.

@@ -9,6 +9,8 @@ tcp ADDR PORT SIZE [HOLD]: connects, prints "peer ADDR PORT" (getpeername), send
 udp ADDR PORT: unconnected; sendto, recvfrom; prints "from ADDR PORT" and "echo ok|bad".
 udpc ADDR PORT: connected UDP; prints "peer ADDR PORT", "from ADDR PORT", "echo ok|bad".
 refused tcp|udp ADDR PORT: prints the errno name of connect (tcp) or sendto (udp).
+tcpwait ADDR PORT SECONDS: as tcp with 1 KiB, then waits up to SECONDS for the connection to
+  end: prints "closed ERRNO-NAME", "eof" or "open" (still open at the end).
 """
 import errno
 import hashlib
@@ -97,6 +99,22 @@ def tcp(addr, port, size, hold):
     sock.close()
 
 
+def tcpwait(addr, port, seconds):
+    sock = socket.socket(family(addr), socket.SOCK_STREAM)
+    sock.settimeout(20)
+    sock.connect((addr, port))
+    show_addr("peer", sock.getpeername())
+    sock.sendall(struct.pack("!Q", 1024) + os.urandom(1024))
+    print("got", recv_exact(sock, 64).decode(), flush=True)
+    sock.settimeout(seconds)
+    try:
+        print("eof" if not sock.recv(1) else "data", flush=True)
+    except socket.timeout:
+        print("open", flush=True)
+    except OSError as err:
+        print("closed", errno.errorcode.get(err.errno, str(err)), flush=True)
+
+
 def udp(addr, port, connected):
     sock = socket.socket(family(addr), socket.SOCK_DGRAM)
     sock.settimeout(5)
@@ -132,6 +150,8 @@ def main():
         server(int(args[0]), int(args[1]))
     elif mode == "tcp":
         tcp(args[0], int(args[1]), int(args[2]), float(args[3]) if len(args) > 3 else 0)
+    elif mode == "tcpwait":
+        tcpwait(args[0], int(args[1]), float(args[2]))
     elif mode in ("udp", "udpc"):
         udp(args[0], int(args[1]), mode == "udpc")
     elif mode == "refused":
