@@ -9,6 +9,7 @@
 load lib
 load cgroup_lib
 load services_lib
+load upgrade_lib
 
 VIP4=10.96.0.10
 VIP6=fd00:96::10
@@ -277,4 +278,34 @@ svc_stat() {
 	[ "$(svc_stat 8)" -eq "$nat0" ]
 	[ "$(svc_stat 9)" -eq "$noct0" ]
 	[ "$(svc_kp_packets)" -eq 0 ]
+}
+
+@test "services: velod of the next BPF generation moves an opted-in pod's links; translation goes on" {
+	local host old new conf out dirs
+	vt_nextgen
+	backend_and_services
+	svc_pod client "$ON"
+	conf="$(vtc_config "$(vt_config -f dual)" "$P_CG" "$ON")"
+	host="$(vt_host_ifname vt ctr-client eth0)"
+	old="$(vt_link_prog "$VTC_BPFFS" "${host}_svc_conn4")"
+	[ -n "$old" ]
+	vt_velod_once "$VT_NEXT_VELOD" "$VTC_BPFFS" "$VT/work/next.log"
+	cat "$VT/work/next.log"
+	new="$(vt_gen_prog "$VTC_BPFFS" progs_gnextgen velo_svc_conn4)"
+	[ -n "$new" ]
+	[ "$new" != "$old" ]
+	for kind in conn4 conn6 send4 send6 recv4 recv6 peer4 peer6; do
+		[ "$(vt_link_prog "$VTC_BPFFS" "${host}_svc_$kind")" = \
+			"$(vt_gen_prog "$VTC_BPFFS" progs_gnextgen "velo_svc_$kind")" ]
+	done
+	# The old generation is unpinned once nothing runs it.
+	dirs="$(find "$VTC_BPFFS" -maxdepth 1 -name 'progs_g*' -printf '%f ')"
+	echo "generation dirs: $dirs"
+	[ "$dirs" = "progs_gnextgen " ]
+	out="$(svc_client "$P_NS" "$P_CG" tcp "$VIP4" 80 65536)"
+	echo "$out"
+	grep -qx "peer $VIP4 80" <<<"$out"
+	[ "$(svc_kp_packets)" -eq 0 ]
+	VT_EXEC="$VT_NEXT_VELO" vt_cni CHECK ctr-client "$P_NS" eth0 "$(vt_with_prev "$conf" "$VT_RESULT")"
+	vt_assert_ok
 }
