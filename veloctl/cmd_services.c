@@ -20,21 +20,13 @@
 #include "cmd_services.h"
 #include "ctl.h"
 #include "datapath/bpf_pins.h"
+#include "datapath/svc_table.h"
 
 #define NAMES_MAX (64u << 20)
 
 struct maps {
 	int svc, be, cnt, bc;
 };
-
-static const char *addr_text(const __u8 addr[16], char *buf, size_t len)
-{
-	static const __u8 v4_mapped[12] = { [10] = 0xff, [11] = 0xff };
-
-	if (!memcmp(addr, v4_mapped, sizeof(v4_mapped)))
-		return inet_ntop(AF_INET, addr + 12, buf, (socklen_t)len);
-	return inet_ntop(AF_INET6, addr, buf, (socklen_t)len);
-}
 
 /* velod's names file, parsed; NULL when there is none. */
 static cJSON *read_names(const struct ctl *ctl)
@@ -97,7 +89,7 @@ static cJSON *port_json(const struct maps *maps, const cJSON *names, const struc
 	if (bpf_map_lookup_elem(maps->svc, key, &value))
 		return NULL; /* removed meanwhile */
 	bpf_map_lookup_elem(maps->cnt, key, &counters);
-	addr_text(key->addr, vip, sizeof(vip));
+	velo_svc_addr_text(key->addr, vip, sizeof(vip));
 	item = cJSON_CreateObject();
 	cJSON_AddStringToObject(item, "name", name_of(names, vip, ntohs(key->port), proto));
 	cJSON_AddStringToObject(item, "clusterIP", vip);
@@ -121,7 +113,7 @@ static cJSON *port_json(const struct maps *maps, const cJSON *names, const struc
 		bpf_map_lookup_elem(maps->bc, &bc_key, &conns);
 		backend = cJSON_CreateObject();
 		cJSON_AddStringToObject(backend, "address",
-					addr_text(bc_key.be.addr, addr, sizeof(addr)));
+					velo_svc_addr_text(bc_key.be.addr, addr, sizeof(addr)));
 		cJSON_AddNumberToObject(backend, "port", ntohs(bc_key.be.port));
 		cJSON_AddNumberToObject(backend, "connections", (double)conns);
 		cJSON_AddItemToArray(backends, backend);

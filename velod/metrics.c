@@ -26,7 +26,7 @@
 #include "state/netns_state.h"
 #include "datapath/pod_counters.h"
 #include "state/state.h"
-#include "services.h"
+#include "services_metrics.h"
 #include "uplink_xdp.h"
 #include "bpf/lib/velo_shared.h"
 

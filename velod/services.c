@@ -26,18 +26,6 @@
 #define NS_PER_MS 1000000ull
 #define SERVICES_FILE_MAX (64u << 20)
 #define LOCK_TIMEOUT_MS 10000
-/* Service ports with their own series in /metrics; the rest are counted in one series. */
-#define MAX_SERVICE_SERIES 2000
-
-/* The service port's ClusterIP as text (IPv4 without its ::ffff: prefix). */
-static const char *vip_text(const struct velo_svc_key *key, char *buf, size_t len)
-{
-	static const __u8 mapped[12] = { [10] = 0xff, [11] = 0xff };
-
-	if (!memcmp(key->addr, mapped, sizeof(mapped)))
-		return inet_ntop(AF_INET, &key->addr[12], buf, (socklen_t)len);
-	return inet_ntop(AF_INET6, key->addr, buf, (socklen_t)len);
-}
 
 /*
  * <runDir>/services.json: the names of the service ports in the maps, for
@@ -56,7 +44,8 @@ static void write_names(const struct agent_config *config, const struct velo_svc
 
 		cJSON_AddItemToArray(list, item);
 		cJSON_AddStringToObject(item, "name", entry->name);
-		cJSON_AddStringToObject(item, "clusterIP", vip_text(&entry->key, vip, sizeof(vip)));
+		cJSON_AddStringToObject(item, "clusterIP",
+					velo_svc_addr_text(entry->key.addr, vip, sizeof(vip)));
 		cJSON_AddNumberToObject(item, "port", ntohs(entry->key.port));
 		cJSON_AddStringToObject(item, "protocol",
 					entry->key.proto == IPPROTO_UDP ? "UDP" : "TCP");
@@ -256,96 +245,4 @@ void services_stop(struct services *services)
 	free(services->ports);
 	services->ports = NULL;
 	services->entries = 0;
-}
-
-/* "ns/name:port/proto" into its service and port labels. */
-static void split_name(const char *name, char *service, size_t service_len, char *port,
-		       size_t port_len)
-{
-	const char *colon = strrchr(name, ':');
-	size_t len = colon ? (size_t)(colon - name) : strlen(name);
-
-	snprintf(service, service_len, "%.*s", (int)len, name);
-	snprintf(port, port_len, "%s", colon ? colon + 1 : "");
-}
-
-char *services_metrics(const struct services *services, const struct agent_config *config)
-{
-	char *out = NULL, service[VELO_SVC_ENTRY_NAME_MAX], port[VELO_K8S_PORT_NAME_MAX + 8];
-	struct velo_svc_counters sum;
-	struct velo_svc_bpf bpf;
-	unsigned dropped = 0;
-	size_t len = 0;
-	FILE *text;
-
-	if (!config->services_file[0])
-		return NULL;
-	text = open_memstream(&out, &len);
-	if (!text)
-		return NULL;
-	fprintf(text,
-		"# HELP velo_services_ports Service ports (ClusterIP x port) in the maps.\n"
-		"# TYPE velo_services_ports gauge\nvelo_services_ports %u\n",
-		services->entries);
-	fprintf(text,
-		"# HELP velo_services_backends Backends over all service ports.\n"
-		"# TYPE velo_services_backends gauge\nvelo_services_backends %u\n",
-		services->backends);
-	fprintf(text,
-		"# HELP velo_services_syncs_total Versions of servicesFile read.\n"
-		"# TYPE velo_services_syncs_total counter\nvelo_services_syncs_total %llu\n",
-		(unsigned long long)services->syncs);
-	fprintf(text,
-		"# HELP velo_services_closed_total Connections to removed backends closed "
-		"(bpf_sock_destroy).\n# TYPE velo_services_closed_total counter\n"
-		"velo_services_closed_total %llu\n",
-		(unsigned long long)services->reaped);
-	fprintf(text,
-		"# HELP velo_services_errors_total Unreadable or bad servicesFile, maps not "
-		"writable.\n# TYPE velo_services_errors_total counter\n"
-		"velo_services_errors_total %llu\n",
-		(unsigned long long)services->errors);
-	if (services->entries && !velo_svc_bpf_open_pinned(&config->paths, &bpf)) {
-		fprintf(text, "# HELP velo_service_translations_total Connects and datagrams an "
-			      "opted-in pod sent to a backend of the service port.\n"
-			      "# TYPE velo_service_translations_total counter\n");
-		for (int pass = 0; pass < 2; pass++) {
-			if (pass)
-				fprintf(text,
-					"# HELP velo_service_refused_total Connects and sends "
-					"refused: the service port had no endpoints.\n"
-					"# TYPE velo_service_refused_total counter\n");
-			for (unsigned i = 0; i < services->entries; i++) {
-				const struct service_port *p = &services->ports[i];
-				char vip[INET6_ADDRSTRLEN];
-
-				if (i >= MAX_SERVICE_SERIES) {
-					dropped += !pass;
-					continue;
-				}
-				memset(&sum, 0, sizeof(sum));
-				bpf_map_lookup_elem(bpf.cnt_fd, &p->key, &sum);
-				split_name(p->name, service, sizeof(service), port, sizeof(port));
-				/* Names come from the API's DNS-label rules: nothing to escape. */
-				fprintf(text,
-					"%s{service=\"%s\",port=\"%s\",cluster_ip=\"%s\"} %llu\n",
-					pass ? "velo_service_refused_total"
-					     : "velo_service_translations_total",
-					service, port, vip_text(&p->key, vip, sizeof(vip)),
-					(unsigned long long)(pass ? sum.refused
-								  : sum.translations));
-			}
-		}
-		velo_svc_bpf_close(&bpf);
-		fprintf(text,
-			"# HELP velo_service_series_dropped Service ports without their own series "
-			"(more than %u).\n# TYPE velo_service_series_dropped gauge\n"
-			"velo_service_series_dropped %u\n",
-			MAX_SERVICE_SERIES, dropped);
-	}
-	if (fclose(text)) {
-		free(out);
-		return NULL;
-	}
-	return out;
 }

@@ -16,11 +16,5 @@
 void services_step(struct services *services, const struct agent_config *config, uint64_t now_ns);
 uint64_t services_deadline(const struct services *services, const struct agent_config *config);
 void services_stop(struct services *services);
-/*
- * The services part of /metrics (NULL when servicesFile is unset): per service
- * port, translations and refusals; labels service ("<ns>/<name>"), port
- * ("<name or number>/<proto>") and cluster_ip, bounded by the Services there are.
- */
-char *services_metrics(const struct services *services, const struct agent_config *config);
 
 #endif

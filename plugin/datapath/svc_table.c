@@ -22,6 +22,15 @@ void velo_svc_addr16(const struct velo_k8s_ip *ip, __u8 out[16])
 	}
 }
 
+const char *velo_svc_addr_text(const __u8 addr[16], char *buf, size_t len)
+{
+	static const __u8 mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (!memcmp(addr, mapped, sizeof(mapped)))
+		return inet_ntop(AF_INET, &addr[12], buf, (socklen_t)len);
+	return inet_ntop(AF_INET6, addr, buf, (socklen_t)len);
+}
+
 void velo_svc_table_free(struct velo_svc_table *table)
 {
 	for (unsigned i = 0; i < table->n; i++)

@@ -40,5 +40,7 @@ int velo_svc_table_build(const struct velo_svc_state *state, const char *node,
 void velo_svc_table_free(struct velo_svc_table *table);
 /* The 16-byte map form of an address: IPv4 as ::ffff:a.b.c.d. */
 void velo_svc_addr16(const struct velo_k8s_ip *ip, __u8 out[16]);
+/* A map address as text: "10.96.0.10" for ::ffff:10.96.0.10, else the IPv6 form. */
+const char *velo_svc_addr_text(const __u8 addr[16], char *buf, size_t len);
 
 #endif

@@ -196,6 +196,7 @@ static void test_internal_traffic_local(void **state)
 static void test_dual_stack_dedup_affinity(void **state)
 {
 	const struct velo_svc_entry *e;
+	char text[INET6_ADDRSTRLEN];
 
 	(void)state;
 	load(SVC("d",
@@ -225,6 +226,10 @@ static void test_dual_stack_dedup_affinity(void **state)
 	e = entry("fd00:96::8", 80, IPPROTO_TCP);
 	assert_int_equal(e->value.count, 1);
 	assert_be(e, 0, "fd00:244:1::1", 8080);
+	/* Map addresses as operators read them. */
+	assert_string_equal(velo_svc_addr_text(e->key.addr, text, sizeof(text)), "fd00:96::8");
+	e = entry("10.96.0.8", 80, IPPROTO_TCP);
+	assert_string_equal(velo_svc_addr_text(e->key.addr, text, sizeof(text)), "10.96.0.8");
 }
 
 int main(void)
