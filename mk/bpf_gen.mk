@@ -7,7 +7,7 @@
 BPF_CFLAGS += -fdebug-prefix-map=$(CURDIR)=.
 GEN_GROUP_OBJS := $(BUILD)/bpf/veth_tc.bpf.o $(BUILD)/bpf/veth_xdp.bpf.o \
 	$(BUILD)/bpf/cgroup_skb.bpf.o $(BUILD)/bpf/cgroup_sock.bpf.o \
-	$(BUILD)/bpf/sockmap.bpf.o
+	$(BUILD)/bpf/sockmap.bpf.o $(BUILD)/bpf/cgroup_sock_addr.bpf.o
 
 $(BUILD)/velo_bpf_gen.h: $(GEN_GROUP_OBJS)
 	printf '#define VELO_BPF_GEN "%s"\n' "$$(cat $^ | sha256sum | cut -c1-12)" >$@.tmp

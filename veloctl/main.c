@@ -12,6 +12,7 @@
 
 #include "cmd_bugtool.h"
 #include "cmd_endpoints.h"
+#include "cmd_services.h"
 #include "cmd_sockets.h"
 #include "cmd_status.h"
 #include "cmd_top.h"
@@ -46,6 +47,11 @@ static const struct ctl_command commands[] = {
 	  "One line per connection with a socket in velo's sockhash: both pods, both\n"
 	  "addresses, and whether both ends are in (accelerated) or one only (its peer\n"
 	  "closed or is not in yet); then velo_smstat_v1's counters since load.\n" },
+	{ "services", cmd_ctl_services, "service ports velo translates, backends, connections",
+	  "Usage: veloctl services [-j]\n"
+	  "One line per service port (ClusterIP x port) velod keeps for service\n"
+	  "translation: its name, translations and refusals (no endpoints) since load,\n"
+	  "ClientIP affinity; then each backend and the connections it got.\n" },
 	{ "top", cmd_ctl_top, "per-program BPF cost (runs/s, ns/run, CPU)",
 	  "Usage: veloctl top [-i SECONDS] [-n COUNT] [-a] [-j]\n"
 	  "Holds a BPF_ENABLE_STATS fd while it runs and shows, per velo_* program, the\n"

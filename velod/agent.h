@@ -13,6 +13,7 @@
 
 #include "k8s/annotations.h"
 #include "datapath/bpf_progs.h"
+#include "datapath/svc_table.h"
 #include "cni/config.h"
 
 #define AGENT_MAX_NETWORKS 16
@@ -46,6 +47,8 @@ struct agent_config {
 	bool uplink_xdp_auto; /* uplinkXdp true: the device holding nodeName's address */
 	unsigned n_cluster_cidrs;
 	struct velo_cidr cluster_cidrs[AGENT_MAX_CLUSTER_CIDRS]; /* exempt besides pod CIDRs */
+	char services_file[PATH_MAX]; /* the static Services/EndpointSlices; "" = none */
+	unsigned services_sync_ms; /* how often servicesFile is looked at */
 	enum velo_log_level log_level;
 };
 
@@ -113,8 +116,32 @@ struct hostgw_stats {
 	bool api_synced; /* routes were synced from a listed node list (gates /healthz) */
 };
 
+/* A service port in the maps, named for /metrics ("<ns>/<name>:<port name or number>/<proto>"). */
+struct service_port {
+	struct velo_svc_key key;
+	char name[VELO_SVC_ENTRY_NAME_MAX];
+};
+
+struct velo_svc_reap; /* plugin/datapath/svc_reap.h */
+
+/* Service translation's maps from servicesFile (services.c). */
+struct services {
+	struct velo_svc_reap *reap; /* closes connections to gone backends; NULL: not loaded */
+	int reap_err; /* why it can't be loaded (0: not tried yet or loaded) */
+	uint64_t reaped; /* connections closed so far */
+	struct service_port *ports; /* what the last successful sync wrote */
+	uint64_t next_ns;
+	bool loaded; /* the maps hold the file's current content */
+	long long mtime_ns, size, ino; /* of the file last synced */
+	unsigned entries; /* service ports in the maps */
+	unsigned backends;
+	uint64_t syncs;
+	uint64_t errors; /* unreadable or bad file, maps not loadable or not writable */
+};
+
 struct agent {
 	struct agent_config config;
+	struct services services;
 	struct sampler sampler;
 	struct reaper reaper;
 	struct hostgw_stats hostgw;

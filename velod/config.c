@@ -36,6 +36,7 @@ static void config_defaults(struct agent_config *config)
 	config->max_pod_series = 1000;
 	config->reap_interval_ms = 100;
 	config->route_sync_s = 10;
+	config->services_sync_ms = 1000;
 	snprintf(config->guard_prefix, sizeof(config->guard_prefix),
 		 "velo"); /* the plugin's default */
 	config->log_level = VELO_LOG_INFO;
@@ -236,6 +237,13 @@ static int parse_field(const cJSON *item, struct agent_config *config)
 		return get_guard_prefix(item, config);
 	if (!strcmp(key, "clusterCIDRs"))
 		return get_cluster_cidrs(item, config);
+	if (!strcmp(key, "servicesFile"))
+		return get_string(item, config->services_file, sizeof(config->services_file), true);
+	if (!strcmp(key, "servicesSyncMs")) {
+		int ret = get_seconds(item, &config->services_sync_ms);
+
+		return ret ? ret : config->services_sync_ms ? 0 : -EINVAL;
+	}
 	if (!strcmp(key, "logLevel"))
 		return get_log_level(item, &config->log_level);
 	return -ENOENT;

@@ -27,6 +27,7 @@
 #include "reconcile.h"
 #include "net/retire.h"
 #include "sampler.h"
+#include "services.h"
 #include "uplink_xdp.h"
 
 #ifndef VELO_VERSION
@@ -102,12 +103,14 @@ static void run_loop(struct agent *agent, struct http_server *server)
 		sampler_step(&agent->sampler, config, now);
 		reaper_step(&agent->reaper, config, now);
 		hostgw_step(&agent->hostgw, config, now);
+		services_step(&agent->services, config, now);
 
 		if (config->reconcile_interval_s)
 			deadline = next_reconcile;
 		deadline = earlier(deadline, sampler_deadline(&agent->sampler, config));
 		deadline = earlier(deadline, reaper_deadline(&agent->reaper));
 		deadline = earlier(deadline, hostgw_deadline(&agent->hostgw, config));
+		deadline = earlier(deadline, services_deadline(&agent->services, config));
 		wait_ms = deadline == UINT64_MAX ? MAX_SLEEP_MS
 			  : deadline <= now	 ? 0
 						 : (long long)((deadline - now) / NS_PER_MS) + 1;
@@ -240,6 +243,7 @@ int main(int argc, char **argv)
 	pr_info("velod stopping (signal %d)", (int)stop_signal);
 	sampler_fini(&agent.sampler);
 	k8s_nodes_stop(agent.hostgw.watch);
+	services_stop(&agent.services);
 	reaper_stop(&agent.reaper);
 	http_stop(server);
 	log_close();

@@ -26,6 +26,7 @@
 #include "state/netns_state.h"
 #include "datapath/pod_counters.h"
 #include "state/state.h"
+#include "services_metrics.h"
 #include "uplink_xdp.h"
 #include "bpf/lib/velo_shared.h"
 
@@ -428,6 +429,10 @@ char *metrics_render(const struct agent *agent, size_t *len)
 	put_bpf(agent, &text);
 	put_datapath(agent, &text);
 	uplink = uplink_xdp_metrics(&agent->config);
+	if (uplink)
+		put(&text, "%s", uplink);
+	free(uplink);
+	uplink = services_metrics(&agent->services, &agent->config);
 	if (uplink)
 		put(&text, "%s", uplink);
 	free(uplink);

@@ -4,11 +4,12 @@
 #include "features/egress_policy.h"
 #include "features/fastpath.h"
 #include "features/feature.h"
+#include "features/services.h"
 #include "features/sockmap.h"
 #include "features/tcp_congestion.h"
 
 const struct velo_feature *const velo_features[] = {
 	&velo_feature_fastpath,	      &velo_feature_accounting, &velo_feature_egress_policy,
-	&velo_feature_tcp_congestion, &velo_feature_sockmap,
+	&velo_feature_tcp_congestion, &velo_feature_sockmap,	&velo_feature_services,
 };
 const unsigned velo_features_len = sizeof(velo_features) / sizeof(velo_features[0]);

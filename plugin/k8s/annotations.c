@@ -19,6 +19,7 @@
 #define ANN_ACCOUNTING VELO_ANNOTATION_PREFIX "accounting"
 #define ANN_EGRESS_DENY VELO_ANNOTATION_PREFIX "egress-deny"
 #define ANN_TCP_CONGESTION VELO_ANNOTATION_PREFIX "tcp-congestion"
+#define ANN_SERVICES VELO_ANNOTATION_PREFIX "services"
 
 /* Longest CIDR text: a full IPv6 address with an embedded IPv4 tail, "/128". */
 #define CIDR_TEXT_MAX (INET6_ADDRSTRLEN + 4)
@@ -218,12 +219,15 @@ static int parse_one(const char *key, const char *value, struct velo_annotations
 	} else if (!strcmp(key, ANN_TCP_CONGESTION)) {
 		ret = parse_tcp_congestion(value, out->tcp_congestion);
 		out->set |= VELO_ANN_TCP_CONGESTION;
+	} else if (!strcmp(key, ANN_SERVICES)) {
+		ret = parse_bool(key, value, &out->services);
+		out->set |= VELO_ANN_SERVICES;
 	} else {
 		ret = cni_fail(
 			-EINVAL, VELO_ERR_ANNOTATION,
 			"annotation %.80s: unknown velo.dev/ key, expected one of " ANN_FASTPATH
 			", " ANN_SOCKMAP ", " ANN_ACCOUNTING ", " ANN_EGRESS_DENY
-			", " ANN_TCP_CONGESTION,
+			", " ANN_TCP_CONGESTION ", " ANN_SERVICES,
 			key);
 	}
 	return ret;
@@ -266,6 +270,8 @@ void velo_annotations_merge(const struct velo_annotations *defaults,
 		merged.sockmap = pod->sockmap;
 	if (pod->set & VELO_ANN_ACCOUNTING)
 		merged.accounting = pod->accounting;
+	if (pod->set & VELO_ANN_SERVICES)
+		merged.services = pod->services;
 	if (pod->set & VELO_ANN_TCP_CONGESTION)
 		memcpy(merged.tcp_congestion, pod->tcp_congestion, sizeof(merged.tcp_congestion));
 	if (pod->set & VELO_ANN_EGRESS_DENY) {

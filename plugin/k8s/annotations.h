@@ -38,6 +38,7 @@ enum {
 	VELO_ANN_ACCOUNTING = 1u << 2,
 	VELO_ANN_EGRESS_DENY = 1u << 3,
 	VELO_ANN_TCP_CONGESTION = 1u << 4,
+	VELO_ANN_SERVICES = 1u << 5,
 };
 
 struct velo_annotations {
@@ -45,6 +46,7 @@ struct velo_annotations {
 	enum velo_fastpath fastpath;
 	bool sockmap;
 	bool accounting;
+	bool services; /* connect-time ClusterIP translation */
 	char tcp_congestion[VELO_TCP_CC_MAX];
 	unsigned n_deny;
 	struct velo_cidr deny[VELO_MAX_DENY];

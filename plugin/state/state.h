@@ -32,6 +32,7 @@ enum velo_feature_bit {
 	VELO_FEATURE_EGRESS_POLICY = 1u << 2,
 	VELO_FEATURE_TCP_CONGESTION = 1u << 3,
 	VELO_FEATURE_SOCKMAP = 1u << 4,
+	VELO_FEATURE_SERVICES = 1u << 5,
 };
 
 struct velo_record {

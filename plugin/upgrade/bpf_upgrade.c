@@ -16,11 +16,13 @@
 #include "upgrade/cgroup_upgrade.h"
 #include "upgrade/fastpath_upgrade.h"
 #include "upgrade/sockmap_upgrade.h"
+#include "upgrade/svc_upgrade.h"
 #include "state/state.h"
 #include "base/lock.h"
 #include "base/log.h"
 #include "datapath/sockmap_bpf.h"
 #include "datapath/sockmap_probe.h"
+#include "datapath/svc_bpf.h"
 
 /* Where velo pinned every group's programs before generations. */
 static const char *const legacy_progs[] = {
@@ -95,12 +97,13 @@ static int old_pins(const struct velo_paths *paths, bool remove, unsigned *count
 	return ret;
 }
 
-enum group_kind { GROUP_VETH, GROUP_CGROUP, GROUP_SOCKMAP };
+enum group_kind { GROUP_VETH, GROUP_CGROUP, GROUP_SOCKMAP, GROUP_SVC, N_GROUPS };
 
 static const char *const group_names[] = {
 	[GROUP_VETH] = "fast-path",
 	[GROUP_CGROUP] = "cgroup",
 	[GROUP_SOCKMAP] = "sockmap",
+	[GROUP_SVC] = "services",
 };
 
 /* A group's programs, opened on first use. */
@@ -110,6 +113,7 @@ struct group_fds {
 		struct velo_bpf veth;
 		struct velo_bpf_cgroup cgroup;
 		struct velo_sockmap_bpf sockmap;
+		struct velo_svc_bpf svc;
 	};
 };
 
@@ -117,7 +121,7 @@ struct pass {
 	const struct velo_paths *paths;
 	unsigned lock_timeout_ms;
 	bool old; /* old pins exist: load this generation's programs when missing */
-	struct group_fds groups[3]; /* by enum group_kind */
+	struct group_fds groups[N_GROUPS]; /* by enum group_kind */
 	int msg_moved; /* the node's sk_msg link: 0 not yet, 1 done, else -errno */
 	struct velo_upgrade *out;
 	int error; /* of the first group that couldn't be opened */
@@ -141,6 +145,11 @@ static int group_open(struct pass *pass, enum group_kind kind, struct group_fds 
 			return velo_sockmap_bpf_open_pinned(paths, &group->sockmap);
 		velo_sockmap_probe(paths, &features);
 		return velo_sockmap_bpf_open(paths, timeout, &features, &group->sockmap);
+	case GROUP_SVC:
+		return pass->old ? velo_svc_bpf_open(paths, timeout, &group->svc)
+				 : velo_svc_bpf_open_pinned(paths, &group->svc);
+	case N_GROUPS:
+		break;
 	}
 	return -EINVAL;
 }
@@ -241,6 +250,14 @@ static int upgrade_groups(struct pass *pass, const struct velo_record *record)
 		ret = ret ?: (got < 0 ? got : 0);
 		moved |= got > 0;
 	}
+	if (record->features & VELO_FEATURE_SERVICES) {
+		got = group_get(pass, GROUP_SVC);
+		if (got > 0)
+			got = velo_svc_upgrade(pass->paths, pass->lock_timeout_ms, record,
+					       &pass->groups[GROUP_SVC].svc);
+		ret = ret ?: (got < 0 ? got : 0);
+		moved |= got > 0;
+	}
 	return ret ? ret : moved;
 }
 
@@ -304,6 +321,8 @@ static void group_put(struct pass *pass, enum group_kind kind)
 		velo_bpf_cgroup_close(&group->cgroup);
 	else if (kind == GROUP_SOCKMAP)
 		velo_sockmap_bpf_close(&group->sockmap);
+	else if (kind == GROUP_SVC)
+		velo_svc_bpf_close(&group->svc);
 	else
 		velo_bpf_close(&group->veth);
 }
@@ -324,6 +343,7 @@ int velo_bpf_upgrade(const struct velo_paths *paths, unsigned lock_timeout_ms,
 	group_put(&pass, GROUP_VETH);
 	group_put(&pass, GROUP_CGROUP);
 	group_put(&pass, GROUP_SOCKMAP);
+	group_put(&pass, GROUP_SVC);
 	ret = ret ?: pass.error;
 	if (ret || out->busy || out->failed)
 		return ret; /* the old programs stay until every pod has moved */

@@ -49,3 +49,4 @@ fz_run() {
 @test "fuzz: kubeconfig (velo_k8s_kubeconfig_parse)" { fz_run kubeconfig; }
 @test "fuzz: API pod answer (velo_k8s_pod_annotations_parse)" { fz_run k8s_pod; }
 @test "fuzz: IPAM allocation files (pool_parse)" { fz_run pool; }
+@test "fuzz: velod services file (velo_svc_state_parse, velo_svc_table_build)" { fz_run services; }

@@ -227,6 +227,25 @@ static void test_merge_pod_wins_key_by_key(void **state)
 	assert_cidr(&out.deny[0], "10.0.0.0", 8);
 }
 
+static void test_services(void **state)
+{
+	struct velo_annotations defaults, pod, out;
+
+	(void)state;
+	assert_int_equal(parse_text("{\"velo.dev/services\": \"true\"}", &defaults), 0);
+	assert_true(defaults.services);
+	assert_int_equal(defaults.set, VELO_ANN_SERVICES);
+	assert_int_equal(parse_text("{\"velo.dev/services\": \"false\"}", &pod), 0);
+	velo_annotations_merge(&defaults, &pod, &out);
+	assert_false(out.services); /* the pod opted out of the node default */
+	memset(&pod, 0, sizeof(pod));
+	velo_annotations_merge(&defaults, &pod, &out);
+	assert_true(out.services);
+	assert_int_equal(parse_text("{\"velo.dev/services\": \"on\"}", &pod), -EINVAL);
+	assert_string_equal(cni_error_get()->msg, "annotation velo.dev/services: bad value \"on\": "
+						  "expected \"true\" or \"false\"");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -237,6 +256,7 @@ int main(void)
 		cmocka_unit_test_setup(test_deny_limit, reset),
 		cmocka_unit_test_setup(test_cidr_parse, reset),
 		cmocka_unit_test_setup(test_merge_pod_wins_key_by_key, reset),
+		cmocka_unit_test_setup(test_services, reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR Apache-2.0)
+/*
+ * Service translation on an opted-in pod's own cgroup (cgroup sock_addr
+ * hooks). connect4/6 rewrite a ClusterIP:port to one of its backends before
+ * the socket has a route, so the connection is plain pod-to-pod traffic from
+ * its first packet (no conntrack NAT, the fast paths pair it like a direct
+ * one); sendmsg4/6 do the same per datagram for unconnected UDP, and
+ * recvmsg4/6 and getpeername4/6 show the application the VIP it dialled. The
+ * reverse state is the socket's own storage: it goes with the socket and is
+ * never evicted. A service without endpoints refuses the connect or send
+ * with ECONNREFUSED, as kube-proxy's REJECT rule does.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+
+#include "lib/svc_sock.h"
+#include "lib/velo_svc.h"
+
+#define VELO_ECONNREFUSED 111
+#define VELO_IPPROTO_TCP 6
+#define VELO_IPPROTO_UDP 17
+#define NS_PER_S 1000000000ull
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, VELO_MAX_SVC);
+	__type(key, struct velo_svc_key);
+	__type(value, struct velo_svc);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} velo_svc_v1 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, VELO_MAX_SVC_BE);
+	__type(key, struct velo_svc_be_key);
+	__type(value, struct velo_svc_be);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} velo_svc_be_v1 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, VELO_MAX_SVC_AFF);
+	__type(key, struct velo_svc_aff_key);
+	__type(value, struct velo_svc_aff);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} velo_svc_aff_v1 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, VELO_MAX_SVC);
+	__type(key, struct velo_svc_key);
+	__type(value, struct velo_svc_counters);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} velo_svc_cnt_v1 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, VELO_MAX_SVC_BE);
+	__type(key, struct velo_svc_bc_key);
+	__type(value, __u64);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} velo_svc_bc_v1 SEC(".maps");
+
+static __always_inline void count(const struct velo_svc_key *key, bool refused)
+{
+	struct velo_svc_counters *counters = bpf_map_lookup_elem(&velo_svc_cnt_v1, key);
+
+	if (!counters) {
+		struct velo_svc_counters zero = {};
+
+		bpf_map_update_elem(&velo_svc_cnt_v1, key, &zero, BPF_NOEXIST);
+		counters = bpf_map_lookup_elem(&velo_svc_cnt_v1, key);
+		if (!counters)
+			return;
+	}
+	if (refused)
+		__sync_fetch_and_add(&counters->refused, 1);
+	else
+		__sync_fetch_and_add(&counters->translations, 1);
+}
+
+static __always_inline void count_backend(const struct velo_svc_key *key,
+					  const struct velo_svc_be *be)
+{
+	struct velo_svc_bc_key bc_key = { .svc = *key, .be = *be };
+	__u64 *conns = bpf_map_lookup_elem(&velo_svc_bc_v1, &bc_key);
+
+	if (!conns) {
+		__u64 zero = 0;
+
+		bpf_map_update_elem(&velo_svc_bc_v1, &bc_key, &zero, BPF_NOEXIST);
+		conns = bpf_map_lookup_elem(&velo_svc_bc_v1, &bc_key);
+		if (!conns)
+			return;
+	}
+	__sync_fetch_and_add(conns, 1);
+}
+
+/* clang emits a memcmp call for __builtin_memcmp: compare by words. */
+static __always_inline bool addr_equal(const __u8 *a, const __u8 *b)
+{
+	const __u32 *x = (const __u32 *)a, *y = (const __u32 *)b;
+
+	return x[0] == y[0] && x[1] == y[1] && x[2] == y[2] && x[3] == y[3];
+}
+
+static __always_inline bool be_equal(const struct velo_svc_be *a, const struct velo_svc_be *b)
+{
+	return addr_equal(a->addr, b->addr) && a->port == b->port;
+}
+
+/* The backend this pod stuck to, if it is still one of the service's. */
+static __always_inline bool affinity_find(const struct velo_svc *svc,
+					  const struct velo_svc_aff_key *aff_key,
+					  struct velo_svc_be *out, __u32 *slot)
+{
+	struct velo_svc_aff *aff = bpf_map_lookup_elem(&velo_svc_aff_v1, aff_key);
+	struct velo_svc_be_key be_key = { .id = svc->id };
+	struct velo_svc_be *be;
+
+	if (!aff || bpf_ktime_get_ns() - aff->last_ns > (__u64)svc->affinity_s * NS_PER_S)
+		return false;
+	if (aff->id == svc->id && aff->slot < svc->count) {
+		be_key.slot = aff->slot;
+		be = bpf_map_lookup_elem(&velo_svc_be_v1, &be_key);
+		if (be && be_equal(be, &aff->be)) {
+			*out = *be;
+			*slot = aff->slot;
+			return true;
+		}
+	}
+	/* The set changed: the backend may still be in it, in another slot. */
+	for (__u32 i = 0; i < VELO_SVC_AFF_SCAN && i < svc->count; i++) {
+		be_key.slot = i;
+		be = bpf_map_lookup_elem(&velo_svc_be_v1, &be_key);
+		if (be && be_equal(be, &aff->be)) {
+			*out = *be;
+			*slot = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* 1: *out is the backend; 0: not a service; -1: a service without endpoints. */
+static __always_inline int pick(void *ctx, const struct velo_svc_key *key, struct velo_svc_be *out)
+{
+	struct velo_svc *svc = bpf_map_lookup_elem(&velo_svc_v1, key);
+	struct velo_svc_aff_key aff_key = {};
+	struct velo_svc_be_key be_key;
+	struct velo_svc_be *be;
+	struct velo_svc_aff aff;
+	__u32 slot;
+
+	if (!svc)
+		return 0;
+	if (!svc->count) {
+		count(key, true);
+		return -1;
+	}
+	if (svc->flags & VELO_SVC_F_AFFINITY) {
+		aff_key.svc = *key;
+		aff_key.client = bpf_get_netns_cookie(ctx);
+		if (affinity_find(svc, &aff_key, out, &slot))
+			goto found;
+	}
+	slot = bpf_get_prandom_u32() % svc->count;
+	be_key.id = svc->id;
+	be_key.slot = slot;
+	be = bpf_map_lookup_elem(&velo_svc_be_v1, &be_key);
+	if (!be)
+		return 0; /* a set being replaced: the next connect sees the new one */
+	*out = *be;
+found:
+	if (svc->flags & VELO_SVC_F_AFFINITY) {
+		aff.be = *out;
+		aff.id = svc->id;
+		aff.slot = slot;
+		aff.last_ns = bpf_ktime_get_ns();
+		bpf_map_update_elem(&velo_svc_aff_v1, &aff_key, &aff, BPF_ANY);
+	}
+	count(key, false);
+	count_backend(key, out);
+	return 1;
+}
+
+static __always_inline void key_v4(struct velo_svc_key *key, __u32 ip4)
+{
+	__builtin_memset(key, 0, sizeof(*key));
+	key->addr[10] = 0xff;
+	key->addr[11] = 0xff;
+	__builtin_memcpy(&key->addr[12], &ip4, 4);
+}
+
+static __always_inline void key_v6(struct velo_svc_key *key, const struct bpf_sock_addr *ctx)
+{
+	__u32 *addr = (__u32 *)key->addr;
+
+	__builtin_memset(key, 0, sizeof(*key));
+	addr[0] = ctx->user_ip6[0];
+	addr[1] = ctx->user_ip6[1];
+	addr[2] = ctx->user_ip6[2];
+	addr[3] = ctx->user_ip6[3];
+}
+
+static __always_inline void set_v6(struct bpf_sock_addr *ctx, const __u8 *addr)
+{
+	const __u32 *words = (const __u32 *)addr;
+
+	ctx->user_ip6[0] = words[0];
+	ctx->user_ip6[1] = words[1];
+	ctx->user_ip6[2] = words[2];
+	ctx->user_ip6[3] = words[3];
+}
+
+static __always_inline void set_addr(struct bpf_sock_addr *ctx, bool v6, const __u8 *addr,
+				     __u16 port)
+{
+	if (v6)
+		set_v6(ctx, addr);
+	else
+		ctx->user_ip4 = *(const __u32 *)&addr[12];
+	ctx->user_port = port;
+}
+
+static __always_inline void remember(struct velo_svc_sock *sock, __u32 i,
+				     const struct velo_svc_key *key, const struct velo_svc_be *be)
+{
+	if (i >= VELO_SVC_SK_PEERS)
+		return;
+	__builtin_memcpy(sock->peers[i].vip, key->addr, 16);
+	__builtin_memcpy(sock->peers[i].be, be->addr, 16);
+	sock->peers[i].vip_port = key->port;
+	sock->peers[i].be_port = be->port;
+}
+
+/* connect4/6 and sendmsg4/6: the destination in ctx becomes a backend. */
+static __always_inline int translate(struct bpf_sock_addr *ctx, bool v6, bool datagram)
+{
+	struct velo_svc_sock *sock;
+	struct velo_svc_key key;
+	struct velo_svc_be be;
+	int ret;
+
+	if (ctx->protocol != VELO_IPPROTO_TCP && ctx->protocol != VELO_IPPROTO_UDP)
+		return 1;
+	if (v6)
+		key_v6(&key, ctx);
+	else
+		key_v4(&key, ctx->user_ip4);
+	key.port = (__u16)ctx->user_port;
+	key.proto = (__u8)ctx->protocol;
+	ret = pick(ctx, &key, &be);
+	if (ret < 0) {
+		bpf_set_retval(-VELO_ECONNREFUSED);
+		return 0;
+	}
+	if (!ret)
+		return 1;
+	sock = bpf_sk_storage_get(&velo_svc_sk_v1, ctx->sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (sock) {
+		if (!datagram) {
+			remember(sock, 0, &key, &be);
+			sock->connected = 1;
+		} else {
+			__u32 i, first = sock->connected ? 1 : 0, n = VELO_SVC_SK_PEERS - first;
+
+			/* Same VIP and backend as before: nothing to add. */
+			for (i = 0; i < VELO_SVC_SK_PEERS; i++)
+				if (addr_equal(sock->peers[i].be, be.addr) &&
+				    sock->peers[i].be_port == be.port &&
+				    addr_equal(sock->peers[i].vip, key.addr) &&
+				    sock->peers[i].vip_port == key.port)
+					break;
+			if (i == VELO_SVC_SK_PEERS) {
+				i = first + sock->next % n;
+				sock->next++;
+				remember(sock, i, &key, &be);
+			}
+		}
+	}
+	set_addr(ctx, v6, be.addr, be.port);
+	return 1;
+}
+
+/* recvmsg4/6 and getpeername4/6: a backend in ctx becomes the VIP it stands for. */
+static __always_inline int untranslate(struct bpf_sock_addr *ctx, bool v6, bool peer_only)
+{
+	struct velo_svc_sock *sock;
+	struct velo_svc_key key;
+
+	sock = bpf_sk_storage_get(&velo_svc_sk_v1, ctx->sk, 0, 0);
+	if (!sock)
+		return 1;
+	if (v6)
+		key_v6(&key, ctx);
+	else
+		key_v4(&key, ctx->user_ip4);
+	key.port = (__u16)ctx->user_port;
+	for (__u32 i = 0; i < VELO_SVC_SK_PEERS; i++) {
+		if (peer_only && (i > 0 || !sock->connected))
+			break;
+		if (!addr_equal(sock->peers[i].be, key.addr) || sock->peers[i].be_port != key.port)
+			continue;
+		if (v6) {
+			set_v6(ctx, sock->peers[i].vip);
+		} else {
+			__u32 ip4;
+
+			__builtin_memcpy(&ip4, &sock->peers[i].vip[12], 4);
+			ctx->user_ip4 = ip4;
+		}
+		ctx->user_port = sock->peers[i].vip_port;
+		break;
+	}
+	return 1;
+}
+
+SEC("cgroup/connect4")
+int velo_svc_conn4(struct bpf_sock_addr *ctx)
+{
+	return translate(ctx, false, false);
+}
+
+SEC("cgroup/connect6")
+int velo_svc_conn6(struct bpf_sock_addr *ctx)
+{
+	return translate(ctx, true, false);
+}
+
+SEC("cgroup/sendmsg4")
+int velo_svc_send4(struct bpf_sock_addr *ctx)
+{
+	return translate(ctx, false, true);
+}
+
+SEC("cgroup/sendmsg6")
+int velo_svc_send6(struct bpf_sock_addr *ctx)
+{
+	return translate(ctx, true, true);
+}
+
+SEC("cgroup/recvmsg4")
+int velo_svc_recv4(struct bpf_sock_addr *ctx)
+{
+	return untranslate(ctx, false, false);
+}
+
+SEC("cgroup/recvmsg6")
+int velo_svc_recv6(struct bpf_sock_addr *ctx)
+{
+	return untranslate(ctx, true, false);
+}
+
+SEC("cgroup/getpeername4")
+int velo_svc_peer4(struct bpf_sock_addr *ctx)
+{
+	return untranslate(ctx, false, true);
+}
+
+SEC("cgroup/getpeername6")
+int velo_svc_peer6(struct bpf_sock_addr *ctx)
+{
+	return untranslate(ctx, true, true);
+}

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Loads service translation's BPF objects once per node and pins them. */
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "base/lock.h"
+#include "base/log.h"
+#include "bpf/lib/velo_svc.h"
+#include "cgroup_sock_addr.skel.h"
+#include "datapath/bpf_gen.h"
+#include "datapath/bpf_loader.h"
+#include "datapath/bpf_pins.h"
+#include "datapath/svc_bpf.h"
+
+#define PROG_PIN(hook, name)                                                                      \
+	{                                                                                         \
+		name, false, offsetof(struct velo_svc_bpf, prog_fds) + (hook) * sizeof(int), true \
+	}
+
+/* The program pins last: their presence means the load finished. */
+static const struct velo_pin pins[] = {
+	{ VELO_MAP_SVC, true, offsetof(struct velo_svc_bpf, svc_fd), false },
+	{ VELO_MAP_SVC_BE, true, offsetof(struct velo_svc_bpf, be_fd), false },
+	{ VELO_MAP_SVC_AFF, true, offsetof(struct velo_svc_bpf, aff_fd), false },
+	{ VELO_MAP_SVC_CNT, true, offsetof(struct velo_svc_bpf, cnt_fd), false },
+	{ VELO_MAP_SVC_SK, true, offsetof(struct velo_svc_bpf, sk_fd), false },
+	{ VELO_MAP_SVC_BC, true, offsetof(struct velo_svc_bpf, bc_fd), false },
+	PROG_PIN(VELO_SVC_CONN4, VELO_PROG_SVC_CONN4),
+	PROG_PIN(VELO_SVC_CONN6, VELO_PROG_SVC_CONN6),
+	PROG_PIN(VELO_SVC_SEND4, VELO_PROG_SVC_SEND4),
+	PROG_PIN(VELO_SVC_SEND6, VELO_PROG_SVC_SEND6),
+	PROG_PIN(VELO_SVC_RECV4, VELO_PROG_SVC_RECV4),
+	PROG_PIN(VELO_SVC_RECV6, VELO_PROG_SVC_RECV6),
+	PROG_PIN(VELO_SVC_PEER4, VELO_PROG_SVC_PEER4),
+	PROG_PIN(VELO_SVC_PEER6, VELO_PROG_SVC_PEER6),
+};
+#define N_PINS (sizeof(pins) / sizeof(pins[0]))
+
+static const struct {
+	enum bpf_attach_type type;
+	const char *kind;
+} hooks[VELO_SVC_N_HOOKS] = {
+	[VELO_SVC_CONN4] = { BPF_CGROUP_INET4_CONNECT, "svc_conn4" },
+	[VELO_SVC_CONN6] = { BPF_CGROUP_INET6_CONNECT, "svc_conn6" },
+	[VELO_SVC_SEND4] = { BPF_CGROUP_UDP4_SENDMSG, "svc_send4" },
+	[VELO_SVC_SEND6] = { BPF_CGROUP_UDP6_SENDMSG, "svc_send6" },
+	[VELO_SVC_RECV4] = { BPF_CGROUP_UDP4_RECVMSG, "svc_recv4" },
+	[VELO_SVC_RECV6] = { BPF_CGROUP_UDP6_RECVMSG, "svc_recv6" },
+	[VELO_SVC_PEER4] = { BPF_CGROUP_INET4_GETPEERNAME, "svc_peer4" },
+	[VELO_SVC_PEER6] = { BPF_CGROUP_INET6_GETPEERNAME, "svc_peer6" },
+};
+
+enum bpf_attach_type velo_svc_hook_type(enum velo_svc_hook hook)
+{
+	return hooks[hook].type;
+}
+
+const char *velo_svc_hook_kind(enum velo_svc_hook hook)
+{
+	return hooks[hook].kind;
+}
+
+void velo_svc_bpf_close(struct velo_svc_bpf *bpf)
+{
+	velo_pins_close(pins, N_PINS, bpf);
+}
+
+int velo_svc_bpf_open_pinned(const struct velo_paths *paths, struct velo_svc_bpf *bpf)
+{
+	return velo_pins_open(paths, pins, N_PINS, bpf);
+}
+
+static int pin_program(const struct velo_paths *paths, const struct velo_pin *pin,
+		       struct bpf_program *prog)
+{
+	char path[PATH_MAX];
+	int ret = velo_pin_path(paths, pin, path, sizeof(path));
+
+	if (ret)
+		return ret;
+	if (unlink(path) && errno != ENOENT) /* a half-finished earlier load */
+		return -errno;
+	return bpf_obj_pin(bpf_program__fd(prog), path) ? -errno : 0;
+}
+
+/* Under the loader lock. */
+static int load_and_pin(const struct velo_paths *paths)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = paths->bpffs_dir);
+	struct cgroup_sock_addr *skel;
+	struct bpf_program *prog;
+	char dir[PATH_MAX];
+	int ret;
+
+	ret = velo_bpf_gen_dir(paths, dir, sizeof(dir));
+	if (!ret)
+		ret = lock_mkdirs(dir);
+	if (ret)
+		return ret;
+	skel = cgroup_sock_addr__open_opts(&opts);
+	if (!skel)
+		return -errno;
+	ret = cgroup_sock_addr__load(skel);
+	bpf_object__for_each_program (prog, skel->obj) {
+		for (size_t i = 0; !ret && i < N_PINS; i++)
+			if (!pins[i].map && !strcmp(pins[i].name, bpf_program__name(prog)))
+				ret = pin_program(paths, &pins[i], prog);
+	}
+	if (!ret)
+		pr_info("services: loaded and pinned the sock_addr programs under %s",
+			paths->bpffs_dir);
+	cgroup_sock_addr__destroy(skel);
+	return ret;
+}
+
+int velo_svc_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_ms,
+		      struct velo_svc_bpf *bpf)
+{
+	int lock_fd, ret;
+
+	if (!velo_svc_bpf_open_pinned(paths, bpf))
+		return 0;
+	velo_bpf_set_print();
+	lock_fd = velo_bpf_loader_lock(paths, lock_timeout_ms);
+	if (lock_fd < 0)
+		return lock_fd;
+	ret = velo_svc_bpf_open_pinned(paths, bpf);
+	if (ret) {
+		ret = velo_bpffs_prepare(paths->bpffs_dir);
+		if (!ret)
+			ret = load_and_pin(paths);
+		if (!ret)
+			ret = velo_svc_bpf_open_pinned(paths, bpf);
+	}
+	lock_release(lock_fd);
+	return ret;
+}

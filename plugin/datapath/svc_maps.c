@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: Apache-2.0
+/* A service table into velo_svc_v1 and velo_svc_be_v1 (svc_maps.h). */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+
+#include "base/log.h"
+#include "datapath/svc_maps.h"
+
+static int cmp_be(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct velo_svc_be));
+}
+
+/* The entry of table with key, or NULL (the table is sorted). */
+static const struct velo_svc_entry *table_find(const struct velo_svc_table *table,
+					       const struct velo_svc_key *key)
+{
+	unsigned lo = 0, hi = table->n;
+
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+		int cmp = memcmp(key, &table->entries[mid].key, sizeof(*key));
+
+		if (!cmp)
+			return &table->entries[mid];
+		if (cmp < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+static void slots_delete(int be_fd, __u32 id, unsigned count)
+{
+	for (unsigned i = 0; i < count; i++) {
+		struct velo_svc_be_key key = { .id = id, .slot = i };
+
+		bpf_map_delete_elem(be_fd, &key);
+	}
+}
+
+/* The map's backend set of value equals entry's. */
+static bool same_backends(int be_fd, const struct velo_svc *value,
+			  const struct velo_svc_entry *entry)
+{
+	if (value->count != entry->value.count || value->flags != entry->value.flags ||
+	    value->affinity_s != entry->value.affinity_s)
+		return false;
+	for (unsigned i = 0; i < value->count; i++) {
+		struct velo_svc_be_key key = { .id = value->id, .slot = i };
+		struct velo_svc_be be;
+
+		if (bpf_map_lookup_elem(be_fd, &key, &be) || memcmp(&be, &entry->be[i], sizeof(be)))
+			return false;
+	}
+	return true;
+}
+
+#define MAP_KEYS_MAX (2 * VELO_MAX_SVC_BE)
+
+/* Every key of a hash map, in *keys (malloc'd). */
+static int map_keys(int fd, size_t key_size, void **keys, unsigned *n)
+{
+	unsigned cap = 0;
+	char *list = NULL, *prev = NULL;
+
+	*n = 0;
+	for (;;) {
+		if (*n == cap) {
+			char *grown;
+
+			cap = cap ? cap * 2 : 64;
+			grown = realloc(list, cap * key_size);
+			if (!grown) {
+				free(list);
+				return -ENOMEM;
+			}
+			list = grown;
+			prev = *n ? list + (*n - 1) * key_size : NULL;
+		}
+		if (bpf_map_get_next_key(fd, prev, list + *n * key_size)) {
+			int err = errno;
+
+			if (err != ENOENT) {
+				free(list);
+				return -err;
+			}
+			break;
+		}
+		prev = list + *n * key_size;
+		/* A walk restarted by a concurrent delete can't go on forever. */
+		if (++*n > MAP_KEYS_MAX)
+			break;
+	}
+	*keys = list;
+	return 0;
+}
+
+/* The next id not used by any slot or service (0 is never one). */
+static __u32 next_id_after(__u32 *next)
+{
+	if (++*next == 0)
+		++*next;
+	return *next;
+}
+
+static int write_entry(const struct velo_svc_bpf *bpf, const struct velo_svc_entry *entry, __u32 id)
+{
+	struct velo_svc value = entry->value;
+
+	for (unsigned i = 0; i < value.count; i++) {
+		struct velo_svc_be_key key = { .id = id, .slot = i };
+
+		if (bpf_map_update_elem(bpf->be_fd, &key, &entry->be[i], BPF_ANY))
+			return -errno;
+	}
+	value.id = id;
+	if (bpf_map_update_elem(bpf->svc_fd, &entry->key, &value, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	const struct velo_svc *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Slots of ids no service points at, or beyond its count (a sync that died midway). */
+static void remove_orphan_slots(const struct velo_svc_bpf *bpf)
+{
+	struct velo_svc_be_key *slots = NULL;
+	struct velo_svc_key *keys = NULL;
+	struct velo_svc *values = NULL;
+	unsigned n_slots, n_keys, n = 0;
+
+	if (map_keys(bpf->svc_fd, sizeof(*keys), (void **)&keys, &n_keys))
+		return;
+	values = calloc(n_keys ? n_keys : 1, sizeof(*values));
+	if (!values || map_keys(bpf->be_fd, sizeof(*slots), (void **)&slots, &n_slots))
+		goto out;
+	for (unsigned i = 0; i < n_keys; i++)
+		if (!bpf_map_lookup_elem(bpf->svc_fd, &keys[i], &values[n]))
+			n++;
+	qsort(values, n, sizeof(*values), cmp_id);
+	for (unsigned i = 0; i < n_slots; i++) {
+		struct velo_svc probe = { .id = slots[i].id };
+		const struct velo_svc *owner = bsearch(&probe, values, n, sizeof(*values), cmp_id);
+
+		if (!owner || slots[i].slot >= owner->count)
+			bpf_map_delete_elem(bpf->be_fd, &slots[i]);
+	}
+out:
+	free(slots);
+	free(values);
+	free(keys);
+}
+
+void velo_svc_sync_free(struct velo_svc_sync *sync)
+{
+	free(sync->gone);
+	sync->gone = NULL;
+	sync->n_gone = 0;
+}
+
+/* The old set's backends that aren't in entry (NULL: the service went), into sync->gone. */
+static void note_gone(int be_fd, const struct velo_svc_key *key, const struct velo_svc *old,
+		      const struct velo_svc_entry *entry, struct velo_svc_sync *sync)
+{
+	for (unsigned i = 0; i < old->count; i++) {
+		struct velo_svc_be_key be_key = { .id = old->id, .slot = i };
+		struct velo_svc_bc_key *grown, gone = { .svc = *key };
+
+		if (bpf_map_lookup_elem(be_fd, &be_key, &gone.be))
+			continue;
+		if (entry && entry->value.count &&
+		    bsearch(&gone.be, entry->be, entry->value.count, sizeof(*entry->be), cmp_be))
+			continue;
+		grown = realloc(sync->gone, (sync->n_gone + 1) * sizeof(*grown));
+		if (!grown)
+			return; /* those connections then live on: no worse than without */
+		sync->gone = grown;
+		sync->gone[sync->n_gone++] = gone;
+	}
+}
+
+/* Per-backend counters of backends no longer in their service's set. */
+static void remove_stale_backend_counters(const struct velo_svc_bpf *bpf,
+					  const struct velo_svc_table *table)
+{
+	struct velo_svc_bc_key *keys;
+	unsigned n;
+
+	if (map_keys(bpf->bc_fd, sizeof(*keys), (void **)&keys, &n))
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		const struct velo_svc_entry *entry = table_find(table, &keys[i].svc);
+
+		if (!entry || !entry->value.count ||
+		    !bsearch(&keys[i].be, entry->be, entry->value.count, sizeof(*entry->be),
+			     cmp_be))
+			bpf_map_delete_elem(bpf->bc_fd, &keys[i]);
+	}
+	free(keys);
+}
+
+int velo_svc_maps_sync(const struct velo_svc_bpf *bpf, const struct velo_svc_table *table,
+		       struct velo_svc_sync *sync)
+{
+	struct velo_svc_key *keys;
+	struct velo_svc_be_key *slots;
+	unsigned n_keys, n_slots;
+	__u32 next_id = 0;
+	int ret, first_err = 0;
+
+	memset(sync, 0, sizeof(*sync));
+	ret = map_keys(bpf->svc_fd, sizeof(*keys), (void **)&keys, &n_keys);
+	if (ret)
+		return ret;
+	ret = map_keys(bpf->be_fd, sizeof(*slots), (void **)&slots, &n_slots);
+	if (ret) {
+		free(keys);
+		return ret;
+	}
+	for (unsigned i = 0; i < n_slots; i++)
+		if (slots[i].id > next_id)
+			next_id = slots[i].id;
+	free(slots);
+
+	/* Services gone, or changed: the old ones first, so ids only grow. */
+	for (unsigned i = 0; i < n_keys; i++) {
+		const struct velo_svc_entry *entry = table_find(table, &keys[i]);
+		struct velo_svc value;
+
+		if (bpf_map_lookup_elem(bpf->svc_fd, &keys[i], &value))
+			continue;
+		if (value.id > next_id)
+			next_id = value.id;
+		if (!entry) {
+			note_gone(bpf->be_fd, &keys[i], &value, NULL, sync);
+			bpf_map_delete_elem(bpf->svc_fd, &keys[i]);
+			bpf_map_delete_elem(bpf->cnt_fd, &keys[i]);
+			slots_delete(bpf->be_fd, value.id, value.count);
+			sync->removed++;
+		}
+	}
+	for (unsigned i = 0; i < table->n; i++) {
+		const struct velo_svc_entry *entry = &table->entries[i];
+		struct velo_svc old;
+		bool had = !bpf_map_lookup_elem(bpf->svc_fd, &entry->key, &old);
+
+		if (had && same_backends(bpf->be_fd, &old, entry)) {
+			sync->unchanged++;
+			continue;
+		}
+		if (had)
+			note_gone(bpf->be_fd, &entry->key, &old, entry, sync);
+		ret = write_entry(bpf, entry, next_id_after(&next_id));
+		if (ret) {
+			pr_warn("services: write %s: %s", entry->name, strerror(-ret));
+			if (!first_err)
+				first_err = ret;
+			continue;
+		}
+		if (had) {
+			slots_delete(bpf->be_fd, old.id, old.count);
+			sync->changed++;
+		} else {
+			sync->added++;
+		}
+	}
+	free(keys);
+	remove_orphan_slots(bpf);
+	remove_stale_backend_counters(bpf, table);
+	return first_err;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Writing a service table (svc_table.h) into the pinned maps, so that every
+ * connect sees a whole backend set: a changed set is written under a fresh id
+ * first, then the service entry is switched to it, then the old id's slots go.
+ * Unchanged services are not touched; services gone from the table are
+ * removed with their slots and counters; slots no service points at (a
+ * crash between the steps) are removed too.
+ */
+#ifndef VELO_SVC_MAPS_H
+#define VELO_SVC_MAPS_H
+
+#include "datapath/svc_bpf.h"
+#include "datapath/svc_table.h"
+
+struct velo_svc_sync {
+	unsigned added, changed, removed, unchanged;
+	/* Backends that left a service port (or went with it): their connections are stale. */
+	struct velo_svc_bc_key *gone;
+	unsigned n_gone;
+};
+
+/* 0, or the first -errno (the maps then hold a mix, each service whole). Free sync after. */
+int velo_svc_maps_sync(const struct velo_svc_bpf *bpf, const struct velo_svc_table *table,
+		       struct velo_svc_sync *sync);
+void velo_svc_sync_free(struct velo_svc_sync *sync);
+
+#endif

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * velo_svc_maps_sync (plugin/datapath/svc_maps.c) against real BPF hash maps
+ * of the pinned layouts: a changed backend set goes under a fresh id and the
+ * old slots go, an unchanged one is not touched, a removed service takes its
+ * slots and counters along, orphaned slots (a sync that died midway) are
+ * removed, backends that left are reported (to close their connections) and
+ * their per-backend counters dropped. Skips when not root.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <cmocka.h>
+
+#include "datapath/svc_maps.h"
+
+static struct velo_svc_bpf bpf;
+static struct velo_svc_state state;
+static struct velo_svc_table table;
+
+static int map(size_t key, size_t value)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_HASH, "velotest_svc", key, value, 1024, NULL);
+
+	assert_true(fd >= 0);
+	return fd;
+}
+
+static int setup(void **unused)
+{
+	(void)unused;
+	bpf.svc_fd = bpf.be_fd = bpf.cnt_fd = bpf.bc_fd = bpf.aff_fd = bpf.sk_fd = -1;
+	if (geteuid())
+		return 0; /* the test skips */
+	bpf.svc_fd = map(sizeof(struct velo_svc_key), sizeof(struct velo_svc));
+	bpf.be_fd = map(sizeof(struct velo_svc_be_key), sizeof(struct velo_svc_be));
+	bpf.cnt_fd = map(sizeof(struct velo_svc_key), sizeof(struct velo_svc_counters));
+	bpf.bc_fd = map(sizeof(struct velo_svc_bc_key), sizeof(__u64));
+	return 0;
+}
+
+static int teardown(void **unused)
+{
+	(void)unused;
+	velo_svc_table_free(&table);
+	velo_svc_state_free(&state);
+	if (bpf.svc_fd >= 0) {
+		close(bpf.svc_fd);
+		close(bpf.be_fd);
+		close(bpf.cnt_fd);
+		close(bpf.bc_fd);
+	}
+	return 0;
+}
+
+/* The file with web (10.96.0.10:80) over the given endpoints, and dns when with_dns. */
+static void build(const char *endpoints, bool with_dns)
+{
+	char text[4096], why[200] = "";
+
+	velo_svc_table_free(&table);
+	velo_svc_state_free(&state);
+	snprintf(text, sizeof(text),
+		 "{\"services\": [{\"metadata\": {\"name\": \"web\"}, \"spec\": {\"clusterIP\":"
+		 " \"10.96.0.10\", \"ports\": [{\"port\": 80}]}}%s], \"endpointSlices\": ["
+		 "{\"metadata\": {\"name\": \"w\", \"labels\": {\"kubernetes.io/service-name\":"
+		 " \"web\"}}, \"addressType\": \"IPv4\", \"ports\": [{\"port\": 8080}],"
+		 " \"endpoints\": [%s]}]}",
+		 with_dns ? ", {\"metadata\": {\"name\": \"dns\"}, \"spec\": {\"clusterIP\":"
+			    " \"10.96.0.53\", \"ports\": [{\"port\": 53, \"protocol\": \"UDP\"}]}}"
+			  : "",
+		 endpoints);
+	assert_int_equal(velo_svc_state_parse(text, strlen(text), &state, why, sizeof(why)), 0);
+	assert_int_equal(velo_svc_table_build(&state, "node-a", &table), 0);
+}
+
+static unsigned count(int fd, size_t key_size)
+{
+	char key[64], next[64];
+	unsigned n = 0;
+	void *prev = NULL;
+
+	assert_true(key_size <= sizeof(key));
+	while (!bpf_map_get_next_key(fd, prev, next)) {
+		memcpy(key, next, key_size);
+		prev = key;
+		n++;
+	}
+	return n;
+}
+
+static struct velo_svc lookup(const char *vip, unsigned port, unsigned proto)
+{
+	struct velo_svc_key key = { .addr = { [10] = 0xff, [11] = 0xff }, .proto = (__u8)proto };
+	struct velo_svc value = {};
+
+	assert_int_equal(inet_pton(AF_INET, vip, &key.addr[12]), 1);
+	key.port = htons((uint16_t)port);
+	assert_int_equal(bpf_map_lookup_elem(bpf.svc_fd, &key, &value), 0);
+	return value;
+}
+
+static void test_sync(void **unused)
+{
+	struct velo_svc_sync sync;
+	struct velo_svc web, dns;
+	struct velo_svc_bc_key bc;
+	struct velo_svc_be_key orphan = { .id = 999, .slot = 0 };
+	struct velo_svc_be be = {};
+	__u64 one = 1;
+
+	(void)unused;
+	if (geteuid())
+		skip();
+	build("{\"addresses\": [\"10.244.1.5\"]}, {\"addresses\": [\"10.244.1.6\"]}", true);
+	assert_int_equal(velo_svc_maps_sync(&bpf, &table, &sync), 0);
+	assert_int_equal(sync.added, 2);
+	assert_int_equal(sync.n_gone, 0);
+	velo_svc_sync_free(&sync);
+	web = lookup("10.96.0.10", 80, IPPROTO_TCP);
+	dns = lookup("10.96.0.53", 53, IPPROTO_UDP);
+	assert_int_equal(web.count, 2);
+	assert_int_equal(dns.count, 0); /* no endpoints: refuses */
+	assert_int_not_equal(web.id, dns.id);
+	assert_int_equal(count(bpf.be_fd, sizeof(struct velo_svc_be_key)), 2);
+
+	/* A counter the programs would keep for web's 10.244.1.6 (backends sort by address). */
+	for (unsigned i = 0; i < table.n; i++)
+		if (table.entries[i].key.proto == IPPROTO_TCP) {
+			bc.svc = table.entries[i].key;
+			bc.be = table.entries[i].be[1];
+		}
+	/* And a slot a crashed sync left. */
+	assert_int_equal(bpf_map_update_elem(bpf.bc_fd, &bc, &one, BPF_ANY), 0);
+	assert_int_equal(bpf_map_update_elem(bpf.be_fd, &orphan, &be, BPF_ANY), 0);
+
+	/* 10.244.1.6 leaves web; dns goes. */
+	build("{\"addresses\": [\"10.244.1.5\"]}", false);
+	assert_int_equal(velo_svc_maps_sync(&bpf, &table, &sync), 0);
+	assert_int_equal(sync.changed, 1);
+	assert_int_equal(sync.removed, 1);
+	assert_int_equal(sync.n_gone, 1);
+	assert_memory_equal(&sync.gone[0], &bc, sizeof(bc));
+	velo_svc_sync_free(&sync);
+	web = lookup("10.96.0.10", 80, IPPROTO_TCP);
+	assert_int_equal(web.count, 1);
+	/* The old set's two slots and the orphan are gone: one slot left. */
+	assert_int_equal(count(bpf.be_fd, sizeof(struct velo_svc_be_key)), 1);
+	assert_int_equal(count(bpf.svc_fd, sizeof(struct velo_svc_key)), 1);
+	/* The counter of the backend that left goes with it. */
+	assert_int_equal(count(bpf.bc_fd, sizeof(struct velo_svc_bc_key)), 0);
+
+	/* Unchanged: not rewritten (same id). */
+	assert_int_equal(velo_svc_maps_sync(&bpf, &table, &sync), 0);
+	assert_int_equal(sync.unchanged, 1);
+	velo_svc_sync_free(&sync);
+	assert_int_equal(lookup("10.96.0.10", 80, IPPROTO_TCP).id, web.id);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_sync, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
