@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -38,7 +39,7 @@ static int fall_back(const struct velo_request *request, const char *why, int er
 {
 	pr_warn("services: %s%s%s; pod %s keeps kube-proxy", why, err ? ": " : "",
 		err ? strerror(-err) : "", request->record.host_ifname);
-	return 0;
+	return VELO_FEATURE_FELL_BACK;
 }
 
 /* The pod cgroup and the cgroup lock, as cgroup_ctx_open has them, without velo's cgroup_skb group. */
@@ -70,7 +71,8 @@ static int ctx_open(struct velo_request *request, struct cgroup_ctx *ctx)
 	if (ctx->lock_fd < 0) {
 		ret = ctx->lock_fd;
 		cgroup_ctx_close(ctx);
-		fall_back(request, "cgroup lock", ret);
+		if (ret != -EAGAIN) /* busy: the ADD tries again later (code 11) */
+			fall_back(request, "cgroup lock", ret);
 		return ret;
 	}
 	return 0;
@@ -82,11 +84,14 @@ static int services_attach(struct velo_request *request)
 	struct cgroup_ctx ctx;
 	int ret;
 
-	if (ctx_open(request, &ctx))
-		return 0;
+	ret = ctx_open(request, &ctx);
+	if (ret)
+		return ret == -EAGAIN ? ret : VELO_FEATURE_FELL_BACK;
 	ret = velo_svc_bpf_open(&request->config.paths, request->config.lock_timeout_ms, &bpf);
 	if (ret) {
 		cgroup_ctx_close(&ctx);
+		if (ret == -EAGAIN)
+			return ret; /* the loader lock is busy: try again later */
 		return fall_back(request, "BPF objects can't be loaded", ret);
 	}
 	for (int hook = 0; !ret && hook < VELO_SVC_N_HOOKS; hook++)
@@ -131,6 +136,23 @@ static int services_check(struct velo_request *request)
 	return ret;
 }
 
+/* After a fall back the pod keeps kube-proxy: none of the translation links may be there. */
+static int services_check_routed(const struct velo_request *request)
+{
+	char path[PATH_MAX];
+	int ret = 0;
+
+	for (int hook = 0; hook < VELO_SVC_N_HOOKS; hook++)
+		if (!velo_bpf_link_path(&request->config.paths, request->record.host_ifname,
+					velo_svc_hook_kind(hook), path, sizeof(path)) &&
+		    !access(path, F_OK)) {
+			cni_error_detail("services: a pod left to kube-proxy has a link (%s)",
+					 path);
+			ret = -EIO;
+		}
+	return ret;
+}
+
 const struct velo_feature velo_feature_services = {
 	.name = "services",
 	.bit = VELO_FEATURE_SERVICES,
@@ -138,4 +160,5 @@ const struct velo_feature velo_feature_services = {
 	.attach = services_attach,
 	.detach = services_detach,
 	.check = services_check,
+	.check_routed = services_check_routed,
 };
