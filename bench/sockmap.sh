@@ -77,17 +77,8 @@ node=velotest-smbench-node-$tag
 work=$(mktemp -d /tmp/velotest-smbench-XXXXXX)
 bpffs_base=/sys/fs/bpf/velotest-smbench-$tag
 pids=()
-# cgroup_kill CG: as a runtime does: cgroup.kill (a loop over cgroup.procs misses pids when the
-# list shifts), then wait (5 s at most) for cgroup.procs to be empty.
-cgroup_kill() {
-	echo 1 >"$1/cgroup.kill" || return 1
-	for _ in $(seq 100); do
-		[ -n "$(cat "$1/cgroup.procs")" ] || return 0
-		sleep 0.05
-	done
-	echo "cgroup $1 still has processes: $(tr '\n' ' ' <"$1/cgroup.procs")" >&2
-	return 1
-}
+# shellcheck source=bench/lib.bash
+source "$top/bench/lib.bash"
 cleanup() {
 	set +e
 	local pid ns cg

@@ -3,14 +3,12 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +20,7 @@
 #include "cni/kernel_bugs.h"
 #include "datapath/sockmap_bugs.h"
 #include "sockmap_bugs.skel.h"
+#include "net/netns.h"
 
 /* The half-close pattern: 16 MiB up, SHUT_WR, blocking read of the answer (~90% EAGAIN). */
 #define UPLOAD_BYTES (16u << 20)
@@ -34,25 +33,6 @@
 #define CHILD_SECONDS 20
 /* Exit code bit of the child: a probe could not run (setup failed). */
 #define PROBE_FAILED 0x40
-
-static int loopback_up(void)
-{
-	struct ifreq ifr = { .ifr_name = "lo" };
-	int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	int ret = 0;
-
-	if (sock < 0)
-		return -errno;
-	if (ioctl(sock, SIOCGIFFLAGS, &ifr)) {
-		ret = -errno;
-	} else {
-		ifr.ifr_flags |= IFF_UP;
-		if (ioctl(sock, SIOCSIFFLAGS, &ifr))
-			ret = -errno;
-	}
-	close(sock);
-	return ret;
-}
 
 /* A connected TCP pair on 127.0.0.1, both sockets in the sockhash keyed by local port. */
 static int sockhash_pair(int map_fd, int fds[2])
@@ -267,7 +247,7 @@ static int probe_child(void)
 
 	alarm(CHILD_SECONDS);
 	signal(SIGPIPE, SIG_IGN);
-	if (unshare(CLONE_NEWNET) || loopback_up())
+	if (unshare(CLONE_NEWNET) || netns_loopback_up())
 		return PROBE_FAILED | VELO_SM_BUGS_ALL;
 	skel = sockmap_bugs__open_and_load();
 	if (!skel)

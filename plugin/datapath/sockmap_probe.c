@@ -4,14 +4,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +24,7 @@
 #include "datapath/sockmap_bugs.h"
 #include "datapath/sockmap_probe.h"
 #include "sockmap_probe.skel.h"
+#include "net/netns.h"
 
 #define PERMANENT_NAME "BPF_F_PERMANENT"
 #define CACHE_NAME "sockmap-probe"
@@ -67,25 +66,6 @@ int velo_sockmap_btf_flag(const char *name, uint64_t *value)
 	return ret;
 }
 
-static int loopback_up(void)
-{
-	struct ifreq ifr = { .ifr_name = "lo" };
-	int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	int ret = 0;
-
-	if (sock < 0)
-		return -errno;
-	if (ioctl(sock, SIOCGIFFLAGS, &ifr)) {
-		ret = -errno;
-	} else {
-		ifr.ifr_flags |= IFF_UP;
-		if (ioctl(sock, SIOCSIFFLAGS, &ifr))
-			ret = -errno;
-	}
-	close(sock);
-	return ret;
-}
-
 /* A connected TCP pair on 127.0.0.1 of the current (private) netns. */
 static int tcp_pair(int fds[2])
 {
@@ -120,7 +100,7 @@ static int probe_child(uint64_t flag)
 	struct pollfd pfd;
 	char byte = 'v';
 
-	if (unshare(CLONE_NEWNET) || loopback_up())
+	if (unshare(CLONE_NEWNET) || netns_loopback_up())
 		return PROBE_BROKEN;
 	skel = sockmap_probe__open();
 	if (!skel)

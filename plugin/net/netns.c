@@ -2,8 +2,11 @@
 /* Entering and leaving a container's network namespace with setns(2). */
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -88,4 +91,23 @@ int netns_inode(const char *path, uint64_t *ino)
 		return netns_fail(-EINVAL, path, "not a network namespace");
 	*ino = st.st_ino;
 	return 0;
+}
+
+int netns_loopback_up(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int ret = 0;
+
+	if (sock < 0)
+		return -errno;
+	if (ioctl(sock, SIOCGIFFLAGS, &ifr)) {
+		ret = -errno;
+	} else {
+		ifr.ifr_flags |= IFF_UP;
+		if (ioctl(sock, SIOCSIFFLAGS, &ifr))
+			ret = -errno;
+	}
+	close(sock);
+	return ret;
 }

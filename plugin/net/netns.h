@@ -16,5 +16,7 @@ int netns_enter(const char *path, struct netns_guard *guard);
 void netns_leave(struct netns_guard *guard);
 /* The namespace's inode (st_ino of the nsfs file). */
 int netns_inode(const char *path, uint64_t *ino);
+/* Brings up lo in the current namespace (a fresh one starts with it down): 0 or -errno. */
+int netns_loopback_up(void);
 
 #endif

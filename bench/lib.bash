@@ -1,0 +1,14 @@
+# SPDX-License-Identifier: Apache-2.0
+# Helpers the benchmark scripts share (sourced, not run).
+
+# cgroup_kill CG: as a runtime does: cgroup.kill (a loop over cgroup.procs misses pids when the
+# list shifts), then wait (5 s at most) for cgroup.procs to be empty.
+cgroup_kill() {
+	echo 1 >"$1/cgroup.kill" || return 1
+	for _ in $(seq 100); do
+		[ -n "$(cat "$1/cgroup.procs")" ] || return 0
+		sleep 0.05
+	done
+	echo "cgroup $1 still has processes: $(tr '\n' ' ' <"$1/cgroup.procs")" >&2
+	return 1
+}
