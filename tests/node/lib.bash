@@ -519,3 +519,12 @@ vt_percpu_u64() {
 		else [.values[].value[0:8] | reverse | reduce .[] as $b (0; . * 256 + ($b | byte))] | add
 		end'
 }
+
+# Every sockhash kernel bug velo probes for (docs/sockmap.md). A test of the accelerated socket
+# path on a kernel whose probes fail accepts them by name in the conflist, as an operator would
+# (sockmapAcceptKernelBugs); without it such pods stay routed.
+VT_SOCKMAP_KERNEL_BUGS="halfclose-eagain splice-ingress waitall-short rcvlowat-ignored"
+# vt_accept_kernel_bugs CONF: CONF with every bug above accepted.
+vt_accept_kernel_bugs() {
+	jq -c --arg b "$VT_SOCKMAP_KERNEL_BUGS" '.sockmapAcceptKernelBugs = ($b | split(" "))' <<<"$1"
+}

@@ -166,7 +166,7 @@ backend_and_services() {
 
 @test "services: a translated connection between two sockmap pods pairs in the sockhash" {
 	local out n sent got _
-	SVC_ACCEPT_BUGS="halfclose-eagain splice-ingress waitall-short rcvlowat-ignored"
+	SVC_ACCEPT_BUGS="$VT_SOCKMAP_KERNEL_BUGS"
 	backend_and_services '{"velo.dev/sockmap": "true"}'
 	svc_pod client '{"velo.dev/services": "true", "velo.dev/sockmap": "true"}'
 	svc_client "$P_NS" "$P_CG" tcp "$VIP4" 80 4194304 3 >"$VT/work/client.out" 2>&1 &
