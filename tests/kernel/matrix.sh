@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The kernel matrix as a TAP suite for tests/run.sh: velo's node tests inside qemu guests for
-# Debian 12's 6.1 kernel, and for the BPF_F_PERMANENT test kernel when build/kernel/permanent/
-# bzImage is cached (make kernel-permanent). Skips, with the reason, when it can't run here.
+# Debian 12's 6.1 kernel, and for the patched test kernel (kernel/patches) when build/kernel/
+# permanent/bzImage is cached (make kernel-permanent; hack/test.sh builds it). Skips, with the
+# reason, when it can't run here. Known kernel bugs expected on a kernel are TAP TODOs.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
