@@ -15,8 +15,8 @@ packages=(
 	containernetworking-plugins kmod valgrind nftables
 	# real CNI clients (runc named so podman doesn't pick crun)
 	podman runc conmon containerd busybox-static
-	# the kernel matrix (qemu guests of Debian's own kernels)
-	qemu-system-x86 cpio
+	# the kernel matrix (qemu guests of Debian's own kernels) and its patched test kernel
+	qemu-system-x86 cpio linux-source-6.1 flex bison bc libssl-dev dwarves
 	# lint
 	clang-tidy clang-format cppcheck shellcheck yamllint python3-yaml universal-ctags
 	# benchmarks

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Builds the BPF_F_PERMANENT test kernel: Debian's linux-source-6.1 with kernel/patches/*.patch,
-# tinyconfig plus kernel/patches/tiny.config, into build/kernel/permanent/bzImage (~5 min with
-# -j2 the first time; a changed patch is reverted and the new one applied, and make rebuilds
-# only what changed). Not part of `make test`: the suite boots the kernel when it is cached.
+# Builds the test kernel: Debian's linux-source-6.1 with kernel/patches/*.patch (BPF_F_PERMANENT,
+# the tcp_bpf recv and splice fixes), tinyconfig plus kernel/patches/tiny.config, into
+# build/kernel/permanent/bzImage (~5 min with -j2 the first time; when the patches change, the
+# applied ones are reverted, last first, and the new ones applied, and make rebuilds only what
+# changed). hack/test.sh (CI) runs it before `make test`; the suite boots the kernel when cached.
 # Debian packages: linux-source-6.1 flex bison bc libssl-dev libelf-dev dwarves.
 set -euo pipefail
 
@@ -31,23 +32,41 @@ if [ ! -f "$src/Makefile" ]; then
 	mkdir -p "$src.tmp"
 	tar -xf "$tarball" -C "$src.tmp" --strip-components=1
 	mv "$src.tmp" "$src"
+	rm -rf "$out/applied" "$out/applied.patch" # a fresh tree has no patches on
 fi
 
-# The applied patches are kept beside the tree: a changed one is reverted before the new goes on.
-applied=$out/applied.patch
-wanted=$(cat "$top"/kernel/patches/*.patch 2>/dev/null || true)
-if [ ! -f "$applied" ] || [ "$wanted" != "$(cat "$applied")" ]; then
-	if [ -s "$applied" ]; then
-		printf '%s\n' "$(cat "$applied")" | patch -d "$src" -p1 -R --silent ||
-			die "could not revert the old patch"
+# Copies of the applied patches are kept beside the tree, one file each. When kernel/patches
+# changes, the applied ones from the first that differs on are reverted, last first (patches
+# that touch the same file only revert cleanly that way), and the wanted ones from there on
+# applied: the tree's unchanged files keep their mtimes, so make rebuilds only what changed.
+applied=$out/applied
+mapfile -t want < <(find "$top/kernel/patches" -maxdepth 1 -name '*.patch' | sort)
+if [ -f "$out/applied.patch" ]; then # older builds kept the patches as one concatenated file
+	mkdir -p "$applied"
+	if [ "$(cat "$out/applied.patch")" = "$(cat "${want[@]}" 2>/dev/null)" ]; then
+		[ ${#want[@]} -eq 0 ] || cp "${want[@]}" "$applied/"
+	elif [ -s "$out/applied.patch" ]; then
+		patch -d "$src" -p1 -R --silent <"$out/applied.patch" || die "could not revert applied.patch"
 	fi
-	: >"$applied"
-	if [ -n "$wanted" ]; then
-		printf '%s\n' "$wanted" | patch -d "$src" -p1 --silent --forward ||
-			die "kernel/patches does not apply to $(basename "$tarball")"
-	fi
-	printf '%s' "$wanted" >"$applied"
+	rm -f "$out/applied.patch"
 fi
+mkdir -p "$applied"
+mapfile -t have < <(find "$applied" -maxdepth 1 -name '*.patch' | sort)
+keep=0
+while [ "$keep" -lt ${#have[@]} ] && [ "$keep" -lt ${#want[@]} ] &&
+	[ "$(basename "${have[$keep]}")" = "$(basename "${want[$keep]}")" ] &&
+	cmp -s "${have[$keep]}" "${want[$keep]}"; do
+	keep=$((keep + 1))
+done
+for ((i = ${#have[@]} - 1; i >= keep; i--)); do
+	patch -d "$src" -p1 -R --silent <"${have[$i]}" || die "could not revert $(basename "${have[$i]}")"
+	rm -f "${have[$i]}"
+done
+for ((i = keep; i < ${#want[@]}; i++)); do
+	patch -d "$src" -p1 --silent --forward <"${want[$i]}" ||
+		die "$(basename "${want[$i]}") does not apply to $(basename "$tarball")"
+	cp "${want[$i]}" "$applied/"
+done
 
 if [ ! -f "$src/.config" ] || [ "$top/kernel/patches/tiny.config" -nt "$src/.config" ]; then
 	make -C "$src" -s tinyconfig

@@ -26,8 +26,9 @@ die() {
 	exit 1
 }
 
-for f in "$build/velo" "$build/tests/sockmap_stream" "$cni_ref/host-local" /bin/busybox; do
-	[ -x "$f" ] || die "$f missing (make all $build/tests/sockmap_stream; hack/install-deps.sh)"
+for f in "$build/velo" "$build/tests/sockmap_stream" "$build/tests/sockmap_edge" \
+	"$cni_ref/host-local" /bin/busybox; do
+	[ -x "$f" ] || die "$f missing (make all $build/tests/sockmap_stream $build/tests/sockmap_edge; hack/install-deps.sh)"
 done
 
 stage=$(mktemp -d "${TMPDIR:-/tmp}/velotest-initramfs.XXXXXX")
@@ -58,6 +59,7 @@ copy_bin /usr/bin/jq /usr/bin/jq
 copy_bin "$(command -v bpftool || echo /usr/sbin/bpftool)" /usr/sbin/bpftool
 copy_bin "$build/velo" /opt/velo/velo
 copy_bin "$build/tests/sockmap_stream" /opt/velo/sockmap_stream
+copy_bin "$build/tests/sockmap_edge" /opt/velo/sockmap_edge
 copy_bin "$cni_ref/host-local" /opt/velo/host-local
 
 # velo's BPF objects, where the build kept them: the guest runs them through its verifier.

@@ -111,7 +111,7 @@ run_kernel() {
 			return
 		}
 		boot "$(basename "$k")" "$vmlinuz" "$initrd" \
-			"$([ "$k" = permanent ] && echo velotest.permanent=1) ${KERNEL_ONLY:+velotest.only=$KERNEL_ONLY}"
+			"$([ "$k" = permanent ] && echo velotest.permanent=1 velotest.recv_fixed=1) ${KERNEL_ONLY:+velotest.only=$KERNEL_ONLY}"
 		;;
 	*)
 		echo "unknown kernel: $k" >&2
@@ -129,4 +129,5 @@ fi
 # Renumber the guests' TAP into one plan.
 awk '/^ok/ { sub(/^ok( [0-9]+)?/, "ok " ++n) } /^not ok/ { sub(/^not ok( [0-9]+)?/, "not ok " ++n) }
 	{ print } END { print "1.." n + 0 }' "$tap_all"
-! grep -q '^not ok' "$tap_all"
+# A "not ok ... # TODO" is a known kernel bug, expected on that kernel: reported, not a failure.
+! grep -v '# TODO' "$tap_all" | grep -q '^not ok'

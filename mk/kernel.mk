@@ -8,15 +8,16 @@ KERNELS ?= debian-6.1 permanent
 
 .PHONY: kernel-matrix kernel-permanent kernel-bench
 
-kernel-matrix: $(BUILD)/velo $(SOCKMAP_STREAM) ## velo's node tests in qemu guests per kernel (root; ~2 min per kernel)
+kernel-matrix: $(BUILD)/velo $(SOCKMAP_STREAM) $(SOCKMAP_EDGE) ## velo's node tests in qemu guests per kernel (root; ~2 min per kernel)
 	hack/kernel-matrix.sh $(KERNELS)
 
 # The sk_msg verdict modes side by side in the BPF_F_PERMANENT guest (~2.5 min; not in the
 # suite). One vCPU by default: on a shared 2-CPU host two TCG vCPUs gave spreads of 10x.
-kernel-bench: $(BUILD)/velo $(SOCKMAP_STREAM) $(BPF_OBJS) ## sockmap throughput per verdict mode in the permanent kernel's guest (root)
+kernel-bench: $(BUILD)/velo $(SOCKMAP_STREAM) $(SOCKMAP_EDGE) $(BPF_OBJS) ## sockmap throughput per verdict mode in the permanent kernel's guest (root)
 	KERNEL_SMP=$${KERNEL_SMP:-1} KERNEL_ONLY=sockmap_bench hack/kernel-matrix.sh permanent
 
-# Slow (~5 min with -j2): not part of make test; the suite boots it only when it is cached.
+# Slow (~5 min with -j2): hack/test.sh (CI) builds it before make test; the suite boots it
+# only when it is cached.
 kernel-permanent: ## build the BPF_F_PERMANENT test kernel into build/kernel/permanent/bzImage
 	hack/kernel-build.sh
 
