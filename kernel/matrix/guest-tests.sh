@@ -662,6 +662,10 @@ t_objects() {
 		mkdir -p "$BPFFS/velotest-objects"
 		if bpftool prog loadall "$obj" "$BPFFS/velotest-objects/$name" >"$err" 2>&1; then
 			echo "$name: loads"
+		elif [ "$name" = iter_tcp ] && grep -q 'bpf_sock_destroy' "$err"; then
+			# Optional: velo probes the kfunc (Linux 6.5) at run time and, without it, leaves
+			# connections to a removed Service backend open (docs/services.md).
+			echo "$name: this kernel has no bpf_sock_destroy (velo probes it; optional)"
 		else
 			bad=1
 			echo "$name: rejected; the verifier's last words:"
