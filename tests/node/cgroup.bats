@@ -306,3 +306,29 @@ time.sleep(3)
 	vt_assert_ok
 	vt_assert_nothing_left
 }
+
+@test "runtimeConfig reaches velo as libcni passes it: only keys the shipped conflist declares" {
+	local caps conf
+	caps="$(vt_velo_capabilities)"
+	# The test means something only while velo declares cgroupPath and not dns.
+	[ "$(jq -r '.cgroupPath' <<<"$caps")" = true ]
+	[ "$(jq -r 'has("dns")' <<<"$caps")" = false ]
+	run vt_runtime_config '{"type": "velo"}' \
+		'{"dns": {"nameservers": ["10.96.0.10"]}, "cgroupPath": "/velotest-x"}'
+	[ "$status" -eq 0 ]
+	[ "$(jq -c '.runtimeConfig' <<<"$output")" = '{"cgroupPath":"/velotest-x"}' ]
+	[ "$(jq -c '.capabilities' <<<"$output")" = "$caps" ]
+	# Nothing declared left: libcni sets no runtimeConfig at all.
+	run vt_runtime_config '{"type": "velo"}' '{"dns": {}}'
+	[ "$status" -eq 0 ]
+	[ "$(jq -r 'has("runtimeConfig")' <<<"$output")" = false ]
+	# A capability declared false is dropped too.
+	VT_VELO_CAPS='{"a": true, "b": false}' run vt_runtime_config '{}' '{"a": 1, "b": 2}'
+	[ "$status" -eq 0 ]
+	[ "$(jq -c '.runtimeConfig' <<<"$output")" = '{"a":1}' ]
+	# The cgroup tests' configs go through it.
+	conf="$(vtc_config "$(vt_config -f dual)" /velotest-x '{}')"
+	[ "$(jq -c '.capabilities' <<<"$conf")" = "$caps" ]
+	[ "$(jq -c '.runtimeConfig | keys' <<<"$conf")" = \
+		'["cgroupPath","io.kubernetes.cri.pod-annotations"]' ]
+}

@@ -45,11 +45,14 @@ vtc_cgroup_new() {
 	echo "$rel"
 }
 
-# vtc_config BASE_CONFIG CGROUP_REL ANNOTATIONS_JSON: velo's config for one pod.
+# vtc_config BASE_CONFIG CGROUP_REL ANNOTATIONS_JSON: velo's config for one pod, its
+# runtimeConfig passed as a runtime does under the shipped conflist.
 vtc_config() {
-	jq -c --arg b "$VTC_BPFFS" --arg cg "$2" --argjson a "$3" '
-		.bpffsDir = $b |
-		.runtimeConfig = {cgroupPath: $cg, "io.kubernetes.cri.pod-annotations": $a}' <<<"$1"
+	local conf rt
+	conf="$(jq -c --arg b "$VTC_BPFFS" '.bpffsDir = $b' <<<"$1")" || return 1
+	rt="$(jq -cn --arg cg "$2" --argjson a "$3" \
+		'{cgroupPath: $cg, "io.kubernetes.cri.pod-annotations": $a}')" || return 1
+	vt_runtime_config "$conf" "$rt"
 }
 
 # vtc_run POD CGROUP_REL CMD...: runs CMD in the pod's netns, inside its cgroup.

@@ -39,13 +39,15 @@ teardown() {
 }
 
 # fp_config MODE [FAMILY [RUNTIME_CONFIG_JSON]]: velo's config with the pod's annotation
-# (MODE none: no annotation) and the test's bpffs dir.
+# (MODE none: no annotation) and the test's bpffs dir; the runtimeConfig goes as a runtime
+# passes it under the shipped conflist.
 fp_config() {
-	local annotations='{}' extra="${3:-{\}}"
+	local annotations='{}' extra="${3:-{\}}" conf rt
 	[ "$1" = none ] || annotations="$(jq -cn --arg v "$1" '{"velo.dev/fastpath": $v}')"
-	vt_config -f "${2:-dual}" | jq -c --arg b "$FP_BPFFS" --argjson a "$annotations" \
-		--argjson x "$extra" \
-		'.bpffsDir = $b | .runtimeConfig = ({"io.kubernetes.cri.pod-annotations": $a} + $x)'
+	conf="$(vt_config -f "${2:-dual}" | jq -c --arg b "$FP_BPFFS" '.bpffsDir = $b')" || return 1
+	rt="$(jq -cn --argjson a "$annotations" --argjson x "$extra" \
+		'{"io.kubernetes.cri.pod-annotations": $a} + $x')" || return 1
+	vt_runtime_config "$conf" "$rt"
 }
 
 # fp_pod MODE [FAMILY [RUNTIME_CONFIG_JSON]]: a pod wired by velo.

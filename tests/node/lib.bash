@@ -73,6 +73,10 @@ vt_setup_file() {
 	export VT_PLUGIN_BIN="$plugin_bin"
 	export VT_TAG="${RANDOM}${RANDOM}"
 	export VT_NODE="velotest-node-$VT_TAG"
+	# What the shipped conflist lets a runtime pass velo (vt_runtime_config); empty on failure,
+	# so the first use fails and says why.
+	VT_VELO_CAPS="$(vt_velo_capabilities)" || VT_VELO_CAPS=""
+	export VT_VELO_CAPS
 	ip netns add "$VT_NODE"
 	vt_node ip link set lo up
 	vt_node ip addr add "$VT_NODE_ADDR4/32" dev lo
@@ -232,6 +236,32 @@ vt_config() {
 			cniVersion: $v, name: $n, type: "ptp", ipMasq: false,
 			ipam: ($ipam + {routes: [{dst: "0.0.0.0/0"}, {dst: "::/0"}]})}'
 	fi
+}
+
+# vt_velo_capabilities: the "capabilities" of velo's entry in the shipped conflist (the
+# ConfigMap's 10-velo.conflist in manifests/velo.yaml), as one JSON object.
+vt_velo_capabilities() {
+	python3 -c 'import json, sys, yaml
+for doc in yaml.safe_load_all(open(sys.argv[1])):
+    if doc and doc.get("kind") == "ConfigMap" and "10-velo.conflist" in doc.get("data", {}):
+        conf = json.loads(doc["data"]["10-velo.conflist"])
+        velo = [p for p in conf["plugins"] if p.get("type") == "velo"]
+        print(json.dumps(velo[0].get("capabilities", {}), separators=(",", ":")))
+        sys.exit(0)
+sys.exit("no 10-velo.conflist with a velo plugin in " + sys.argv[1])' \
+		"$VELOTEST_REPO/manifests/velo.yaml"
+}
+
+# vt_runtime_config CONFIG RUNTIME_JSON: CONFIG as a runtime (libcni) hands it to velo under the
+# shipped conflist: velo's capabilities from it, and runtimeConfig with only the keys of
+# RUNTIME_JSON velo declares true there (libcni drops the others, and sets no runtimeConfig
+# when none is left). Read once per file (vt_setup_file), else on first use.
+vt_runtime_config() {
+	[ -n "${VT_VELO_CAPS:-}" ] || VT_VELO_CAPS="$(vt_velo_capabilities)" || return 1
+	jq -c --argjson caps "$VT_VELO_CAPS" --argjson rt "$2" '
+		($rt | with_entries(select($caps[.key] == true))) as $rc |
+		.capabilities = $caps |
+		if ($rc | length) > 0 then .runtimeConfig = $rc else . end' <<<"$1"
 }
 
 # vt_with_prev CONFIG RESULT: CONFIG with prevResult = RESULT.

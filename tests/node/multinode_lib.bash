@@ -74,15 +74,19 @@ mn_nodes() {
 	mv "$VT/nodes.json.new" "$VT/nodes.json"
 }
 
-# mn_config N [ANNOTATIONS_JSON]: velo's config on node N.
+# mn_config N [ANNOTATIONS_JSON]: velo's config on node N, the annotations passed as a runtime
+# does under the shipped conflist.
 mn_config() {
-	jq -cn --arg t "$VT/n$1" --arg b "$MN_BPFFS-n$1" --arg n "$1" --argjson a "${2:-{\}}" '{
+	local conf rt
+	conf="$(jq -cn --arg t "$VT/n$1" --arg b "$MN_BPFFS-n$1" --arg n "$1" '{
 		cniVersion: "1.0.0", name: "velotest-mn", type: "velo", vethPrefix: "vm",
 		stateDir: ($t + "/state"), runDir: ($t + "/run"), bpffsDir: $b,
 		logFile: ($t + "/cni.log"),
 		ipam: {type: "host-local", dataDir: ($t + "/ipam"),
-			ranges: [[{subnet: ("10.77." + $n + ".0/24")}], [{subnet: ("fd77:" + $n + "::/64")}]]},
-		runtimeConfig: {"io.kubernetes.cri.pod-annotations": $a}}'
+			ranges: [[{subnet: ("10.77." + $n + ".0/24")}], [{subnet: ("fd77:" + $n + "::/64")}]]}}')" ||
+		return 1
+	rt="$(jq -cn --argjson a "${2:-{\}}" '{"io.kubernetes.cri.pod-annotations": $a}')" || return 1
+	vt_runtime_config "$conf" "$rt"
 }
 
 # mn_velod N [EXTRA_JSON]: velod on node N with the node list, syncing every second; EXTRA_JSON

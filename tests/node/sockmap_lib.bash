@@ -47,16 +47,19 @@ sm_teardown() {
 	vt_teardown
 }
 
-# sm_config OPT_IN CGROUP_REL: a dual-stack config with the pod's annotation and cgroup.
+# sm_config OPT_IN CGROUP_REL: a dual-stack config with the pod's annotation and cgroup (as
+# runtimeConfig passed as a runtime does under the shipped conflist).
 sm_config() {
-	local annotations='{}' accept
+	local annotations='{}' accept conf rt
 	[ "$1" = none ] || annotations="$(jq -cn --arg v "$1" '{"velo.dev/sockmap": $v}')"
 	# shellcheck disable=SC2086 # one name per word
 	accept="$(printf '%s\n' $SM_ACCEPT | jq -R 'select(length > 0)' | jq -cs .)"
-	vt_config -f dual | jq -c --arg b "$SM_BPFFS" --arg cg "$2" --argjson a "$annotations" \
-		--argjson acc "$accept" \
-		'.bpffsDir = $b | .runtimeConfig = {"io.kubernetes.cri.pod-annotations": $a,
-		 cgroupPath: $cg} | if ($acc | length) > 0 then .sockmapAcceptKernelBugs = $acc else . end'
+	conf="$(vt_config -f dual | jq -c --arg b "$SM_BPFFS" --argjson acc "$accept" \
+		'.bpffsDir = $b |
+		 if ($acc | length) > 0 then .sockmapAcceptKernelBugs = $acc else . end')" || return 1
+	rt="$(jq -cn --arg cg "$2" --argjson a "$annotations" \
+		'{"io.kubernetes.cri.pod-annotations": $a, cgroupPath: $cg}')" || return 1
+	vt_runtime_config "$conf" "$rt"
 }
 
 # The sockhash kernel bugs velo's probes found on this kernel (veloctl status), one a line.
