@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cni/config.h"
+#include "cni/config_field.h"
 #include "base/error.h"
 
 #define STDIN_MAX (1u << 20) /* configs are a few KiB; a runaway writer must not eat memory */
@@ -80,98 +81,6 @@ char *velo_read_stdin(void)
 	return buf;
 }
 
-static const char *json_type_name(const cJSON *item)
-{
-	if (cJSON_IsString(item))
-		return "a string";
-	if (cJSON_IsNumber(item))
-		return "a number";
-	if (cJSON_IsBool(item))
-		return "a boolean";
-	if (cJSON_IsNull(item))
-		return "null";
-	if (cJSON_IsArray(item))
-		return "an array";
-	if (cJSON_IsObject(item))
-		return "an object";
-	return "invalid JSON";
-}
-
-static int invalid(const char *field, const char *fmt_expected, const cJSON *item)
-{
-	return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG, "%s: expected %s, got %s", field,
-			fmt_expected, json_type_name(item));
-}
-
-/* An integer-valued number in [min, max]; absent leaves *out alone. */
-static int get_integer(const cJSON *root, const char *field, double min, double max, double *out)
-{
-	const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, field);
-	double value;
-
-	if (!item)
-		return 0;
-	if (!cJSON_IsNumber(item))
-		return invalid(field, "a number", item);
-	value = item->valuedouble;
-	/* Range first: the cast below is only defined for values that fit. */
-	if (value < min || value > max || value != (double)(long long)value)
-		return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG,
-				"%s: %g is out of range, expected an integer from %.0f to %.0f",
-				field, value, min, max);
-	*out = value;
-	return 0;
-}
-
-/* A string field; absent gives NULL. */
-static int get_string(const cJSON *root, const char *field, const char **out)
-{
-	const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, field);
-
-	*out = NULL;
-	if (!item)
-		return 0;
-	if (!cJSON_IsString(item) || !item->valuestring)
-		return invalid(field, "a string", item);
-	*out = item->valuestring;
-	return 0;
-}
-
-static int copy_string(const char *field, const char *value, char *buf, size_t size)
-{
-	size_t len = strlen(value);
-
-	if (len >= size)
-		return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG,
-				"%s: %zu characters long, at most %zu allowed", field, len,
-				size - 1);
-	memcpy(buf, value, len + 1);
-	return 0;
-}
-
-static bool has_dotdot_component(const char *path)
-{
-	for (const char *p = path; (p = strstr(p, "..")); p += 2)
-		if ((p == path || p[-1] == '/') && (p[2] == '/' || p[2] == '\0'))
-			return true;
-	return false;
-}
-
-/* An absolute path without ".." components; absent keeps the default in buf. */
-static int get_path(const cJSON *root, const char *field, char *buf)
-{
-	const char *value;
-	int ret = get_string(root, field, &value);
-
-	if (ret || !value)
-		return ret;
-	if (value[0] != '/' || has_dotdot_component(value))
-		return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG,
-				"%s \"%.128s\": expected an absolute path without .. components",
-				field, value);
-	return copy_string(field, value, buf, PATH_MAX);
-}
-
 static int parse_version(const cJSON *root, struct velo_config *config)
 {
 	const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, "cniVersion");
@@ -180,7 +89,7 @@ static int parse_version(const cJSON *root, struct velo_config *config)
 	if (!item)
 		return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG, "cniVersion: required");
 	if (!cJSON_IsString(item) || !item->valuestring)
-		return invalid("cniVersion", "a string", item);
+		return config_invalid("cniVersion", "a string", item);
 	config->version_str = item->valuestring;
 	config->version = cni_version_parse(item->valuestring);
 	if (config->version >= CNI_V_OLDEST_ACCEPTED)
@@ -200,7 +109,7 @@ static int parse_version(const cJSON *root, struct velo_config *config)
 static int parse_name(const cJSON *root, struct velo_config *config)
 {
 	const char *name;
-	int ret = get_string(root, "name", &name);
+	int ret = config_get_string(root, "name", &name);
 
 	if (ret)
 		return ret;
@@ -211,7 +120,7 @@ static int parse_name(const cJSON *root, struct velo_config *config)
 	for (const char *p = name + 1; *p; p++)
 		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.' && *p != '-')
 			goto bad;
-	return copy_string("name", name, config->name, sizeof(config->name));
+	return config_copy_string("name", name, config->name, sizeof(config->name));
 bad:
 	return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG,
 			"name \"%.128s\": expected a letter or digit, then letters, digits, _ . -",
@@ -221,7 +130,7 @@ bad:
 static int parse_type(const cJSON *root)
 {
 	const char *type;
-	int ret = get_string(root, "type", &type);
+	int ret = config_get_string(root, "type", &type);
 
 	if (ret)
 		return ret;
@@ -240,8 +149,8 @@ static int parse_ipam(const cJSON *root, struct velo_config *config)
 	if (!ipam)
 		return 0;
 	if (!cJSON_IsObject(ipam))
-		return invalid("ipam", "an object", ipam);
-	ret = get_string(ipam, "type", &type);
+		return config_invalid("ipam", "an object", ipam);
+	ret = config_get_string(ipam, "type", &type);
 	if (ret)
 		return ret;
 	if (!type || !type[0])
@@ -249,7 +158,7 @@ static int parse_ipam(const cJSON *root, struct velo_config *config)
 	if (strchr(type, '/') || !strcmp(type, ".") || !strcmp(type, ".."))
 		return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG,
 				"ipam.type \"%.64s\": expected a plugin name, not a path", type);
-	ret = copy_string("ipam.type", type, config->ipam_type, sizeof(config->ipam_type));
+	ret = config_copy_string("ipam.type", type, config->ipam_type, sizeof(config->ipam_type));
 	if (ret)
 		return ret;
 	config->ipam = ipam;
@@ -260,7 +169,7 @@ static int parse_veth_prefix(const cJSON *root, struct velo_config *config)
 {
 	const char *prefix;
 	size_t len;
-	int ret = get_string(root, "vethPrefix", &prefix);
+	int ret = config_get_string(root, "vethPrefix", &prefix);
 
 	if (ret || !prefix)
 		return ret;
@@ -287,7 +196,7 @@ static int parse_log_level(const cJSON *root, struct velo_config *config)
 		[VELO_LOG_DEBUG] = "debug",
 	};
 	const char *level;
-	int ret = get_string(root, "logLevel", &level);
+	int ret = config_get_string(root, "logLevel", &level);
 
 	if (ret || !level)
 		return ret;
@@ -306,17 +215,17 @@ static int parse_numbers(const cJSON *root, struct velo_config *config)
 	double mtu = 0, log_max = DEFAULT_LOG_MAX_BYTES, lock_ms = DEFAULT_LOCK_TIMEOUT_MS;
 	int ret;
 
-	ret = get_integer(root, "mtu", 0, MTU_MAX, &mtu);
+	ret = config_get_integer(root, "mtu", 0, MTU_MAX, &mtu);
 	if (ret)
 		return ret;
 	if (mtu != 0 && mtu < MTU_MIN)
 		return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG,
 				"mtu: %.0f is out of range, expected %d to %d (or 0 for auto)", mtu,
 				MTU_MIN, MTU_MAX);
-	ret = get_integer(root, "logMaxBytes", 0, (double)LOG_MAX_BYTES_MAX, &log_max);
+	ret = config_get_integer(root, "logMaxBytes", 0, (double)LOG_MAX_BYTES_MAX, &log_max);
 	if (ret)
 		return ret;
-	ret = get_integer(root, "lockTimeoutMs", 1, LOCK_TIMEOUT_MS_MAX, &lock_ms);
+	ret = config_get_integer(root, "lockTimeoutMs", 1, LOCK_TIMEOUT_MS_MAX, &lock_ms);
 	if (ret)
 		return ret;
 	config->mtu = (unsigned)mtu;
@@ -332,7 +241,7 @@ static int parse_bool_field(const cJSON *root, const char *field, bool *out)
 	if (!item)
 		return 0;
 	if (!cJSON_IsBool(item))
-		return invalid(field, "true or false", item);
+		return config_invalid(field, "true or false", item);
 	*out = cJSON_IsTrue(item);
 	return 0;
 }
@@ -341,13 +250,13 @@ static int parse_paths(const cJSON *root, struct velo_paths *paths)
 {
 	int ret;
 
-	ret = get_path(root, "stateDir", paths->state_dir);
+	ret = config_get_path(root, "stateDir", paths->state_dir);
 	if (!ret)
-		ret = get_path(root, "runDir", paths->run_dir);
+		ret = config_get_path(root, "runDir", paths->run_dir);
 	if (!ret)
-		ret = get_path(root, "bpffsDir", paths->bpffs_dir);
+		ret = config_get_path(root, "bpffsDir", paths->bpffs_dir);
 	if (!ret)
-		ret = get_path(root, "logFile", paths->log_file);
+		ret = config_get_path(root, "logFile", paths->log_file);
 	return ret;
 }
 
@@ -360,7 +269,7 @@ static int parse_defaults(const cJSON *root, struct velo_config *config)
 	if (!defaults)
 		return 0;
 	if (!cJSON_IsObject(defaults))
-		return invalid("defaults", "an object of velo.dev/ annotations", defaults);
+		return config_invalid("defaults", "an object of velo.dev/ annotations", defaults);
 	cJSON_ArrayForEach (item, defaults) {
 		if (strncmp(item->string, VELO_ANNOTATION_PREFIX, strlen(VELO_ANNOTATION_PREFIX)))
 			return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG,
@@ -389,11 +298,11 @@ static int bandwidth_rate(const cJSON *bandwidth, const char *key, bool *limited
 	if (!rate || cJSON_IsNull(rate))
 		return 0;
 	if (!cJSON_IsNumber(rate) || rate->valuedouble < 0)
-		return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG,
-				"runtimeConfig." BANDWIDTH_KEY ".%s: expected a rate in bits/s "
-				"(a number >= 0), got %s",
-				key,
-				cJSON_IsNumber(rate) ? "a negative number" : json_type_name(rate));
+		return cni_fail(
+			-EINVAL, CNI_ERR_INVALID_CONFIG,
+			"runtimeConfig." BANDWIDTH_KEY ".%s: expected a rate in bits/s "
+			"(a number >= 0), got %s",
+			key, cJSON_IsNumber(rate) ? "a negative number" : config_type_name(rate));
 	if (rate->valuedouble > 0)
 		*limited = true;
 	return 0;
@@ -411,7 +320,7 @@ static int parse_bandwidth(const cJSON *runtime_config, struct velo_config *conf
 	if (!bandwidth || cJSON_IsNull(bandwidth))
 		return 0;
 	if (!cJSON_IsObject(bandwidth))
-		return invalid("runtimeConfig." BANDWIDTH_KEY, "an object", bandwidth);
+		return config_invalid("runtimeConfig." BANDWIDTH_KEY, "an object", bandwidth);
 	ret = bandwidth_rate(bandwidth, "ingressRate", &config->shaped);
 	if (!ret)
 		ret = bandwidth_rate(bandwidth, "egressRate", &config->shaped);
@@ -427,7 +336,7 @@ static int parse_runtime_config(const cJSON *root, struct velo_config *config)
 	if (!runtime_config)
 		return 0;
 	if (!cJSON_IsObject(runtime_config))
-		return invalid("runtimeConfig", "an object", runtime_config);
+		return config_invalid("runtimeConfig", "an object", runtime_config);
 	config->runtime_config = runtime_config;
 	ret = parse_bandwidth(runtime_config, config);
 	if (ret)
@@ -436,8 +345,8 @@ static int parse_runtime_config(const cJSON *root, struct velo_config *config)
 	annotations = runtime_config_get(runtime_config, POD_ANNOTATIONS_KEY);
 	if (annotations && !cJSON_IsNull(annotations)) {
 		if (!cJSON_IsObject(annotations))
-			return invalid("runtimeConfig." POD_ANNOTATIONS_KEY, "an object",
-				       annotations);
+			return config_invalid("runtimeConfig." POD_ANNOTATIONS_KEY, "an object",
+					      annotations);
 		ret = velo_annotations_parse(annotations, &config->pod);
 		if (ret)
 			return ret;
@@ -446,9 +355,11 @@ static int parse_runtime_config(const cJSON *root, struct velo_config *config)
 	cgroup_path = runtime_config_get(runtime_config, CGROUP_PATH_KEY);
 	if (cgroup_path && !cJSON_IsNull(cgroup_path)) {
 		if (!cJSON_IsString(cgroup_path) || !cgroup_path->valuestring)
-			return invalid("runtimeConfig." CGROUP_PATH_KEY, "a string", cgroup_path);
-		return copy_string("runtimeConfig." CGROUP_PATH_KEY, cgroup_path->valuestring,
-				   config->cgroup_path, sizeof(config->cgroup_path));
+			return config_invalid("runtimeConfig." CGROUP_PATH_KEY, "a string",
+					      cgroup_path);
+		return config_copy_string("runtimeConfig." CGROUP_PATH_KEY,
+					  cgroup_path->valuestring, config->cgroup_path,
+					  sizeof(config->cgroup_path));
 	}
 	return 0;
 }
@@ -459,9 +370,10 @@ static int parse_k8s_api(const cJSON *root, struct velo_k8s_api_config *api)
 	double timeout_ms = VELO_API_TIMEOUT_MS_DEFAULT;
 	int ret;
 
-	ret = get_path(root, "kubeconfig", api->kubeconfig);
+	ret = config_get_path(root, "kubeconfig", api->kubeconfig);
 	if (!ret)
-		ret = get_integer(root, "apiTimeoutMs", 1, VELO_API_TIMEOUT_MS_MAX, &timeout_ms);
+		ret = config_get_integer(root, "apiTimeoutMs", 1, VELO_API_TIMEOUT_MS_MAX,
+					 &timeout_ms);
 	if (ret)
 		return ret;
 	api->timeout_ms = (unsigned)timeout_ms;
@@ -476,13 +388,13 @@ static int parse_passthrough(const cJSON *root, struct velo_config *config)
 
 	if (item && !cJSON_IsNull(item)) {
 		if (!cJSON_IsObject(item))
-			return invalid("prevResult", "an object", item);
+			return config_invalid("prevResult", "an object", item);
 		config->prev_result = item;
 	}
 	item = cJSON_GetObjectItemCaseSensitive(root, "cni.dev/valid-attachments");
 	if (item && !cJSON_IsNull(item)) {
 		if (!cJSON_IsArray(item))
-			return invalid("cni.dev/valid-attachments", "an array", item);
+			return config_invalid("cni.dev/valid-attachments", "an array", item);
 		config->valid_attachments = item;
 	}
 	return 0;
@@ -556,7 +468,7 @@ static int parse_fields(const cJSON *root, struct velo_config *config)
 	if (!cJSON_IsObject(root))
 		return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG,
 				"network config: expected a JSON object, got %s",
-				json_type_name(root));
+				config_type_name(root));
 	ret = parse_version(root, config);
 	if (!ret)
 		ret = parse_name(root, config);
