@@ -21,24 +21,6 @@
 #include "net/wiring_mtu.h"
 #include "net/wiring_pod.h"
 
-bool wiring_has_family(const struct wiring_spec *spec, int family)
-{
-	for (unsigned i = 0; i < spec->n_ips; i++)
-		if (spec->ips[i].family == family)
-			return true;
-	return false;
-}
-
-uint8_t wiring_host_prefix(int family)
-{
-	return family == AF_INET ? 32 : 128;
-}
-
-const char *wiring_ip_str(int family, const uint8_t *addr, int prefix, char *buf, unsigned len)
-{
-	return velo_addr_fmt(family, addr, prefix, buf, len);
-}
-
 /* Precheck and teardown */
 
 /* The pod interface in the pod netns: 0 and *link when it exists, -ENODEV when not. */

@@ -5,7 +5,7 @@
 
 #include "base/error.h"
 #include "net/netlink.h"
-#include "net/wiring.h"
+#include "net/wiring_spec.h"
 #include "net/wiring_add.h"
 
 int wiring_add_neigh(struct nl_sock *sk, const char *side, const char *ifname, int ifindex,

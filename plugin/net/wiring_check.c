@@ -14,7 +14,7 @@
 #include "net/netlink_dump.h"
 #include "net/netlink_link.h"
 #include "net/netns.h"
-#include "net/wiring.h"
+#include "net/wiring_spec.h"
 #include "net/wiring_check.h"
 #include "net/wiring_pod.h"
 

@@ -3,7 +3,7 @@
 #ifndef VELO_WIRING_CHECK_H
 #define VELO_WIRING_CHECK_H
 
-#include "net/wiring.h"
+#include "net/wiring_spec.h"
 
 /* Read-only; records every drift with cni_error_detail(); -EIO-like error if any. */
 int wiring_check(const struct wiring_spec *spec, const struct wiring_state *expected);

@@ -9,7 +9,7 @@
 
 #include "base/log.h"
 #include "net/netlink_ip.h"
-#include "net/wiring.h"
+#include "net/wiring_spec.h"
 #include "net/wiring_add.h"
 #include "net/wiring_host.h"
 #include "net/wiring_sysctl.h"

@@ -5,7 +5,7 @@
 
 #include <netlink/netlink.h>
 
-#include "net/wiring.h"
+#include "net/wiring_spec.h"
 
 /* The host veth's sysctls: no RA or DAD (with IPv6), IPv4 forwarding, strict rp_filter. */
 int wiring_host_sysctls(const struct wiring_spec *spec);

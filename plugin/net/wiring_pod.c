@@ -13,7 +13,7 @@
 #include "base/error.h"
 #include "net/netlink.h"
 #include "net/netlink_ip.h"
-#include "net/wiring.h"
+#include "net/wiring_spec.h"
 #include "net/wiring_add.h"
 #include "net/wiring_pod.h"
 #include "net/wiring_sysctl.h"

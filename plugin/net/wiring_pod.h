@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "net/netlink_link.h"
-#include "net/wiring.h"
+#include "net/wiring_spec.h"
 
 /* VELO_GATEWAY4 and VELO_GATEWAY6 as bytes. */
 extern const uint8_t wiring_gateway4[16];

@@ -5,7 +5,7 @@
 
 #include <cJSON.h>
 
-#include "state/state.h"
+#include "state/record.h"
 
 cJSON *state_record_to_json(const struct velo_record *record);
 int state_record_from_json(const cJSON *json, struct velo_record *out);

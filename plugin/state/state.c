@@ -109,16 +109,6 @@ int state_lock_path(const struct velo_paths *paths, const char *network, const c
 			   container_id, ifname);
 }
 
-void state_record_free(struct velo_record *record)
-{
-	if (!record)
-		return;
-	free(record->netconf);
-	free(record->cni_args);
-	record->netconf = NULL;
-	record->cni_args = NULL;
-}
-
 /* ---- files ---- */
 
 static int write_all(int fd, const char *data, size_t len)
