@@ -5,6 +5,8 @@
 # build/kernel/permanent/bzImage (~5 min with -j2 the first time; when the patches change, the
 # applied ones are reverted, last first, and the new ones applied, and make rebuilds only what
 # changed). hack/test.sh (CI) runs it before `make test`; the suite boots the kernel when cached.
+# A finished bzImage is also kept in $KERNEL_CACHE (default /var/cache/velo/kernel) under a hash
+# of everything that goes into it, so a new clone on the same machine does not rebuild it.
 # Debian packages: linux-source-6.1 flex bison bc libssl-dev libelf-dev dwarves.
 set -euo pipefail
 
@@ -26,6 +28,19 @@ for cmd in flex bison bc pahole gcc make; do
 done
 mkdir -p "$out"
 
+# The key: the source tarball, the patches in order, the config fragment and this script.
+cache=${KERNEL_CACHE:-/var/cache/velo/kernel}
+mapfile -t want < <(find "$top/kernel/patches" -maxdepth 1 -name '*.patch' | sort)
+key=$({
+	stat -c '%n %s %Y' "$tarball"
+	cat "${want[@]}" "$top/kernel/patches/tiny.config" "$0"
+} | sha256sum | cut -c1-16)
+if [ -f "$cache/$key/bzImage" ]; then
+	install -m 0644 "$cache/$key/bzImage" "$out/bzImage"
+	echo "kernel-build: $out/bzImage from $cache/$key" >&2
+	exit 0
+fi
+
 if [ ! -f "$src/Makefile" ]; then
 	echo "kernel-build: unpacking $tarball" >&2
 	rm -rf "$src.tmp"
@@ -40,7 +55,6 @@ fi
 # that touch the same file only revert cleanly that way), and the wanted ones from there on
 # applied: the tree's unchanged files keep their mtimes, so make rebuilds only what changed.
 applied=$out/applied
-mapfile -t want < <(find "$top/kernel/patches" -maxdepth 1 -name '*.patch' | sort)
 if [ -f "$out/applied.patch" ]; then # older builds kept the patches as one concatenated file
 	mkdir -p "$applied"
 	if [ "$(cat "$out/applied.patch")" = "$(cat "${want[@]}" 2>/dev/null)" ]; then
@@ -81,4 +95,7 @@ fi
 start=$(date +%s)
 make -C "$src" -s -j"$jobs" bzImage
 install -m 0644 "$src/arch/x86/boot/bzImage" "$out/bzImage"
+if mkdir -p "$cache/$key.tmp" && cp "$out/bzImage" "$cache/$key.tmp/bzImage"; then
+	rm -rf "${cache:?}/$key" && mv "$cache/$key.tmp" "$cache/$key"
+fi
 echo "kernel-build: $out/bzImage in $(($(date +%s) - start)) s" >&2

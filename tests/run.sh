@@ -37,10 +37,11 @@ suite_timeout=${VELO_SUITE_TIMEOUT:-900}
 run_tap() {
 	local name=$1
 	shift
-	local out=$log_dir/$name.tap rc
-	printf '== %s\n' "$name"
+	local out=$log_dir/$name.tap rc start=$SECONDS
 	CMOCKA_MESSAGE_OUTPUT=TAP timeout -k 10 "$suite_timeout" "$@" >"$out" 2>"$log_dir/$name.stderr"
 	rc=$?
+	# Printed when done, with its time: what makes the suite long is in the log.
+	printf '== %s (%ds)\n' "$name" $((SECONDS - start))
 	count_tap "$out"
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		printf '    not ok - %s timed out after %ss\n' "$name" "$suite_timeout"

@@ -60,3 +60,14 @@ BATS
 	[ "$status" -eq 1 ]
 	grep -q "^$VT/bad.bats:2: " <<<"$output"
 }
+
+@test "node tests give velo runtimeConfig only as libcni does: filtered by the shipped conflist's capabilities" {
+	local hits
+	# vt_runtime_config (lib.bash) and bandwidth.bats' chain apply libcni's filter; any other
+	# assignment is a runtimeConfig no runtime under the shipped conflist would pass.
+	hits="$(grep -nE '\.runtimeConfig *(=[^=]|\[)' "$REPO"/tests/node/*.bats "$REPO"/tests/node/*.bash |
+		grep -vF 'with_entries(select($caps[.key] == true))' |
+		grep -vF '.runtimeConfig = $rc' || true)"
+	echo "$hits"
+	[ -z "$hits" ]
+}

@@ -162,9 +162,8 @@ EOF
 
 @test "churn: parallel workers create and delete fast-path pods while two stream through it: no duplicate address, no leak, stream intact, whole log lines" {
 	local config before after w pids=() failed=0 lines bad f redirects
-	config="$(vt_config -f dual | jq -c --arg b "$CH_BPFFS" '.logMaxBytes = 104857600 |
-		.bpffsDir = $b | .runtimeConfig = {"io.kubernetes.cri.pod-annotations":
-		{"velo.dev/fastpath": "tc"}}')"
+	config="$(vt_annotated "$(vt_config -f dual | jq -c --arg b "$CH_BPFFS" \
+		'.logMaxBytes = 104857600 | .bpffsDir = $b')" '{"velo.dev/fastpath": "tc"}')"
 	mkdir -p "$VT/work/live"
 	ch_stream_start "$config"
 	before="$(ch_counts)"

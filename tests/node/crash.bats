@@ -221,7 +221,6 @@ cr_trials() {
 	command -v bpftool >/dev/null 2>&1 || skip "bpftool not installed"
 	mountpoint -q /sys/fs/bpf || skip "bpffs not mounted at /sys/fs/bpf"
 	CR_BPFFS="/sys/fs/bpf/velotest-crash-$VT_TAG-$BATS_TEST_NUMBER"
-	cr_trials "$(vt_config -f dual | jq -c --arg b "$CR_BPFFS" '.bpffsDir = $b |
-		.runtimeConfig = {"io.kubernetes.cri.pod-annotations":
-			{"velo.dev/fastpath": "tc"}}')" del
+	cr_trials "$(vt_annotated "$(vt_config -f dual | jq -c --arg b "$CR_BPFFS" '.bpffsDir = $b')" \
+		'{"velo.dev/fastpath": "tc"}')" del
 }

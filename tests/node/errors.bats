@@ -81,10 +81,7 @@ bad_add() {
 @test "an unknown velo.dev/ annotation value fails with code 108 naming it" {
 	vt_velo_only
 	local conf
-	conf="$(vt_config -f dual | jq -c '
-		.capabilities = {"io.kubernetes.cri.pod-annotations": true} |
-		.runtimeConfig = {"io.kubernetes.cri.pod-annotations":
-			{"velo.dev/fastpath": "fast", "other.io/x": "y"}}')"
+	conf="$(vt_annotated "$(vt_config -f dual)" '{"velo.dev/fastpath": "fast", "other.io/x": "y"}')"
 	bad_add 108 'velo.dev/fastpath' "$conf"
 	bad_add 108 'fast' "$conf"
 }

@@ -264,6 +264,12 @@ vt_runtime_config() {
 		if ($rc | length) > 0 then .runtimeConfig = $rc else . end' <<<"$1"
 }
 
+# vt_annotated CONFIG ANNOTATIONS_JSON: CONFIG as a runtime hands it to velo for a pod with these
+# annotations (the CRI pod-annotations capability, through vt_runtime_config).
+vt_annotated() {
+	vt_runtime_config "$1" "{\"io.kubernetes.cri.pod-annotations\": $2}"
+}
+
 # vt_with_prev CONFIG RESULT: CONFIG with prevResult = RESULT.
 vt_with_prev() {
 	jq -c --argjson r "$2" '.prevResult = $r' <<<"$1"

@@ -356,8 +356,8 @@ teardown() {
 	local pod conf record
 	# bpffsDir under a regular file: velo can't mount or pin there, a real load failure.
 	: >"$VT/not-a-dir"
-	conf="$(vt_config -f 4 | jq -c --arg b "$VT/not-a-dir/bpffs" '.bpffsDir = $b |
-		.runtimeConfig = {"io.kubernetes.cri.pod-annotations": {"velo.dev/fastpath": "tc"}}')"
+	conf="$(vt_annotated "$(vt_config -f 4 | jq -c --arg b "$VT/not-a-dir/bpffs" '.bpffsDir = $b')" \
+		'{"velo.dev/fastpath": "tc"}')"
 	pod="$(vt_pod_new)"
 	vt_add "$pod" ctr-fellback "$conf"
 	grep -q 'stays on the routed path' "$VT_LOG"
@@ -375,8 +375,8 @@ teardown() {
 	vt_velo_only
 	vtc_setup
 	local pod conf host record
-	conf="$(vt_config -f 4 | jq -c --arg b "$VTC_BPFFS" '.bpffsDir = $b |
-		.runtimeConfig = {"io.kubernetes.cri.pod-annotations": {"velo.dev/fastpath": "tc"}}')"
+	conf="$(vt_annotated "$(vt_config -f 4 | jq -c --arg b "$VTC_BPFFS" '.bpffsDir = $b')" \
+		'{"velo.dev/fastpath": "tc"}')"
 	pod="$(vt_pod_new)"
 	vt_add "$pod" ctr-pin "$conf"
 	host="$(vt_host_ifname vt ctr-pin eth0)"

@@ -41,8 +41,8 @@ sec_open_to_others() {
 	mountpoint -q /sys/fs/bpf || skip "bpffs not mounted at /sys/fs/bpf"
 	local pod config open=""
 	SEC_BPFFS="/sys/fs/bpf/velotest-sec-$VT_TAG-$BATS_TEST_NUMBER"
-	config="$(vt_config -f dual | jq -c --arg b "$SEC_BPFFS" '.bpffsDir = $b |
-		.runtimeConfig = {"io.kubernetes.cri.pod-annotations": {"velo.dev/fastpath": "tc"}}')"
+	config="$(vt_annotated "$(vt_config -f dual | jq -c --arg b "$SEC_BPFFS" '.bpffsDir = $b')" \
+		'{"velo.dev/fastpath": "tc"}')"
 	pod="$(vt_pod_new)"
 	umask 000
 	vt_add "$pod" sec-modes "$config"

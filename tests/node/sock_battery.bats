@@ -32,8 +32,7 @@ bt_pod() {
 	mkdir "$SM_CG"
 	SM_CGROUPS+=("$SM_CG")
 	SM_CID="bt-$SM_N-$RANDOM"
-	conf="$(sm_config none "$rel" | jq -c --argjson a "$annotations" \
-		'.runtimeConfig["io.kubernetes.cri.pod-annotations"] = $a')"
+	conf="$(sm_config none "$rel" "$annotations")"
 	vt_cni ADD "$SM_CID" "$SM_POD" eth0 "$conf" "$@"
 	vt_assert_ok || return 1
 	SM_IP4="$(vt_ip "$VT_OUT" 4)"

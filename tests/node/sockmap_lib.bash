@@ -47,11 +47,12 @@ sm_teardown() {
 	vt_teardown
 }
 
-# sm_config OPT_IN CGROUP_REL: a dual-stack config with the pod's annotation and cgroup (as
-# runtimeConfig passed as a runtime does under the shipped conflist).
+# sm_config OPT_IN CGROUP_REL [ANNOTATIONS_JSON]: a dual-stack config with the pod's annotations
+# (velo.dev/sockmap set from OPT_IN unless none) and cgroup, as runtimeConfig passed as a runtime
+# does under the shipped conflist.
 sm_config() {
-	local annotations='{}' accept conf rt
-	[ "$1" = none ] || annotations="$(jq -cn --arg v "$1" '{"velo.dev/sockmap": $v}')"
+	local annotations="${3:-"{}"}" accept conf rt
+	[ "$1" = none ] || annotations="$(jq -c --arg v "$1" '.["velo.dev/sockmap"] = $v' <<<"$annotations")"
 	# shellcheck disable=SC2086 # one name per word
 	accept="$(printf '%s\n' $SM_ACCEPT | jq -R 'select(length > 0)' | jq -cs .)"
 	conf="$(vt_config -f dual | jq -c --arg b "$SM_BPFFS" --argjson acc "$accept" \

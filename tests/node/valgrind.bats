@@ -74,15 +74,14 @@ vg_cycle() {
 	command -v bpftool >/dev/null 2>&1 || skip "bpftool not installed"
 	mountpoint -q /sys/fs/bpf || skip "bpffs not mounted at /sys/fs/bpf"
 	VG_BPFFS="/sys/fs/bpf/velotest-vg-$VT_TAG-$BATS_TEST_NUMBER"
-	vg_cycle "$(vt_config -f dual | jq -c --arg b "$VG_BPFFS" '.bpffsDir = $b |
-		.runtimeConfig = {"io.kubernetes.cri.pod-annotations": {"velo.dev/fastpath": "tc"}}')"
+	vg_cycle "$(vt_annotated "$(vt_config -f dual | jq -c --arg b "$VG_BPFFS" '.bpffsDir = $b')" \
+		'{"velo.dev/fastpath": "tc"}')"
 }
 
 @test "valgrind: failing ADD (bad annotation, failing IPAM) and DEL of an unknown container" {
 	local pod
 	pod="$(vt_pod_new)"
-	vt_cni ADD vg-2 "$pod" eth0 "$(vt_config | jq -c \
-		'.runtimeConfig = {"io.kubernetes.cri.pod-annotations": {"velo.dev/fastpath": "warp"}}')"
+	vt_cni ADD vg-2 "$pod" eth0 "$(vt_annotated "$(vt_config)" '{"velo.dev/fastpath": "warp"}')"
 	vg_assert_clean
 	vt_assert_error 108
 	vt_cni ADD vg-3 "$pod" eth0 "$(vt_config | jq -c '.ipam.ranges = [[{"subnet": "10.99.0.0/33"}]]')"
