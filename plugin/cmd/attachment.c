@@ -86,9 +86,9 @@ int attachment_remove_veth(struct velo_request *request)
 		return 0;
 	/* Retired, not deleted: deleting would wait ~20 ms of RCU grace periods (net/retire.h). */
 	ret = velo_veth_retire(host_ifname);
-	if (!ret && !velo_agent_running(&request->config.paths))
+	if (ret > 0 && !velo_agent_running(&request->config.paths))
 		request->reap_retired = true;
-	return ret;
+	return ret < 0 ? ret : 0;
 }
 
 int attachment_release_ipam(struct velo_request *request, const struct velo_config *ipam_config)

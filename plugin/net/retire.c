@@ -74,9 +74,8 @@ int velo_veth_retire(const char *host_ifname)
 	if (ret)
 		return cni_fail(ret, VELO_ERR_NETLINK, "retire veth %s: %s", host_ifname,
 				strerror(-ret));
-	pr_debug("veth %s retired (down, group %#x) for velod to delete", host_ifname,
-		 VELO_RETIRED_GROUP);
-	return 0;
+	pr_debug("veth %s retired (down, group %#x)", host_ifname, VELO_RETIRED_GROUP);
+	return 1;
 }
 
 int velo_retired_reap(void)

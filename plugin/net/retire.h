@@ -25,7 +25,7 @@
 int velo_agent_lock(const struct velo_paths *paths);
 /* Whether a velod holds the agent lock of these paths (so retired veths get deleted). */
 bool velo_agent_running(const struct velo_paths *paths);
-/* Retires host_ifname in the current netns; a missing one is success. */
+/* Retires host_ifname in the current netns: 1 when it did, 0 when there is none, or -errno. */
 int velo_veth_retire(const char *host_ifname);
 /* Deletes every retired veth of the current netns: 1 if any went, 0 if none, or -errno. */
 int velo_retired_reap(void);
