@@ -77,7 +77,7 @@ reap_gone() {
 	*) echo "reaper $pid still running"; false ;;
 	esac
 	vt_assert_nothing_left
-	[ -z "$(vt_node ip -o addr show | grep -F "$ip4")" ]
+	if vt_node ip -o addr show | grep -qF "$ip4"; then echo "address $ip4 left on the node"; false; fi
 }
 
 @test "DEL then ADD of the same container id and ifname at once, same netns and a new one, repeatedly" {
