@@ -79,7 +79,6 @@ static int release_features(struct velo_request *request, const char **failed)
 int attachment_remove_veth(struct velo_request *request)
 {
 	const char *host_ifname = request->record.host_ifname;
-
 	int ret;
 
 	if (!host_ifname[0])
