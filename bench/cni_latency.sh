@@ -357,7 +357,7 @@ if [ -x "$velo" ]; then
 		echo "| velo | value | target | met |"
 		echo "|---|---|---|---|"
 		row "ADD median velo/ptp" "$(calc "${add_med[velo]} / ${add_med[ptp]}")" "<= $add_ratio" "$add_ratio"
-		row "DEL median velo/ptp (no velod: DEL deletes the veth)" \
+		row "DEL median velo/ptp (no velod: a child DEL forks deletes the veth)" \
 			"$(calc "${del_med[velo]} / ${del_med[ptp]}")" "<= $del_ratio" "$del_ratio"
 		if [ -n "${del_med[velo-velod]:-}" ]; then
 			row "ADD median velo-velod/ptp" "$(calc "${add_med[velo-velod]} / ${add_med[ptp]}")" "<= $add_ratio" "$add_ratio"

@@ -21,6 +21,7 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "cni/request.h"
+#include "net/retire.h"
 
 struct verb {
 	enum cni_command command;
@@ -124,6 +125,9 @@ int main(void)
 		cni_error_print(cni_error_get(), error_version(&request.config, stdin_text));
 	}
 	fflush(stdout);
+	/* After the answer, so the reaper's ~20 ms of grace periods are nobody's wait. */
+	if (request.reap_retired)
+		velo_retired_reap_detached();
 	state_record_free(&request.record);
 	velo_result_free(&request.result);
 	velo_config_free(&request.config);

@@ -26,6 +26,7 @@
 #include "base/error.h"
 #include "base/lock.h"
 #include "base/log.h"
+#include "net/retire.h"
 #include "state/netns_state.h"
 #include "state/state.h"
 
@@ -182,6 +183,9 @@ static int release_one(struct agent *agent, const char *network, const struct ca
 	if (ret)
 		goto out;
 	ret = attachment_release(&request);
+	/* No reaper of its own (reapIntervalMs 0): velod isn't latency bound, it deletes now. */
+	if (request.reap_retired && velo_retired_reap() < 0)
+		pr_warn("reconcile: delete retired veths failed");
 	if (ret) {
 		pr_warn("reconcile: release failed: %s",
 			cni_error_is_set() ? cni_error_get()->msg : strerror(-ret));

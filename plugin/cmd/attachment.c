@@ -12,7 +12,6 @@
 #include "base/log.h"
 #include "net/retire.h"
 #include "state/state.h"
-#include "net/wiring.h"
 
 int attachment_lock(struct velo_request *request, const char *container_id, const char *ifname)
 {
@@ -80,11 +79,15 @@ static int release_features(struct velo_request *request, const char **failed)
 int attachment_remove_veth(struct velo_request *request)
 {
 	const char *host_ifname = request->record.host_ifname;
+	int ret;
 
 	if (!host_ifname[0])
 		return 0;
-	return velo_agent_running(&request->config.paths) ? velo_veth_retire(host_ifname)
-							  : wiring_teardown(host_ifname);
+	/* Retired, not deleted: deleting would wait ~20 ms of RCU grace periods (net/retire.h). */
+	ret = velo_veth_retire(host_ifname);
+	if (ret > 0 && !velo_agent_running(&request->config.paths))
+		request->reap_retired = true;
+	return ret < 0 ? ret : 0;
 }
 
 int attachment_release_ipam(struct velo_request *request, const struct velo_config *ipam_config)

@@ -269,8 +269,12 @@ int cmd_gc(struct velo_request *request)
 		first_err = ret;
 	sweep_litter(&request->config);
 	/* Veths retired while a velod ran that is gone now: nobody else deletes them. */
-	if (!velo_agent_running(&request->config.paths) && velo_retired_reap() < 0)
-		pr_warn("gc: delete retired veths failed");
+	if (!velo_agent_running(&request->config.paths)) {
+		/* GC isn't latency bound: it deletes them itself, and this GC's own too. */
+		if (velo_retired_reap() < 0)
+			pr_warn("gc: delete retired veths failed");
+		request->reap_retired = false;
+	}
 	if (first_err)
 		return cni_fail(first_err, VELO_ERR_STATE, "gc: some attachments not released: %s",
 				strerror(-first_err));

@@ -3,6 +3,8 @@
 #ifndef VELO_REQUEST_H
 #define VELO_REQUEST_H
 
+#include <stdbool.h>
+
 #include "cni/cni_env.h"
 #include "cni/config.h"
 #include "cni/result.h"
@@ -14,6 +16,7 @@ struct velo_request {
 	struct velo_record record; /* this attachment's record */
 	struct velo_result result; /* ADD: what IPAM gave and wiring added */
 	int lock_fd; /* the attachment lock, -1 when not held */
+	bool reap_retired; /* a veth was retired with no velod to delete it: main forks a reaper */
 };
 
 #endif

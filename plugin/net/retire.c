@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Retired host veths: handed from DEL to velod, deleted as a group. */
+/* Retired host veths: handed from DEL to velod or a detached child, deleted as a group. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -74,9 +74,8 @@ int velo_veth_retire(const char *host_ifname)
 	if (ret)
 		return cni_fail(ret, VELO_ERR_NETLINK, "retire veth %s: %s", host_ifname,
 				strerror(-ret));
-	pr_debug("veth %s retired (down, group %#x) for velod to delete", host_ifname,
-		 VELO_RETIRED_GROUP);
-	return 0;
+	pr_debug("veth %s retired (down, group %#x)", host_ifname, VELO_RETIRED_GROUP);
+	return 1;
 }
 
 int velo_retired_reap(void)
@@ -92,14 +91,48 @@ int velo_retired_reap(void)
 	return ret ? ret : 1;
 }
 
+/*
+ * The child holds nothing of the DEL: stdio goes to /dev/null (a runtime reads
+ * velo's stdout and stderr to EOF) and every other fd is closed (the attachment
+ * lock's, the log's). It outlives velo by the ~20 ms of the delete and is then
+ * reaped by whoever inherits it. A failed fork deletes in place, as before.
+ */
+void velo_retired_reap_detached(void)
+{
+	pid_t pid = fork();
+	int null_fd;
+
+	if (pid < 0) {
+		pr_warn("fork a reaper: %s; deleting retired veths now", strerror(errno));
+		velo_retired_reap();
+		return;
+	}
+	if (pid > 0) {
+		pr_debug("retired veths left to a reaper (pid %d)", (int)pid);
+		return;
+	}
+	setsid();
+	null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	for (int fd = 0; fd < 3 && null_fd >= 0; fd++)
+		dup2(null_fd, fd);
+	close_range(3, ~0u, 0);
+	velo_retired_reap();
+	_exit(0);
+}
+
 bool velo_retired_clear(int ifindex)
 {
 	_cleanup_nl_sock_ struct nl_sock *sk = velo_nl_open();
 	struct velo_nl_link link;
 	int ret;
 
-	if (!sk || ifindex <= 0 || velo_nl_link_get_index(sk, ifindex, &link) ||
-	    link.group != VELO_RETIRED_GROUP)
+	if (!sk || ifindex <= 0)
+		return false;
+	ret = velo_nl_link_get_index(sk, ifindex, &link);
+	/* A reaper may have deleted it since the caller saw it: the caller looks again. */
+	if (ret == -ENODEV)
+		return true;
+	if (ret || link.group != VELO_RETIRED_GROUP)
 		return false;
 	ret = velo_nl_link_del_index(sk, ifindex);
 	if (ret && ret != -ENODEV) {

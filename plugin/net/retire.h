@@ -5,7 +5,8 @@
  * routes and neighbour entries go at once, and the pod side loses carrier)
  * and into velo's retired link group, in one request. velod deletes the
  * whole group at once every reapIntervalMs, so a burst of DELs shares one
- * grace period. Without velod, DEL deletes as before.
+ * grace period. Without velod, DEL retires the same way and, once its answer is
+ * written, forks a child that deletes the group while velo exits: nobody waits.
  */
 #ifndef VELO_RETIRE_H
 #define VELO_RETIRE_H
@@ -24,12 +25,14 @@
 int velo_agent_lock(const struct velo_paths *paths);
 /* Whether a velod holds the agent lock of these paths (so retired veths get deleted). */
 bool velo_agent_running(const struct velo_paths *paths);
-/* Retires host_ifname in the current netns; a missing one is success. */
+/* Retires host_ifname in the current netns: 1 when it did, 0 when there is none, or -errno. */
 int velo_veth_retire(const char *host_ifname);
 /* Deletes every retired veth of the current netns: 1 if any went, 0 if none, or -errno. */
 int velo_retired_reap(void);
+/* The same in a forked child nobody waits for (stdio on /dev/null, no other fd kept). */
+void velo_retired_reap_detached(void);
 /* ADD found an interface in its way: if ifindex (in the current netns) is a retired veth, delete
- * it now and return true. */
+ * it now and return true; true too when no ifindex exists (a reaper was faster): look again. */
 bool velo_retired_clear(int ifindex);
 
 #endif

@@ -71,23 +71,6 @@ int wiring_precheck(const struct wiring_spec *spec)
 	return 0;
 }
 
-int wiring_teardown(const char *host_ifname)
-{
-	_cleanup_nl_sock_ struct nl_sock *sk = velo_nl_open();
-	int ret;
-
-	if (!sk)
-		return cni_fail(-errno, VELO_ERR_NETLINK, "delete veth %s: netlink socket: %s",
-				host_ifname, strerror(errno));
-	ret = velo_nl_link_del(sk, host_ifname);
-	if (ret == -ENODEV)
-		return 0;
-	if (ret)
-		return cni_fail(ret, VELO_ERR_NETLINK, "delete veth %s: %s", host_ifname,
-				strerror(-ret));
-	return 0;
-}
-
 /* Deletes the veth; its peer, the host routes and neighbours and the pod's side go with it. */
 static void undo_veth(struct nl_sock *sk, const char *host_name)
 {

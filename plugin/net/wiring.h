@@ -25,7 +25,5 @@ int wiring_precheck(const struct wiring_spec *spec);
  */
 int wiring_create(const struct wiring_spec *spec, struct wiring_state *state);
 int wiring_finish(const struct wiring_spec *spec, const struct wiring_state *state);
-/* Deletes the host veth (its peer and routes go with it); a missing one is success. */
-int wiring_teardown(const char *host_ifname);
 
 #endif

@@ -289,6 +289,31 @@ vt_cni_env() {
 	VT_OUT="$(cat "$out")"
 	VT_ERR="$(cat "$err")"
 	rm -f "$out" "$err"
+	# Without velod, velo leaves the veths it retired to a child that outlives it by the delete's
+	# ~20 ms; the tests check the state after it, unless VT_NO_REAP_WAIT=1 (reap.bats).
+	if [ "${VT_NO_REAP_WAIT:-0}" != 1 ] && vt_is_velo && ! vt_velod_running; then
+		vt_retired_wait || true
+	fi
+}
+
+# 0 when a velod holds velo's agent lock (runDir/velod.lock), as velo_agent_running sees it.
+vt_velod_running() {
+	[ -e "$VT/run/velod.lock" ] && ! flock -n -s "$VT/run/velod.lock" true
+}
+
+# Links of velo's retired group (0x76656c6f) in the node: "NAME" lines.
+vt_retired_links() {
+	vt_node ip -o link show group 1986358383 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//'
+}
+
+# Waits up to 5 s for the node's retired veths to be deleted; fails if some are left.
+vt_retired_wait() {
+	local i
+	for i in $(seq 100); do
+		[ -n "$(vt_retired_links)" ] || return 0
+		sleep 0.05
+	done
+	[ -z "$(vt_retired_links)" ]
 }
 
 # vt_cni VERB CONTAINER NETNS IFNAME CONFIG [VAR=VALUE | -u VAR]...

@@ -475,7 +475,7 @@ vd_link_group() {
 	vt_assert_nothing_left
 }
 
-@test "without velod, DEL deletes the veth itself; GC deletes veths a vanished velod left retired" {
+@test "without velod, a child DEL forks deletes the veth; GC deletes veths a vanished velod left retired" {
 	local conf pod host
 	conf="$(vt_config -f 4)"
 	pod="$(vt_pod_new)"
