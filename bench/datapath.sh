@@ -140,10 +140,11 @@ config() {
 	xdp) ann='{"velo.dev/fastpath": "xdp"}' ;;
 	sockmap) ann='{"velo.dev/fastpath": "off", "velo.dev/sockmap": "true"}' ;;
 	esac
-	jq -cn --arg w "$work" --argjson i "$(ipam velo 10.249.3.0/24)" --argjson a "$ann" --arg cg "$2" '{
+	jq -cn --arg w "$work" --argjson i "$(ipam velo 10.249.3.0/24)" --argjson a "$ann" --arg cg "$2" \
+		--argjson bugs "$BENCH_ACCEPT_BUGS" '{
 		cniVersion: "1.0.0", name: "velobench-velo", type: "velo", vethPrefix: "vb", mtu: 1500,
 		stateDir: ($w + "/state"), runDir: ($w + "/run"), bpffsDir: ($w + "/bpf/velo"),
-		logFile: ($w + "/cni.log"), ipam: $i,
+		logFile: ($w + "/cni.log"), ipam: $i, sockmapAcceptKernelBugs: $bugs,
 		runtimeConfig: ({"io.kubernetes.cri.pod-annotations": $a}
 			+ (if $cg == "" then {} else {cgroupPath: $cg} end))}'
 }

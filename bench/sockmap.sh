@@ -126,10 +126,11 @@ config() {
 		return
 	fi
 	[ "$1" = routed ] && opt=false
-	jq -cn --arg w "$work" --arg b "$bpffs_base-$1" --arg cg "$2" --arg o "$opt" '{
+	jq -cn --arg w "$work" --arg b "$bpffs_base-$1" --arg cg "$2" --arg o "$opt" \
+		--argjson bugs "$BENCH_ACCEPT_BUGS" '{
 		cniVersion: "1.0.0", name: "velotest-smbench", type: "velo", vethPrefix: "vb", mtu: 1500,
 		stateDir: ($w + "/state"), runDir: ($w + "/run"), bpffsDir: $b,
-		logFile: ($w + "/cni.log"),
+		logFile: ($w + "/cni.log"), sockmapAcceptKernelBugs: $bugs,
 		ipam: {type: "host-local", dataDir: ($w + "/ipam"), ranges: [[{subnet: "10.247.0.0/24"}]]},
 		runtimeConfig: {"io.kubernetes.cri.pod-annotations": {"velo.dev/sockmap": $o},
 			cgroupPath: $cg}}'
@@ -299,6 +300,14 @@ for path in $sm_paths; do
 	done
 done
 echo "bench/sockmap.sh: program cost runs done ($(date +%H:%M:%S))"
+# A sockmap path whose pods stayed routed would measure the routed path: sk_msg must have run.
+for path in $sm_paths; do
+	grep -q "^$path,.*,velo_sk_msg,[1-9]" "$stats_csv" || {
+		echo "bench/sockmap.sh: $path: velo_sk_msg never ran: its pods stayed routed" \
+			"(cni.log: $(grep -m1 -o 'sockmap[^"]*routed[^"]*' "$work/cni.log" || echo '?'))" >&2
+		exit 1
+	}
+done
 
 # ---------------------------------------------------------------- report
 csv_out=$outdir/sockmap.csv md=$outdir/sockmap.md png=$outdir/sockmap.png
@@ -354,6 +363,11 @@ plotdat=$work/plot.dat
 		[ "$sizes" = "$default_sizes" ] || echo " -s \"$sizes\"")\`"
 	echo "Paths: ptp (reference plugin), velo routed (velo.dev/sockmap \"false\"), per-message and"
 	echo "apply_bytes (sk_msg redirect; VELO_SOCKMAP_MODE), AF_UNIX (stream socket, no netns)."
+	echo "The sk_msg paths' conflist accepts the sockhash kernel bugs velo probes for, by name"
+	echo "(sockmapAcceptKernelBugs $BENCH_ACCEPT_BUGS): on a kernel that has one, velo would keep"
+	echo "those pods routed. This kernel's: $(jq -r '.kernel.sockmapKernelBugs // [] | join(", ")' \
+		<<<"$("$top/build/veloctl" -j --state-dir "$work/state" --run-dir "$work/run" \
+			--bpffs "$bpffs_base-apply-bytes" status 2>/dev/null)" 2>/dev/null || echo '?')."
 	for variant in $variants; do
 		echo
 		echo "## Stream throughput, Gbit/s, $([ "$variant" = nodelay ] && echo "TCP_NODELAY" || echo "Nagle on (default)")"
