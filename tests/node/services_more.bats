@@ -237,3 +237,45 @@ sticky() {
 	# The backend saw the client pod's own address: no NAT on the way.
 	[ "$(mn_peer "$BE_NS" "$BE4" "$MN_POD")" = "$MN_IP4" ]
 }
+
+@test "services: veloctl sockets names the ClusterIP an accelerated connection came through" {
+	local json _
+	# shellcheck disable=SC2034 # read by svc_pod
+	SVC_ACCEPT_BUGS="$VT_SOCKMAP_KERNEL_BUGS"
+	svc_pod be '{"velo.dev/sockmap": "true"}'
+	BE_NS="$P_NS" BE4="$P_IP4"
+	svc_server "$BE_NS" "$P_CG"
+	svc_velod
+	svc_write "$(svc_file "[$(svc_service web "$VIP4" -- "$HTTP")]" \
+		"[$(svc_slice web-4 web IPv4 '[{"name": "http", "port": 8080}]' "$BE4")]")"
+	svc_pod client '{"velo.dev/services": "true", "velo.dev/sockmap": "true"}'
+	# One connection through the VIP, one to the backend's own address, both held open.
+	svc_client "$P_NS" "$P_CG" tcp "$VIP4" 80 4096 8 >"$VT/work/via.out" 2>&1 &
+	VT_PIDS+=($!)
+	svc_client "$P_NS" "$P_CG" tcp "$BE4" 8080 4096 8 >"$VT/work/direct.out" 2>&1 &
+	VT_PIDS+=($!)
+	for _ in $(seq 100); do
+		grep -q '^got' "$VT/work/via.out" && grep -q '^got' "$VT/work/direct.out" && break
+		sleep 0.05
+	done
+	cat "$VT/work/via.out" "$VT/work/direct.out"
+	grep -qx "peer $VIP4 80" "$VT/work/via.out"
+	grep -qx "peer $BE4 8080" "$VT/work/direct.out"
+
+	run svc_ctl -j sockets
+	echo "$output"
+	[ "$status" -eq 0 ]
+	json="$output"
+	[ "$(jq '.connections | length' <<<"$json")" -eq 2 ]
+	# The translated one: accelerated, between the two pods, through web's ClusterIP.
+	[ "$(jq --arg v "$VIP4" --arg b "$BE4" '[.connections[] | select(.accelerated and
+		.service.clusterIP == $v and .service.port == 80 and
+		(.local.address == $b or .peer.address == $b))] | length' <<<"$json")" -eq 1 ]
+	# The direct one names no Service.
+	[ "$(jq '[.connections[] | select(.accelerated and .service == null)] | length' <<<"$json")" -eq 1 ]
+	run svc_ctl sockets
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q " $VIP4:80  *accelerated$" <<<"$output"
+	[ "$(grep -c " -  *accelerated$" <<<"$output")" -eq 1 ]
+}
