@@ -223,7 +223,9 @@ jq -n --arg w "$work" --arg b "$bpffs" --arg l "127.0.0.1:$velod_port" '{
 	reconcileIntervalSeconds: 0, sampleIntervalSeconds: 0, reapIntervalMs: 0,
 	sourceGuardPrefix: "", servicesFile: ($w + "/services.json"), servicesSyncMs: 1000,
 	nodeName: "bench"}' >"$work/velod.json"
-innode "$velod" --config "$work/velod.json" 2>>"$work/velod.log" &
+# nsenter execs velod: $! is velod itself (a function in the background would be a subshell
+# whose velod outlived the cleanup, and held the node lock).
+nsenter --net="/run/netns/$node" "$velod" --config "$work/velod.json" 2>>"$work/velod.log" &
 pids+=("$!")
 for _try in $(seq 100); do
 	grep -qs 'services: .* service ports' "$work/velod.log" && break
