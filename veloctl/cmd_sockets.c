@@ -193,6 +193,27 @@ static int add_service(const struct socket_scan *scan, cJSON *conn, const struct
 	return 0;
 }
 
+/* The translated sockets of every pod with an endpoint record (its "netns"). */
+static int read_services(const struct ctl *ctl, struct socket_scan *scan)
+{
+	size_t n = (size_t)cJSON_GetArraySize(scan->endpoints), n_netns = 0;
+	char **netns = calloc(n ? n : 1, sizeof(*netns));
+	const cJSON *endpoint;
+	int ret;
+
+	if (!netns)
+		return -ENOMEM;
+	cJSON_ArrayForEach (endpoint, scan->endpoints) {
+		const cJSON *path = cJSON_GetObjectItemCaseSensitive(endpoint, "netns");
+
+		if (cJSON_IsString(path) && path->valuestring[0] && n_netns < n)
+			netns[n_netns++] = path->valuestring;
+	}
+	ret = velo_svc_sockets_read(&ctl->paths, netns, n_netns, &scan->svc, &scan->n_svc);
+	free(netns);
+	return ret;
+}
+
 /*
  * One entry per connection: both ends in the sockhash (accelerated), listed
  * once from the end whose key sorts first, or one end only (its peer closed,
@@ -311,12 +332,11 @@ int cmd_ctl_sockets(struct ctl *ctl)
 			goto out;
 		}
 		scan.pods_fd = velo_map_pin_open(&ctl->paths, VELO_MAP_SM_PODS);
-		err = velo_svc_sockets_read(&ctl->paths, &scan.svc, &scan.n_svc);
-		if (err && err != -ENOENT)
+		scan.endpoints = ctl_endpoints_json(ctl, &err);
+		if (scan.endpoints && (err = read_services(ctl, &scan)) && err != -ENOENT)
 			/* The connections are still worth listing, without their Services. */
 			fprintf(stderr, "veloctl: which connections came through a Service: %s\n",
 				strerror(-err));
-		scan.endpoints = ctl_endpoints_json(ctl, &err);
 		if (!scan.endpoints || connections_json(&scan, list)) {
 			ctl_error(ctl, "read endpoint records under %s: %s", ctl->paths.state_dir,
 				  strerror(scan.endpoints ? ENOMEM : -err));
