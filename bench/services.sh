@@ -437,8 +437,8 @@ target_row() {
 	echo "## Sanity"
 	echo
 	echo "Translations counted by velo (veloctl services): svc routed $(translations "${vip[svc]}")," \
-		"svc + sockmap $(translations "${vip[svc-sm]}"). Packets through kube-proxy's rules" \
-		"(kp path only): $kp_packets. sk_msg redirects (sockmap paths): $sm_redirects."
+		"svc + sockmap $(translations "${vip[svc-sm]}"). Packets kube-proxy's DNAT rules counted" \
+		"(the nat hook sees the first of each kp-path connection): $kp_packets. sk_msg redirects (sockmap paths): $sm_redirects."
 	echo "Failed measurements (NA): $(grep -c ',NA$' "$csv" || true)."
 	[ "$(translations "${vip[svc-sm]}")" -gt 0 ] || echo "WARNING: the svc + sockmap path was never translated."
 	[ "$sm_redirects" -gt 0 ] || echo "WARNING: no sk_msg redirect: the sockmap paths stayed routed."
