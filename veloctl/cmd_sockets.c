@@ -8,6 +8,9 @@
  * opted-in address. Whether a direction's first send raced the peer's
  * insertion (and stays routed) lives in per-socket storage that userspace
  * can't read by key: the pass_first counter says how often that happened.
+ * A connection an opted-in pod made through a Service names the ClusterIP
+ * it dialled (the connect program's reverse state, read with an sk_storage
+ * map iterator: datapath/svc_sockets.h).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -25,6 +28,7 @@
 #include "cmd_sockets.h"
 #include "ctl.h"
 #include "datapath/pod_counters.h"
+#include "datapath/svc_sockets.h"
 
 static const char *const stat_names[VELO_SM_STAT_MAX] = {
 	[VELO_SM_STAT_INSERT] = "insert",
@@ -42,6 +46,8 @@ struct socket_scan {
 	size_t n;
 	int pods_fd; /* velo_smpod_v1, -1 when missing */
 	cJSON *endpoints; /* ctl_endpoints_json */
+	struct velo_svc_sk_rec *svc; /* sockets connect translated */
+	size_t n_svc;
 };
 
 static int compare_keys(const void *a, const void *b)
@@ -151,6 +157,63 @@ static cJSON *end_json(const struct socket_scan *scan, const __u8 addr[16], __u3
 	return out;
 }
 
+/* The VIP the socket with this key dialled, if connect translated it. */
+static const struct velo_svc_sk_rec *svc_of(const struct socket_scan *scan,
+					    const struct velo_sm_key *key)
+{
+	for (size_t i = 0; i < scan->n_svc; i++) {
+		const struct velo_svc_sk_rec *rec = &scan->svc[i];
+
+		if (rec->netns_cookie == key->netns_cookie && rec->local_port == key->local_port &&
+		    rec->remote_port == key->remote_port &&
+		    !memcmp(rec->local, key->local, sizeof(rec->local)) &&
+		    !memcmp(rec->remote, key->remote, sizeof(rec->remote)))
+			return rec;
+	}
+	return NULL;
+}
+
+/* "service": {"clusterIP", "port"} on conn when either end came through one. */
+static int add_service(const struct socket_scan *scan, cJSON *conn, const struct velo_sm_key *key,
+		       const struct velo_sm_key *peer)
+{
+	const struct velo_svc_sk_rec *rec = svc_of(scan, key);
+	char address[INET6_ADDRSTRLEN];
+	cJSON *svc;
+
+	if (!rec && peer)
+		rec = svc_of(scan, peer);
+	if (!rec)
+		return 0;
+	addr_text(rec->peer.vip, address, sizeof(address));
+	svc = cJSON_AddObjectToObject(conn, "service");
+	if (!svc || !cJSON_AddStringToObject(svc, "clusterIP", address) ||
+	    !cJSON_AddNumberToObject(svc, "port", ntohs(rec->peer.vip_port)))
+		return -ENOMEM;
+	return 0;
+}
+
+/* The translated sockets of every pod with an endpoint record (its "netns"). */
+static int read_services(const struct ctl *ctl, struct socket_scan *scan)
+{
+	size_t n = (size_t)cJSON_GetArraySize(scan->endpoints), n_netns = 0;
+	char **netns = calloc(n ? n : 1, sizeof(*netns));
+	const cJSON *endpoint;
+	int ret;
+
+	if (!netns)
+		return -ENOMEM;
+	cJSON_ArrayForEach (endpoint, scan->endpoints) {
+		const cJSON *path = cJSON_GetObjectItemCaseSensitive(endpoint, "netns");
+
+		if (cJSON_IsString(path) && path->valuestring[0] && n_netns < n)
+			netns[n_netns++] = path->valuestring;
+	}
+	ret = velo_svc_sockets_read(&ctl->paths, netns, n_netns, &scan->svc, &scan->n_svc);
+	free(netns);
+	return ret;
+}
+
 /*
  * One entry per connection: both ends in the sockhash (accelerated), listed
  * once from the end whose key sorts first, or one end only (its peer closed,
@@ -172,7 +235,8 @@ static int connections_json(const struct socket_scan *scan, cJSON *list)
 					   end_json(scan, key->local, key->local_port)) ||
 		    !cJSON_AddItemToObject(conn, "peer",
 					   end_json(scan, key->remote, key->remote_port)) ||
-		    !cJSON_AddBoolToObject(conn, "accelerated", both)) {
+		    !cJSON_AddBoolToObject(conn, "accelerated", both) ||
+		    add_service(scan, conn, key, both ? &peer : NULL)) {
 			cJSON_Delete(conn);
 			return -ENOMEM;
 		}
@@ -203,12 +267,14 @@ static void print_text(const cJSON *json)
 	const cJSON *counter;
 	char local[80], peer[80];
 
-	printf("%-28s %-22s %-28s %-22s %s\n", "POD", "ADDRESS", "PEER POD", "PEER ADDRESS",
-	       "STATE");
+	printf("%-28s %-22s %-28s %-22s %-22s %s\n", "POD", "ADDRESS", "PEER POD", "PEER ADDRESS",
+	       "VIA SERVICE", "STATE");
 	cJSON_ArrayForEach (conn, cJSON_GetObjectItemCaseSensitive(json, "connections")) {
 		const cJSON *l = cJSON_GetObjectItemCaseSensitive(conn, "local");
 		const cJSON *p = cJSON_GetObjectItemCaseSensitive(conn, "peer");
+		const cJSON *svc = cJSON_GetObjectItemCaseSensitive(conn, "service");
 		bool both = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(conn, "accelerated"));
+		char via[80] = "-";
 		const char *la = cJSON_GetObjectItemCaseSensitive(l, "address")->valuestring;
 		const char *pa = cJSON_GetObjectItemCaseSensitive(p, "address")->valuestring;
 
@@ -216,9 +282,16 @@ static void print_text(const cJSON *json)
 			 cJSON_GetObjectItemCaseSensitive(l, "port")->valueint);
 		snprintf(peer, sizeof(peer), strchr(pa, ':') ? "[%s]:%d" : "%s:%d", pa,
 			 cJSON_GetObjectItemCaseSensitive(p, "port")->valueint);
-		printf("%-28s %-22s %-28s %-22s %s\n",
+		if (svc) {
+			const char *va =
+				cJSON_GetObjectItemCaseSensitive(svc, "clusterIP")->valuestring;
+
+			snprintf(via, sizeof(via), strchr(va, ':') ? "[%s]:%d" : "%s:%d", va,
+				 cJSON_GetObjectItemCaseSensitive(svc, "port")->valueint);
+		}
+		printf("%-28s %-22s %-28s %-22s %-22s %s\n",
 		       cJSON_GetObjectItemCaseSensitive(l, "pod")->valuestring, local,
-		       cJSON_GetObjectItemCaseSensitive(p, "pod")->valuestring, peer,
+		       cJSON_GetObjectItemCaseSensitive(p, "pod")->valuestring, peer, via,
 		       both ? "accelerated" : "one end (peer closed or not in yet)");
 		if (both)
 			accelerated++;
@@ -260,6 +333,10 @@ int cmd_ctl_sockets(struct ctl *ctl)
 		}
 		scan.pods_fd = velo_map_pin_open(&ctl->paths, VELO_MAP_SM_PODS);
 		scan.endpoints = ctl_endpoints_json(ctl, &err);
+		if (scan.endpoints && (err = read_services(ctl, &scan)) && err != -ENOENT)
+			/* The connections are still worth listing, without their Services. */
+			fprintf(stderr, "veloctl: which connections came through a Service: %s\n",
+				strerror(-err));
 		if (!scan.endpoints || connections_json(&scan, list)) {
 			ctl_error(ctl, "read endpoint records under %s: %s", ctl->paths.state_dir,
 				  strerror(scan.endpoints ? ENOMEM : -err));
@@ -283,5 +360,6 @@ out:
 	if (scan.pods_fd >= 0)
 		close(scan.pods_fd);
 	free(scan.keys);
+	free(scan.svc);
 	return ret;
 }

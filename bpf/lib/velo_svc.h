@@ -133,6 +133,21 @@ struct velo_svc_sock {
 	__u32 connected; /* peers[0] is a connect's */
 };
 
+/*
+ * What bpf/iter_svc_sk.bpf.c writes per TCP socket connect translated, for
+ * veloctl sockets: the socket's own addresses, host-order ports and netns
+ * cookie (as its sockhash key has them) and what it dialled.
+ */
+struct velo_svc_sk_rec {
+	__u8 local[16];
+	__u8 remote[16];
+	__u32 local_port;
+	__u32 remote_port;
+	__u64 netns_cookie;
+	struct velo_svc_peer peer;
+	__u32 pad;
+};
+
 _Static_assert(sizeof(struct velo_svc_key) == 20, "velo_svc_key layout");
 _Static_assert(sizeof(struct velo_svc) == 16, "velo_svc layout");
 _Static_assert(sizeof(struct velo_svc_be_key) == 8, "velo_svc_be_key layout");
@@ -143,5 +158,6 @@ _Static_assert(sizeof(struct velo_svc_counters) == 16, "velo_svc_counters layout
 _Static_assert(sizeof(struct velo_svc_bc_key) == 40, "velo_svc_bc_key layout");
 _Static_assert(sizeof(struct velo_svc_peer) == 36, "velo_svc_peer layout");
 _Static_assert(sizeof(struct velo_svc_sock) == 152, "velo_svc_sock layout");
+_Static_assert(sizeof(struct velo_svc_sk_rec) == 88, "velo_svc_sk_rec layout");
 
 #endif

@@ -74,8 +74,8 @@ mn_nodes() {
 	mv "$VT/nodes.json.new" "$VT/nodes.json"
 }
 
-# mn_config N [ANNOTATIONS_JSON]: velo's config on node N, the annotations passed as a runtime
-# does under the shipped conflist.
+# mn_config N [ANNOTATIONS_JSON] [CGROUP_REL]: velo's config on node N, the annotations (and the
+# pod's cgroup, relative to the cgroup2 mount) passed as a runtime does under the shipped conflist.
 mn_config() {
 	local conf rt
 	conf="$(jq -cn --arg t "$VT/n$1" --arg b "$MN_BPFFS-n$1" --arg n "$1" '{
@@ -85,7 +85,8 @@ mn_config() {
 		ipam: {type: "host-local", dataDir: ($t + "/ipam"),
 			ranges: [[{subnet: ("10.77." + $n + ".0/24")}], [{subnet: ("fd77:" + $n + "::/64")}]]}}')" ||
 		return 1
-	rt="$(jq -cn --argjson a "${2:-{\}}" '{"io.kubernetes.cri.pod-annotations": $a}')" || return 1
+	rt="$(jq -cn --argjson a "${2:-{\}}" --arg cg "${3:-}" '{"io.kubernetes.cri.pod-annotations": $a} +
+		(if $cg == "" then {} else {cgroupPath: $cg} end)')" || return 1
 	vt_runtime_config "$conf" "$rt"
 }
 
@@ -110,13 +111,13 @@ mn_metric() {
 	mn_in "$1" curl -sf http://127.0.0.1:19299/metrics | awk -v m="$2" '$1 == m {print $2}'
 }
 
-# mn_add N CID [ANNOTATIONS_JSON]: a pod on node N; sets MN_POD, MN_IP4, MN_IP6.
+# mn_add N CID [ANNOTATIONS_JSON] [CGROUP_REL]: a pod on node N; sets MN_POD, MN_IP4, MN_IP6.
 mn_add() {
 	local out
 	MN_POD="$(vt_pod_new)"
 	out="$(mn_in "$1" env -i PATH="$PATH" CNI_COMMAND=ADD CNI_CONTAINERID="$2" \
 		CNI_NETNS="/run/netns/$MN_POD" CNI_IFNAME=eth0 CNI_PATH="$VT_BIN" \
-		"$VT_BIN/velo" <<<"$(mn_config "$1" "${3:-}")")" || { echo "ADD $2: $out"; return 1; }
+		"$VT_BIN/velo" <<<"$(mn_config "$1" "${3:-}" "${4:-}")")" || { echo "ADD $2: $out"; return 1; }
 	# shellcheck disable=SC2034 # for the caller
 	MN_IP4="$(vt_ip "$out" 4)"
 	# shellcheck disable=SC2034

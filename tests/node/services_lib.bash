@@ -60,16 +60,17 @@ svc_pod() {
 	P_IP6="$(vt_ip "$VT_RESULT" 6)"
 }
 
-# svc_server POD CGROUP: the peer's TCP digest server on 8080 and UDP echo on 5353 (dual-stack).
+# svc_server POD CGROUP [TCP_PORT]: the peer's TCP digest server on TCP_PORT (8080) and UDP echo
+# on 5353 (dual-stack).
 svc_server() {
-	local _
-	vtc_run "$1" "$2" timeout 120 python3 "$SVC_PEER" server 8080 5353 >"$VT/work/server.log" 2>&1 &
+	local _ log="$VT/work/server-$1.log"
+	vtc_run "$1" "$2" timeout 120 python3 "$SVC_PEER" server "${3:-8080}" 5353 >"$log" 2>&1 &
 	VT_PIDS+=($!)
 	for _ in $(seq 50); do
-		grep -q listening "$VT/work/server.log" && return 0
+		grep -q listening "$log" && return 0
 		sleep 0.1
 	done
-	echo "server did not start: $(cat "$VT/work/server.log")"
+	echo "server did not start: $(cat "$log")"
 	return 1
 }
 
