@@ -7,6 +7,8 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -22,11 +24,17 @@
 #include "sockmap_bugs.skel.h"
 #include "net/netns.h"
 
-/* The half-close pattern: 16 MiB up, SHUT_WR, blocking read of the answer (~90% EAGAIN). */
-#define UPLOAD_BYTES (16u << 20)
+/*
+ * The half-close pattern: an upload, then a blocking read of the answer that is
+ * already waiting when the socket's own FIN is acked. The ack wakes tcp_bpf's
+ * wait with no data: EAGAIN on a kernel with the bug, every time. (Reading
+ * after SHUT_WR, as clients do, only loses the race most of the time.)
+ */
+#define UPLOAD_BYTES (1u << 20)
 #define WRITE_BYTES (64u << 10)
 #define READ_BYTES 4096
-#define HALFCLOSE_TRIES 6
+#define ANSWER_DELAY_US 100000
+#define HALFCLOSE_TRIES 3
 #define SPLICE_BYTES 4096
 #define POLL_MS 2000
 /* Every probe together must end by then; the child is killed (probes failed) if not. */
@@ -81,9 +89,7 @@ static void pair_close(int fds[2])
 
 /*
  * The server of the half-close probe: reads to EOF (poll, so it never fails
- * itself) in small reads, so that it is still draining, and freeing the
- * client's send memory (a wakeup without data), while the client waits for
- * the answer. Then answers.
+ * itself), then answers a little later, when the client's FIN has been acked.
  */
 static void halfclose_server(int fd)
 {
@@ -101,30 +107,65 @@ static void halfclose_server(int fd)
 		if (n < 0 && errno != EAGAIN && errno != EINTR)
 			_exit(1);
 	}
+	usleep(ANSWER_DELAY_US);
 	_exit(send(fd, "ok", 2, MSG_NOSIGNAL) == 2 ? 0 : 1);
 }
 
-/* One upload, half-close, plain blocking read. 1: EAGAIN seen, 0: the answer came, -1: failed. */
+/* The client's reader: what curl, Go and plain C clients do, a blocking recv, no timeout. */
+static void halfclose_reader(int fd)
+{
+	char answer[2];
+	ssize_t n;
+
+	alarm(CHILD_SECONDS);
+	n = recv(fd, answer, sizeof(answer), 0);
+	if (n == 1)
+		n = 1 + recv(fd, answer + 1, 1, 0);
+	if (n < 0 && errno == EAGAIN)
+		_exit(1);
+	_exit(n == 2 && !memcmp(answer, "ok", 2) ? 0 : 2);
+}
+
+/* pid sleeps (state S in /proc/<pid>/stat): the reader waits in recv. */
+static bool sleeping(pid_t pid)
+{
+	char path[64], buf[512], *end;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	end = strrchr(buf, ')'); /* the command name may hold anything */
+	return end && end[1] == ' ' && end[2] == 'S';
+}
+
+/* One upload, a reader waiting, then SHUT_WR. 1: EAGAIN seen, 0: the answer came, -1: failed. */
 static int halfclose_once(int map_fd)
 {
 	static char buf[WRITE_BYTES];
+	pid_t server = -1, reader = -1;
 	int fds[2], status, ret = -1;
-	char answer[2];
 	ssize_t n;
-	pid_t pid;
 
 	if (sockhash_pair(map_fd, fds)) {
 		pair_close(fds);
 		return -1;
 	}
-	pid = fork();
-	if (pid == 0) {
+	server = fork();
+	if (server == 0) {
 		close(fds[0]);
 		halfclose_server(fds[1]);
 	}
 	close(fds[1]);
 	fds[1] = -1;
-	if (pid < 0)
+	if (server < 0)
 		goto out;
 	memset(buf, 'v', sizeof(buf));
 	for (unsigned sent = 0; sent < UPLOAD_BYTES; sent += (unsigned)n) {
@@ -132,20 +173,26 @@ static int halfclose_once(int map_fd)
 		if (n <= 0)
 			goto out;
 	}
+	reader = fork();
+	if (reader == 0)
+		halfclose_reader(fds[0]);
+	if (reader < 0)
+		goto out;
+	for (int i = 0; i < 1000 && !sleeping(reader); i++)
+		usleep(1000);
 	if (shutdown(fds[0], SHUT_WR))
 		goto out;
-	/* What curl, Go and plain C clients do: a blocking recv, no poll, no timeout. */
-	n = recv(fds[0], answer, sizeof(answer), 0);
-	if (n == 1)
-		n = 1 + recv(fds[0], answer + 1, 1, 0);
-	if (n < 0 && errno == EAGAIN)
-		ret = 1;
-	else if (n == 2 && !memcmp(answer, "ok", 2))
-		ret = 0;
+	if (waitpid(reader, &status, 0) == reader && WIFEXITED(status))
+		ret = WEXITSTATUS(status) == 1 ? 1 : WEXITSTATUS(status) == 0 ? 0 : -1;
+	reader = -1;
 out:
+	if (reader > 0) {
+		kill(reader, SIGKILL);
+		waitpid(reader, &status, 0);
+	}
 	pair_close(fds);
-	if (pid > 0 &&
-	    (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)))
+	if (server > 0 &&
+	    (waitpid(server, &status, 0) != server || !WIFEXITED(status) || WEXITSTATUS(status)))
 		ret = ret == 1 ? 1 : -1;
 	return ret;
 }
@@ -259,7 +306,7 @@ static int probe_child(void)
 		sockmap_bugs__destroy(skel);
 		return PROBE_FAILED | VELO_SM_BUGS_ALL;
 	}
-	/* A few tries: the wakeup that turns into EAGAIN is a race the bug usually loses. */
+	/* A few tries, in case the reader was not waiting yet when the ack came. */
 	for (int i = 0; i < HALFCLOSE_TRIES; i++) {
 		ret = halfclose_once(map_fd);
 		if (ret) {
