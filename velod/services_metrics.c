@@ -34,7 +34,7 @@ char *services_metrics(const struct services *services, const struct agent_confi
 	size_t len = 0;
 	FILE *text;
 
-	if (!config->services_file[0])
+	if (config->services_source == SERVICES_NONE)
 		return NULL;
 	text = open_memstream(&out, &len);
 	if (!text)
