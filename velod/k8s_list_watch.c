@@ -133,6 +133,9 @@ static int consume_lines(struct transfer *t)
 					      sizeof(watch->rv), resource->change, resource->ctx,
 					      why, sizeof(why));
 			t->events++;
+			pthread_mutex_lock(&watch->lock);
+			watch->stats.events++; /* at once: /metrics shows a live watch's events */
+			pthread_mutex_unlock(&watch->lock);
 			if (ret == 1)
 				k8s_list_watch_publish(watch);
 			if (ret == -EINVAL || ret == -ENOSPC || ret == -ENOMEM) {
@@ -360,8 +363,5 @@ int k8s_list_watch_stream(struct k8s_watch *watch, const struct k8s_api_target *
 	free(url);
 	free(t.data);
 	*events = t.events;
-	pthread_mutex_lock(&watch->lock);
-	watch->stats.events += t.events;
-	pthread_mutex_unlock(&watch->lock);
 	return ret;
 }

@@ -16,6 +16,7 @@ load k8s_fake_api
 VIP4=10.96.0.10
 ON='{"velo.dev/services": "true"}'
 HTTP='{"name": "http", "protocol": "TCP", "port": 80}'
+# shellcheck disable=SC2034 # k8s_fake_api.bash listens on it
 K8_PORT=16443
 
 setup_file() { vt_setup_file; }
@@ -146,9 +147,12 @@ client() {
 	[ "$(svc_ctl -j services | jq '.servicePorts | length')" -eq 0 ]
 	sw_connect "$B_NS" 8081
 	[ "$(svc_kp_packets)" -gt 0 ]
-	# The watches went on through bookmarks (one a second) without relisting.
+	# One LIST each: every change came by the watch.
 	[ "$(grep -c 'endpointslices?limit=' "$K8_API/requests.log")" -eq 1 ]
 	[ "$(grep -c 'services?limit=' "$K8_API/requests.log")" -eq 1 ]
+	[ "$(svc_metric 'velo_k8s_service_lists_total{resource="services"}')" -eq 1 ]
+	[ "$(svc_metric 'velo_k8s_service_objects{resource="services"}')" -eq 0 ]
+	[ "$(svc_metric 'velo_k8s_service_objects{resource="endpointslices"}')" -eq 1 ]
 }
 
 @test "services_watch: nothing is written before both watches have listed" {
@@ -184,7 +188,7 @@ client() {
 }
 
 @test "services_watch: an ERROR 410 relists and converges on a change the watch never carried" {
-	local _
+	local _ events before
 	backends
 	k8_object ADDED "$(sw_service)"
 	k8_object ADDED "$(sw_slice "$A4" 8080)"
@@ -200,11 +204,20 @@ client() {
 		'if .object.kind == "EndpointSlice" then .object = $s else . end' \
 		"$K8_API/events" >"$K8_API/events.new"
 	mv "$K8_API/events.new" "$K8_API/events"
-	sleep 1.5 # a bookmark or two: the watch saw no change
+	# Two bookmarks (one a second) arrive after it, and the maps still say A.
+	events='velo_k8s_service_watch_events_total{resource="endpointslices"}'
+	before="$(svc_metric "$events")"
+	[ -n "$before" ]
+	for _ in $(seq 100); do
+		[ "$(svc_metric "$events")" -ge $((before + 2)) ] && break
+		sleep 0.05
+	done
+	[ "$(svc_metric "$events")" -ge $((before + 2)) ]
 	[ "$(sw_backends)" = "$A4:8080" ]
 	k8_bump expire
 	sw_wait_backends "$B4:8081"
 	grep -q "k8s endpointslices: resourceVersion .* (410 Gone): relisting" "$VT/velod.log"
+	[ "$(svc_metric 'velo_k8s_service_relists_total{resource="endpointslices"}')" -ge 1 ]
 	[ "$(grep -c 'endpointslices?limit=' "$K8_API/requests.log")" -eq 2 ]
 	sw_connect "$B_NS" 8081
 }
