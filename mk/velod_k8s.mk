@@ -8,3 +8,9 @@ $(BUILD)/tests/test_k8s_node_list: tests/unit/velod/test_k8s_node_list.c $(K8S_N
 		| $(BUILD)/tests
 	$(CC) $(CPPFLAGS) -Ivelod $(CFLAGS) -Wno-missing-prototypes -o $@ $< \
 		$(K8S_NODES_TEST_OBJS) $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka
+
+# tests/unit/velod/test_k8s_event.c: a watch stream's line for any resource (velod/k8s_event.c).
+$(BUILD)/tests/test_k8s_event: tests/unit/velod/test_k8s_event.c $(OBJ)/velod/k8s_event.o $(LIB) \
+		| $(BUILD)/tests
+	$(CC) $(CPPFLAGS) -Ivelod $(CFLAGS) -Wno-missing-prototypes -o $@ $< \
+		$(OBJ)/velod/k8s_event.o $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka
