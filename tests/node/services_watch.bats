@@ -115,21 +115,25 @@ sw_connect() {
 		grep -q "$C4"
 }
 
+# sw_start [CONTROL_FILE]: the backends, the web Service with its slice naming A in the API's
+# log, the fake API (CONTROL_FILE, e.g. fail-list-endpointslices, in place first), velod, and
+# an opted-in client pod (C_*).
 # shellcheck disable=SC2153 # P_* come from svc_pod
-client() {
+sw_start() {
+	backends
+	k8_object ADDED "$(sw_service)"
+	k8_object ADDED "$(sw_slice "$A4" 8080)"
+	[ -z "${1:-}" ] || touch "$K8_API/$1"
+	k8_server
+	sw_velod
 	svc_pod client "$ON"
 	C_NS="$P_NS" C_CG="$P_CG" C4="$P_IP4"
 }
 
 @test "services_watch: a ClusterIP from the API reaches its backend; a slice change moves new connects; a deleted Service goes to kube-proxy" {
-	backends
+	sw_start
 	# kube-proxy's rule for the VIP points at B: taken only by untranslated connections.
 	svc_kube_proxy ip "$VIP4" tcp 80 "$B4" 8081
-	k8_object ADDED "$(sw_service)"
-	k8_object ADDED "$(sw_slice "$A4" 8080)"
-	k8_server
-	sw_velod
-	client
 	sw_wait_backends "$A4:8080"
 	sw_connect "$A_NS" 8080
 	[ "$(svc_kp_packets)" -eq 0 ]
@@ -157,14 +161,8 @@ client() {
 
 @test "services_watch: nothing is written before both watches have listed" {
 	local _ kp
-	backends
+	sw_start fail-list-endpointslices
 	svc_kube_proxy ip "$VIP4" tcp 80 "$B4" 8081
-	k8_object ADDED "$(sw_service)"
-	k8_object ADDED "$(sw_slice "$A4" 8080)"
-	touch "$K8_API/fail-list-endpointslices"
-	k8_server
-	sw_velod
-	client
 	# Services listed; the EndpointSlice LIST failed twice (500, backoff).
 	for _ in $(seq 100); do
 		grep -q "k8s services: listed 1" "$VT/velod.log" &&
@@ -189,12 +187,7 @@ client() {
 
 @test "services_watch: an ERROR 410 relists and converges on a change the watch never carried" {
 	local _ events before
-	backends
-	k8_object ADDED "$(sw_service)"
-	k8_object ADDED "$(sw_slice "$A4" 8080)"
-	k8_server
-	sw_velod
-	client
+	sw_start
 	sw_wait_backends "$A4:8080"
 	sw_connect "$A_NS" 8080
 
