@@ -268,9 +268,10 @@ static int request(struct k8s_watch *watch, const struct k8s_api_target *target,
 		ret = t->status == 410			     ? -ESTALE
 		      : t->status == 401 || t->status == 403 ? -EACCES
 							     : -EPROTO;
-		snprintf(why, why_size, "GET %.200s: HTTP %ld%s%s%s", url, t->status,
+		snprintf(why, why_size, "GET %.200s: HTTP %ld%s%s%s%s", url, t->status,
 			 ret == -EACCES ? " (velod's service account needs list and watch on " : "",
-			 ret == -EACCES ? watch->resource.name : "", message);
+			 ret == -EACCES ? watch->resource.name : "", ret == -EACCES ? ")" : "",
+			 message);
 	}
 out:
 	curl->slist_free_all(headers);

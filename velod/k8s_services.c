@@ -231,6 +231,8 @@ void k8s_services_stop(struct k8s_services *services)
 {
 	if (!services)
 		return;
+	for (unsigned i = 0; i < K8S_SERVICES_WATCHES; i++)
+		k8s_watch_cancel(services->watches[i]);
 	for (unsigned i = 0; i < K8S_SERVICES_WATCHES; i++) {
 		k8s_watch_stop(services->watches[i]);
 		velo_svc_state_free(&services->kinds[i].scratch);

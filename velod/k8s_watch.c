@@ -288,7 +288,7 @@ void k8s_watch_stats(struct k8s_watch *watch, struct k8s_watch_stats *stats)
 	pthread_mutex_unlock(&watch->lock);
 }
 
-void k8s_watch_stop(struct k8s_watch *watch)
+void k8s_watch_cancel(struct k8s_watch *watch)
 {
 	if (!watch)
 		return;
@@ -296,6 +296,13 @@ void k8s_watch_stop(struct k8s_watch *watch)
 	__atomic_store_n(&watch->stop, true, __ATOMIC_RELAXED);
 	pthread_cond_signal(&watch->wake);
 	pthread_mutex_unlock(&watch->lock);
+}
+
+void k8s_watch_stop(struct k8s_watch *watch)
+{
+	if (!watch)
+		return;
+	k8s_watch_cancel(watch);
 	pthread_join(watch->thread, NULL);
 	pthread_cond_destroy(&watch->wake);
 	pthread_mutex_destroy(&watch->lock);

@@ -31,6 +31,8 @@ int k8s_watch_fd(const struct k8s_watch *watch);
  */
 int k8s_watch_take(struct k8s_watch *watch, void (*copy)(void *ctx, void *out), void *out);
 void k8s_watch_stats(struct k8s_watch *watch, struct k8s_watch_stats *stats);
+/* Tells the thread to end, without waiting: several watches then end in one second. */
+void k8s_watch_cancel(struct k8s_watch *watch);
 /* Ends the thread (it notices within about a second) and frees the watch. */
 void k8s_watch_stop(struct k8s_watch *watch);
 
