@@ -1,10 +1,16 @@
 # SPDX-License-Identifier: Apache-2.0
 # tests/unit/velod/test_k8s_node_list.c: velod's Node parsing (velod/k8s_node_list.c) on its own. The unit
 # tests' rule links libvelo.a only; this one adds the velod objects and velo_monotonic_ns's.
-K8S_NODES_TEST_OBJS := $(OBJ)/velod/k8s_nodes.o $(OBJ)/velod/k8s_list_watch.o \
+K8S_NODES_TEST_OBJS := $(OBJ)/velod/k8s_event.o \
 	$(OBJ)/velod/k8s_node_list.o
 
 $(BUILD)/tests/test_k8s_node_list: tests/unit/velod/test_k8s_node_list.c $(K8S_NODES_TEST_OBJS) $(LIB) \
 		| $(BUILD)/tests
 	$(CC) $(CPPFLAGS) -Ivelod $(CFLAGS) -Wno-missing-prototypes -o $@ $< \
 		$(K8S_NODES_TEST_OBJS) $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka
+
+# tests/unit/velod/test_k8s_event.c: a watch stream's line for any resource (velod/k8s_event.c).
+$(BUILD)/tests/test_k8s_event: tests/unit/velod/test_k8s_event.c $(OBJ)/velod/k8s_event.o $(LIB) \
+		| $(BUILD)/tests
+	$(CC) $(CPPFLAGS) -Ivelod $(CFLAGS) -Wno-missing-prototypes -o $@ $< \
+		$(OBJ)/velod/k8s_event.o $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka

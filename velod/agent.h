@@ -23,6 +23,13 @@
 #define HOSTGW_MAX_CIDRS 4
 #define NODE_NAME_MAX 254 /* a DNS-1123 subdomain and its NUL */
 
+/* Where Services and EndpointSlices come from (servicesSource). */
+enum services_source {
+	SERVICES_NONE, /* the velo_svc_* maps stay empty */
+	SERVICES_FILE, /* servicesFile */
+	SERVICES_API, /* watches of the Kubernetes API (kubeconfig or inCluster) */
+};
+
 struct agent_config {
 	struct velo_paths paths; /* stateDir, runDir, bpffsDir as the plugin's config has them */
 	char networks[AGENT_MAX_NETWORKS][VELO_NAME_MAX];
@@ -47,8 +54,11 @@ struct agent_config {
 	bool uplink_xdp_auto; /* uplinkXdp true: the device holding nodeName's address */
 	unsigned n_cluster_cidrs;
 	struct velo_cidr cluster_cidrs[AGENT_MAX_CLUSTER_CIDRS]; /* exempt besides pod CIDRs */
+	enum services_source services_source;
+	bool services_source_set; /* servicesSource was in the file */
 	char services_file[PATH_MAX]; /* the static Services/EndpointSlices; "" = none */
-	unsigned services_sync_ms; /* how often servicesFile is looked at */
+	unsigned services_sync_ms; /* how often servicesFile is looked at; the API's changes are
+				    * written at most this often */
 	enum velo_log_level log_level;
 };
 
@@ -123,9 +133,12 @@ struct service_port {
 };
 
 struct velo_svc_reap; /* plugin/datapath/svc_reap.h */
+struct k8s_services; /* the Service and EndpointSlice watches (k8s_services.h) */
 
-/* Service translation's maps from servicesFile (services.c). */
+/* Service translation's maps from servicesFile or the API (services.c). */
 struct services {
+	struct k8s_services *watch; /* the API source; NULL otherwise */
+	bool dirty; /* the API's state changed since the maps were last written */
 	struct velo_svc_reap *reap; /* closes connections to gone backends; NULL: not loaded */
 	int reap_err; /* why it can't be loaded (0: not tried yet or loaded) */
 	uint64_t reaped; /* connections closed so far */

@@ -15,7 +15,7 @@
 #include <cJSON.h>
 
 #include "config.h"
-#include "k8s_nodes.h"
+#include "k8s_watch.h"
 #include "base/log.h"
 
 #define CONFIG_FILE_MAX (256 * 1024)
@@ -172,6 +172,23 @@ static int get_log_level(const cJSON *item, enum velo_log_level *level)
 	return -EINVAL;
 }
 
+/* "file", "api" or "none"; unset: "file" with a servicesFile, else "none". */
+static int get_services_source(const cJSON *item, struct agent_config *config)
+{
+	static const char *const names[] = { "none", "file", "api" };
+
+	if (!cJSON_IsString(item))
+		return -EINVAL;
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(item->valuestring, names[i])) {
+			config->services_source = (enum services_source)i;
+			config->services_source_set = true;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 static int parse_field(const cJSON *item, struct agent_config *config)
 {
 	const char *key = item->string;
@@ -239,6 +256,8 @@ static int parse_field(const cJSON *item, struct agent_config *config)
 		return get_cluster_cidrs(item, config);
 	if (!strcmp(key, "servicesFile"))
 		return get_string(item, config->services_file, sizeof(config->services_file), true);
+	if (!strcmp(key, "servicesSource"))
+		return get_services_source(item, config);
 	if (!strcmp(key, "servicesSyncMs")) {
 		int ret = get_seconds(item, &config->services_sync_ms);
 
@@ -247,6 +266,25 @@ static int parse_field(const cJSON *item, struct agent_config *config)
 	if (!strcmp(key, "logLevel"))
 		return get_log_level(item, &config->log_level);
 	return -ENOENT;
+}
+
+static int check_services_source(const char *path, struct agent_config *config)
+{
+	if (!config->services_source_set)
+		config->services_source = config->services_file[0] ? SERVICES_FILE : SERVICES_NONE;
+	if (config->services_source == SERVICES_FILE && !config->services_file[0]) {
+		pr_err("config %s: servicesSource \"file\" needs servicesFile", path);
+		return -EINVAL;
+	}
+	if (config->services_source != SERVICES_FILE && config->services_file[0]) {
+		pr_err("config %s: servicesFile is only read with servicesSource \"file\"", path);
+		return -EINVAL;
+	}
+	if (config->services_source == SERVICES_API && !agent_nodes_from_api(config)) {
+		pr_err("config %s: servicesSource \"api\" needs kubeconfig or inCluster", path);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /*
@@ -334,6 +372,8 @@ int agent_config_load(const char *path, struct agent_config *config)
 	}
 	if (!ret)
 		ret = check_node_source(path, config);
+	if (!ret)
+		ret = check_services_source(path, config);
 	if (!ret && config->masquerade && !agent_hostgw_on(config)) {
 		pr_err("config %s: masquerade needs nodesFile, kubeconfig or inCluster (the pod "
 		       "CIDRs to exempt)",

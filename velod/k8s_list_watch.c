@@ -1,20 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The Node watch's two requests (k8s_list_watch.h), blocking libcurl
- * transfers with the plugin's client setup (plugin/k8s/k8s_curl.c:
- * cluster-CA-only TLS, bearer token): LIST /api/v1/nodes in pages, then WATCH
- * from the list's resourceVersion with bookmarks, each line of the stream
- * applied to the list as it arrives. A transfer notices stop about once a
- * second, from its progress callback.
+ * A resource's two requests (k8s_list_watch.h), blocking libcurl transfers
+ * with the plugin's client setup (plugin/k8s/k8s_curl.c: cluster-CA-only TLS,
+ * bearer token): LIST <path> in pages, then WATCH from the list's
+ * resourceVersion with bookmarks, each line of the stream applied as it
+ * arrives. A transfer notices stop about once a second, from its progress
+ * callback. Also the few things the thread shares with velod's loop: queued
+ * log lines, the stop flag, publishing.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "k8s/k8s_curl.h"
 #include "k8s_list_watch.h"
-#include "k8s_nodes.h"
 #include "base/log.h"
 
 #define LIST_PAGE 500
@@ -26,7 +28,7 @@
 
 /* One request's answer: the whole body (LIST), or lines handed on as they come (WATCH). */
 struct transfer {
-	struct k8s_nodes *watch;
+	struct k8s_watch *watch;
 	CURL *handle;
 	long status;
 	bool streaming;
@@ -37,21 +39,64 @@ struct transfer {
 	uint64_t events;
 };
 
-/* One page of a NodeList appended to list; rv and cont from its metadata. */
-static int parse_list_page(struct k8s_nodes *watch, struct node_list *list, const char *body,
-			   size_t len, char *rv, size_t rv_size, char *cont, size_t cont_size,
-			   char *why, size_t why_size)
+static void wake_loop(struct k8s_watch *watch)
 {
+	uint64_t one = 1;
+
+	if (write(watch->event_fd, &one, sizeof(one)) < 0) {
+		/* The counter is already non-zero: the loop wakes anyway. */
+	}
+}
+
+void __attribute__((format(printf, 3, 4)))
+k8s_list_watch_log(struct k8s_watch *watch, enum velo_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&watch->lock);
+	if (watch->n_logged == K8S_LOG_QUEUE) {
+		watch->n_dropped++;
+	} else {
+		watch->log_queue[watch->n_logged].level = level;
+		va_start(ap, fmt);
+		vsnprintf(watch->log_queue[watch->n_logged].text, sizeof(watch->log_queue[0].text),
+			  fmt, ap);
+		va_end(ap);
+		watch->n_logged++;
+	}
+	pthread_mutex_unlock(&watch->lock);
+	wake_loop(watch);
+}
+
+bool k8s_list_watch_stopping(struct k8s_watch *watch)
+{
+	return __atomic_load_n(&watch->stop, __ATOMIC_RELAXED);
+}
+
+void k8s_list_watch_publish(struct k8s_watch *watch)
+{
+	pthread_mutex_lock(&watch->lock);
+	watch->stats.objects = watch->resource.publish(watch->resource.ctx);
+	watch->listed = true;
+	watch->generation++;
+	pthread_mutex_unlock(&watch->lock);
+	wake_loop(watch);
+}
+
+/* One page of a LIST handed to the resource; rv and cont from its metadata. */
+static int parse_list_page(struct k8s_watch *watch, const char *body, size_t len, char *rv,
+			   size_t rv_size, char *cont, size_t cont_size, char *why, size_t why_size)
+{
+	const struct k8s_resource *resource = &watch->resource;
 	cJSON *root = cJSON_ParseWithLength(body, len);
 	const cJSON *items = cJSON_GetObjectItemCaseSensitive(root, "items");
 	const cJSON *metadata = cJSON_GetObjectItemCaseSensitive(root, "metadata");
 	const cJSON *next = cJSON_GetObjectItemCaseSensitive(metadata, "continue"), *item;
-	char node_why[200];
-	struct node node;
+	char item_why[200];
 	int ret = 0;
 
 	if (!cJSON_IsArray(items) && !cJSON_IsNull(items)) {
-		snprintf(why, why_size, "the answer to LIST nodes is not a NodeList");
+		snprintf(why, why_size, "the answer to LIST %s is not a list", resource->name);
 		cJSON_Delete(root);
 		return -EPROTO;
 	}
@@ -60,14 +105,15 @@ static int parse_list_page(struct k8s_nodes *watch, struct node_list *list, cons
 	if (cJSON_IsString(next) && strlen(next->valuestring) < cont_size)
 		snprintf(cont, cont_size, "%s", next->valuestring);
 	cJSON_ArrayForEach (item, items) {
-		if (k8s_node_parse(item, &node, node_why, sizeof(node_why))) {
-			k8s_nodes_log(watch, VELO_LOG_WARN, "k8s nodes: %s: left out", node_why);
-			continue;
-		}
-		ret = k8s_node_list_upsert(list, &node, why, why_size);
-		if (ret < 0)
+		ret = resource->list_item(resource->ctx, item, item_why, sizeof(item_why));
+		if (ret == -EINVAL) {
+			k8s_list_watch_log(watch, VELO_LOG_WARN, "k8s %s: %s: left out",
+					   resource->name, item_why);
+			ret = 0;
+		} else if (ret < 0) {
+			snprintf(why, why_size, "%s", item_why);
 			break;
-		ret = 0;
+		}
 	}
 	cJSON_Delete(root);
 	return ret;
@@ -76,25 +122,32 @@ static int parse_list_page(struct k8s_nodes *watch, struct node_list *list, cons
 /* Applies the complete lines of a watch stream as they arrive; keeps a partial one. */
 static int consume_lines(struct transfer *t)
 {
-	struct k8s_nodes *watch = t->watch;
+	struct k8s_watch *watch = t->watch;
+	const struct k8s_resource *resource = &watch->resource;
 	char *start = t->data, *end, why[300];
 	int ret;
 
 	while ((end = memchr(start, '\n', t->len - (size_t)(start - t->data)))) {
 		if (end > start) {
-			ret = k8s_nodes_apply_event(watch->current, start, (size_t)(end - start),
-						    watch->rv, sizeof(watch->rv), why, sizeof(why));
+			ret = k8s_event_apply(start, (size_t)(end - start), watch->rv,
+					      sizeof(watch->rv), resource->change, resource->ctx,
+					      why, sizeof(why));
 			t->events++;
+			pthread_mutex_lock(&watch->lock);
+			watch->stats.events++; /* at once: /metrics shows a live watch's events */
+			pthread_mutex_unlock(&watch->lock);
 			if (ret == 1)
-				k8s_nodes_publish(watch);
-			if (ret == -EINVAL || ret == -ENOSPC) {
-				k8s_nodes_log(watch, VELO_LOG_WARN,
-					      "k8s nodes: %s: node list left as it was", why);
+				k8s_list_watch_publish(watch);
+			if (ret == -EINVAL || ret == -ENOSPC || ret == -ENOMEM) {
+				k8s_list_watch_log(watch, VELO_LOG_WARN,
+						   "k8s %s: %s: left as it was", resource->name,
+						   why);
 				pthread_mutex_lock(&watch->lock);
 				watch->stats.errors++;
 				pthread_mutex_unlock(&watch->lock);
 			} else if (ret < 0) {
-				k8s_nodes_log(watch, VELO_LOG_INFO, "k8s nodes: %s", why);
+				k8s_list_watch_log(watch, VELO_LOG_INFO, "k8s %s: %s",
+						   resource->name, why);
 				t->result = ret;
 				return ret;
 			}
@@ -137,7 +190,7 @@ static int on_progress(void *opaque, curl_off_t dltotal, curl_off_t dlnow, curl_
 	(void)dlnow;
 	(void)ultotal;
 	(void)ulnow;
-	return k8s_nodes_stopping(opaque) ? 1 : 0;
+	return k8s_list_watch_stopping(opaque) ? 1 : 0;
 }
 
 /* The API's Status message for an error answer, if the body is one. */
@@ -153,7 +206,7 @@ static void status_message(const struct transfer *t, char *buf, size_t size)
 }
 
 /* One GET; 0 with t->data holding the body (LIST) or the events applied (WATCH). */
-static int request(struct k8s_nodes *watch, const struct k8s_api_target *target, const char *url,
+static int request(struct k8s_watch *watch, const struct k8s_api_target *target, const char *url,
 		   long timeout_ms, struct transfer *t, char *why, size_t why_size)
 {
 	const struct curl_api *curl = watch->curl;
@@ -215,9 +268,9 @@ static int request(struct k8s_nodes *watch, const struct k8s_api_target *target,
 		ret = t->status == 410			     ? -ESTALE
 		      : t->status == 401 || t->status == 403 ? -EACCES
 							     : -EPROTO;
-		snprintf(why, why_size, "GET %.200s: HTTP %ld%s%s", url, t->status,
-			 ret == -EACCES ? " (velod's service account needs list and watch on nodes)"
-					: "",
+		snprintf(why, why_size, "GET %.200s: HTTP %ld%s%s%s%s", url, t->status,
+			 ret == -EACCES ? " (velod's service account needs list and watch on " : "",
+			 ret == -EACCES ? watch->resource.name : "", ret == -EACCES ? ")" : "",
 			 message);
 	}
 out:
@@ -245,65 +298,71 @@ static void url_escape(const char *text, char *out, size_t size)
 	out[n] = '\0';
 }
 
-/* LIST every page into scratch, then make it the current list. 410: the pages expired. */
-int k8s_list_nodes(struct k8s_nodes *watch, const struct k8s_api_target *target, char *why,
-		   size_t why_size)
+/* LIST every page into the resource's scratch, then make it current. 410: the pages expired. */
+int k8s_list_watch_list(struct k8s_watch *watch, const struct k8s_api_target *target, char *why,
+			size_t why_size)
 {
-	static char cont[CONTINUE_MAX], escaped[3 * CONTINUE_MAX + 1];
-	char rv[K8S_NODES_RV_MAX] = "", *url;
-	struct node_list *done;
-	int ret;
+	char rv[K8S_RV_MAX] = "", *url, *cont, *escaped;
+	int ret = 0;
 
-	watch->scratch->n = 0;
-	cont[0] = '\0';
+	/* Not static: three watch threads list at once. */
+	cont = calloc(1, CONTINUE_MAX);
+	escaped = calloc(1, 3 * CONTINUE_MAX + 1);
+	if (!cont || !escaped) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	watch->resource.list_begin(watch->resource.ctx);
 	do {
 		struct transfer t = { .watch = watch };
 
-		url_escape(cont, escaped, sizeof(escaped));
-		if (asprintf(&url, "%s/api/v1/nodes?limit=%d%s%s", target->server, LIST_PAGE,
-			     cont[0] ? "&continue=" : "", escaped) < 0)
-			return -ENOMEM;
+		url_escape(cont, escaped, 3 * CONTINUE_MAX + 1);
+		if (asprintf(&url, "%s%s?limit=%d%s%s", target->server, watch->resource.path,
+			     LIST_PAGE, cont[0] ? "&continue=" : "", escaped) < 0) {
+			ret = -ENOMEM;
+			goto out;
+		}
 		ret = request(watch, target, url, LIST_TIMEOUT_MS, &t, why, why_size);
 		free(url);
 		if (!ret)
-			ret = parse_list_page(watch, watch->scratch, t.data ? t.data : "", t.len,
-					      rv, sizeof(rv), cont, sizeof(cont), why, why_size);
+			ret = parse_list_page(watch, t.data ? t.data : "", t.len, rv, sizeof(rv),
+					      cont, CONTINUE_MAX, why, why_size);
 		free(t.data);
 		if (ret)
-			return ret;
+			goto out;
 	} while (cont[0]);
 	if (!rv[0]) {
-		snprintf(why, why_size, "the NodeList has no metadata.resourceVersion");
-		return -EPROTO;
+		snprintf(why, why_size, "the %s list has no metadata.resourceVersion",
+			 watch->resource.name);
+		ret = -EPROTO;
+		goto out;
 	}
-	done = watch->current;
-	watch->current = watch->scratch;
-	watch->scratch = done;
+	watch->resource.list_end(watch->resource.ctx);
 	snprintf(watch->rv, sizeof(watch->rv), "%s", rv);
-	k8s_nodes_publish(watch);
-	return 0;
+	k8s_list_watch_publish(watch);
+out:
+	free(cont);
+	free(escaped);
+	return ret;
 }
 
-int k8s_watch_nodes(struct k8s_nodes *watch, const struct k8s_api_target *target, uint64_t *events,
-		    char *why, size_t why_size)
+int k8s_list_watch_stream(struct k8s_watch *watch, const struct k8s_api_target *target,
+			  uint64_t *events, char *why, size_t why_size)
 {
 	struct transfer t = { .watch = watch, .streaming = true };
 	unsigned timeout_s = WATCH_MIN_S + (unsigned)(random() % WATCH_MIN_S);
-	char escaped[3 * K8S_NODES_RV_MAX + 1], *url;
+	char escaped[3 * K8S_RV_MAX + 1], *url;
 	int ret;
 
 	url_escape(watch->rv, escaped, sizeof(escaped));
 	if (asprintf(&url,
-		     "%s/api/v1/nodes?watch=1&resourceVersion=%s&allowWatchBookmarks=true"
+		     "%s%s?watch=1&resourceVersion=%s&allowWatchBookmarks=true"
 		     "&timeoutSeconds=%u",
-		     target->server, escaped, timeout_s) < 0)
+		     target->server, watch->resource.path, escaped, timeout_s) < 0)
 		return -ENOMEM;
 	ret = request(watch, target, url, (long)(timeout_s + 60) * 1000, &t, why, why_size);
 	free(url);
 	free(t.data);
 	*events = t.events;
-	pthread_mutex_lock(&watch->lock);
-	watch->stats.events += t.events;
-	pthread_mutex_unlock(&watch->lock);
 	return ret;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "k8s_event.h"
 #include "k8s_node_list.h"
 
 static const cJSON *field(const cJSON *object, const char *name)
@@ -114,38 +115,15 @@ static int remove_node(struct node_list *list, const char *name)
 	return 1;
 }
 
-void k8s_resource_version(const cJSON *object, char *rv, size_t rv_size)
-{
-	const cJSON *version = field(field(object, "metadata"), "resourceVersion");
-
-	if (cJSON_IsString(version) && version->valuestring[0] &&
-	    strlen(version->valuestring) < rv_size)
-		snprintf(rv, rv_size, "%s", version->valuestring);
-}
-
-static int apply(struct node_list *list, const char *type, const cJSON *object, char *why,
-		 size_t why_size)
+int k8s_node_change(void *list, bool deleted, const cJSON *object, char *why, size_t why_size)
 {
 	struct node node;
 	int ret;
 
-	if (!strcmp(type, "BOOKMARK"))
-		return 0;
-	if (!strcmp(type, "ERROR")) {
-		const cJSON *code = field(object, "code"), *message = field(object, "message");
-
-		snprintf(why, why_size, "watch ERROR event: %.150s",
-			 cJSON_IsString(message) ? message->valuestring : "(no message)");
-		return cJSON_IsNumber(code) && code->valueint == 410 ? -ESTALE : -EPROTO;
-	}
-	if (strcmp(type, "ADDED") && strcmp(type, "MODIFIED") && strcmp(type, "DELETED")) {
-		snprintf(why, why_size, "watch event of unknown type %.40s", type);
-		return -EPROTO;
-	}
 	ret = k8s_node_parse(object, &node, why, why_size);
 	if (ret)
 		return ret;
-	if (!strcmp(type, "DELETED"))
+	if (deleted)
 		return remove_node(list, node.name);
 	return k8s_node_list_upsert(list, &node, why, why_size);
 }
@@ -153,18 +131,5 @@ static int apply(struct node_list *list, const char *type, const cJSON *object, 
 int k8s_nodes_apply_event(struct node_list *list, const char *line, size_t len, char *rv,
 			  size_t rv_size, char *why, size_t why_size)
 {
-	cJSON *event = cJSON_ParseWithLength(line, len);
-	const cJSON *type = field(event, "type"), *object = field(event, "object");
-	int ret;
-
-	if (!cJSON_IsString(type) || !cJSON_IsObject(object)) {
-		snprintf(why, why_size, "a watch line that is not an event");
-		cJSON_Delete(event);
-		return -EPROTO;
-	}
-	if (strcmp(type->valuestring, "ERROR"))
-		k8s_resource_version(object, rv, rv_size);
-	ret = apply(list, type->valuestring, object, why, why_size);
-	cJSON_Delete(event);
-	return ret;
+	return k8s_event_apply(line, len, rv, rv_size, k8s_node_change, list, why, why_size);
 }

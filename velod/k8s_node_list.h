@@ -3,6 +3,7 @@
 #ifndef VELOD_K8S_NODE_LIST_H
 #define VELOD_K8S_NODE_LIST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <cJSON.h>
@@ -31,7 +32,7 @@ int k8s_nodes_apply_event(struct node_list *list, const char *line, size_t len, 
 int k8s_node_list_upsert(struct node_list *list, const struct node *node, char *why,
 			 size_t why_size);
 
-/* object's metadata.resourceVersion into rv when it has one that fits; rv is kept otherwise. */
-void k8s_resource_version(const cJSON *object, char *rv, size_t rv_size);
+/* A watch event's Node applied to list (a k8s_event_fn): DELETED removes, else upsert. */
+int k8s_node_change(void *list, bool deleted, const cJSON *object, char *why, size_t why_size);
 
 #endif

@@ -1,336 +1,144 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The Node watch (k8s_nodes.h): its thread and what it shares with velod's
- * loop. The thread LISTs, then WATCHes (k8s_list_watch.c, blocking libcurl
- * requests with the plugin's client setup: plugin/k8s/kubeconfig.c,
- * k8s_curl.c). 410 Gone, as an HTTP status or an ERROR event, means the
- * version is too old: relist. A watch that ends (the server's timeoutSeconds,
- * a dropped connection) resumes from the last version seen, after a capped
- * backoff when it failed. The kubeconfig, and so a tokenFile, or the service
- * account's token is read again for every request: projected tokens rotate.
- * Only a change of a node's name, pod CIDRs or InternalIPs wakes velod's
- * loop; status heartbeats don't. velo's logger is single-threaded: the thread
- * queues its lines and velod's loop writes them.
+ * The Node watch (k8s_nodes.h): the node list as a resource of the shared
+ * watch (k8s_watch.c). The thread edits current (a LIST fills scratch, which
+ * then becomes current); publishing copies current to shared, which velod's
+ * loop takes. Only a change of a node's name, pod CIDRs or InternalIPs
+ * publishes: status heartbeats don't wake the loop.
  */
 #include <errno.h>
-#include <stdarg.h>
-#include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "k8s/curl_lazy.h"
-#include "k8s/kubeconfig.h"
-#include "k8s_list_watch.h"
+#include "k8s_node_list.h"
 #include "k8s_nodes.h"
-#include "base/log.h"
+#include "k8s_watch.h"
 
-#define BACKOFF_MIN_MS 500
-#define BACKOFF_MAX_MS 30000
+struct k8s_nodes {
+	struct k8s_watch *watch;
+	struct node_list *current, *scratch; /* the watch thread's */
+	struct node_list *shared; /* under the watch's lock */
+};
 
-/* From the watch thread: a log line for velod's loop to write (k8s_nodes_take). */
-void __attribute__((format(printf, 3, 4)))
-k8s_nodes_log(struct k8s_nodes *watch, enum velo_log_level level, const char *fmt, ...)
+static void list_begin(void *ctx)
 {
-	uint64_t one = 1;
-	va_list ap;
+	struct k8s_nodes *nodes = ctx;
 
-	pthread_mutex_lock(&watch->lock);
-	if (watch->n_logged == K8S_NODES_LOG_QUEUE) {
-		watch->n_dropped++;
-	} else {
-		watch->log_queue[watch->n_logged].level = level;
-		va_start(ap, fmt);
-		vsnprintf(watch->log_queue[watch->n_logged].text, sizeof(watch->log_queue[0].text),
-			  fmt, ap);
-		va_end(ap);
-		watch->n_logged++;
-	}
-	pthread_mutex_unlock(&watch->lock);
-	if (write(watch->event_fd, &one, sizeof(one)) < 0) {
-		/* The counter is already non-zero: the loop wakes anyway. */
-	}
+	nodes->scratch->n = 0;
 }
 
-bool k8s_nodes_stopping(struct k8s_nodes *watch)
+static int list_item(void *ctx, const cJSON *object, char *why, size_t why_size)
 {
-	return __atomic_load_n(&watch->stop, __ATOMIC_RELAXED);
-}
-
-void k8s_nodes_publish(struct k8s_nodes *watch)
-{
-	uint64_t one = 1;
-
-	pthread_mutex_lock(&watch->lock);
-	watch->shared->n = watch->current->n;
-	memcpy(watch->shared->nodes, watch->current->nodes,
-	       watch->current->n * sizeof(watch->current->nodes[0]));
-	watch->listed = true;
-	watch->generation++;
-	watch->stats.nodes = watch->current->n;
-	pthread_mutex_unlock(&watch->lock);
-	if (write(watch->event_fd, &one, sizeof(one)) < 0) {
-		/* The counter is already non-zero: the loop wakes anyway. */
-	}
-}
-
-/* The service account as a kubeconfig: the plugin's parser reads the token and checks it. */
-static int in_cluster_target(const struct k8s_nodes *watch, struct k8s_api_target *target,
-			     char *why, size_t why_size)
-{
-	bool v6 = strchr(watch->service_host, ':') != NULL;
-	char *text;
+	struct k8s_nodes *nodes = ctx;
+	struct node node;
 	int ret;
 
-	if (asprintf(&text,
-		     "{\"clusters\": [{\"name\": \"in-cluster\", \"cluster\": {"
-		     "\"server\": \"https://%s%s%s:%s\", "
-		     "\"certificate-authority\": \"" K8S_SERVICE_ACCOUNT_DIR "/ca.crt\"}}], "
-		     "\"users\": [{\"name\": \"velo\", \"user\": {"
-		     "\"tokenFile\": \"" K8S_SERVICE_ACCOUNT_DIR "/token\"}}]}",
-		     v6 ? "[" : "", watch->service_host, v6 ? "]" : "", watch->service_port) < 0)
-		return -ENOMEM;
-	ret = velo_k8s_kubeconfig_parse(K8S_SERVICE_ACCOUNT_DIR "/", text, strlen(text), target,
-					why, why_size);
-	free(text);
-	return ret;
+	ret = k8s_node_parse(object, &node, why, why_size);
+	if (ret)
+		return ret;
+	ret = k8s_node_list_upsert(nodes->scratch, &node, why, why_size);
+	return ret < 0 ? ret : 0;
 }
 
-static int load_target(const struct k8s_nodes *watch, struct k8s_api_target *target, char *why,
-		       size_t why_size)
+static void list_end(void *ctx)
 {
-	if (watch->kubeconfig[0])
-		return velo_k8s_kubeconfig_load(watch->kubeconfig, target, why, why_size);
-	return in_cluster_target(watch, target, why, why_size);
+	struct k8s_nodes *nodes = ctx;
+	struct node_list *done = nodes->current;
+
+	nodes->current = nodes->scratch;
+	nodes->scratch = done;
 }
 
-/* Sleeps ms unless stop comes first. */
-static void pause_ms(struct k8s_nodes *watch, unsigned ms)
+static int change(void *ctx, bool deleted, const cJSON *object, char *why, size_t why_size)
 {
-	struct timespec until;
+	struct k8s_nodes *nodes = ctx;
 
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += ms / 1000;
-	until.tv_nsec += (long)(ms % 1000) * 1000000;
-	if (until.tv_nsec >= 1000000000) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000;
-	}
-	pthread_mutex_lock(&watch->lock);
-	while (!watch->stop && pthread_cond_timedwait(&watch->wake, &watch->lock, &until) == 0)
-		;
-	pthread_mutex_unlock(&watch->lock);
+	return k8s_node_change(nodes->current, deleted, object, why, why_size);
 }
 
-static void note_error(struct k8s_nodes *watch, const char *why)
+static unsigned publish(void *ctx)
 {
-	pthread_mutex_lock(&watch->lock);
-	watch->stats.errors++;
-	snprintf(watch->stats.last_error, sizeof(watch->stats.last_error), "%s", why);
-	pthread_mutex_unlock(&watch->lock);
+	struct k8s_nodes *nodes = ctx;
+
+	nodes->shared->n = nodes->current->n;
+	memcpy(nodes->shared->nodes, nodes->current->nodes,
+	       nodes->current->n * sizeof(nodes->current->nodes[0]));
+	return nodes->current->n;
 }
 
-static void *run(void *arg)
+static void free_nodes(struct k8s_nodes *nodes)
 {
-	struct k8s_nodes *watch = arg;
-	unsigned backoff_ms = 0;
-	bool need_list = true, listed_once = false;
-
-	while (!k8s_nodes_stopping(watch)) {
-		struct k8s_api_target target;
-		uint64_t started = velo_monotonic_ns(), events = 0;
-		char why[400] = "";
-		int ret;
-
-		ret = load_target(watch, &target, why, sizeof(why));
-		if (!ret && need_list) {
-			ret = k8s_list_nodes(watch, &target, why, sizeof(why));
-			if (!ret) {
-				k8s_nodes_log(watch, VELO_LOG_INFO,
-					      "k8s nodes: listed %u nodes (resourceVersion %s)",
-					      watch->current->n, watch->rv);
-				pthread_mutex_lock(&watch->lock);
-				watch->stats.lists++;
-				watch->stats.relists += listed_once;
-				watch->stats.last_error[0] = '\0';
-				pthread_mutex_unlock(&watch->lock);
-				need_list = false;
-				listed_once = true;
-				backoff_ms = 0;
-			} else if (ret == -ESTALE) {
-				ret = -EPROTO; /* the pages expired mid-LIST: list again, after a pause */
-			}
-		}
-		if (!ret) {
-			ret = k8s_watch_nodes(watch, &target, &events, why, sizeof(why));
-			if (!k8s_nodes_stopping(watch)) {
-				pthread_mutex_lock(&watch->lock);
-				watch->stats.watch_restarts++;
-				pthread_mutex_unlock(&watch->lock);
-			}
-		}
-		velo_k8s_target_free(&target);
-		if (k8s_nodes_stopping(watch))
-			break;
-		if (ret == -ESTALE) {
-			k8s_nodes_log(
-				watch, VELO_LOG_INFO,
-				"k8s nodes: resourceVersion %s is too old (410 Gone): relisting",
-				watch->rv);
-			need_list = true;
-			/* A server that answers 410 to a fresh list's version must not spin us. */
-			if (events)
-				continue;
-		}
-		if (ret && ret != -ESTALE) {
-			k8s_nodes_log(watch, VELO_LOG_WARN, "k8s nodes: %s", why);
-			note_error(watch, why);
-		} else if (!ret) {
-			k8s_nodes_log(watch, VELO_LOG_DEBUG,
-				      "k8s nodes: watch ended after %llu events; resuming at %s",
-				      (unsigned long long)events, watch->rv);
-		}
-		/* A watch that worked for a while resumes at once; failures back off, capped. */
-		if (!ret && (events || velo_monotonic_ns() - started > 10000000000ull)) {
-			backoff_ms = 0;
-			continue;
-		}
-		backoff_ms = backoff_ms ? backoff_ms * 2 : BACKOFF_MIN_MS;
-		if (backoff_ms > BACKOFF_MAX_MS)
-			backoff_ms = BACKOFF_MAX_MS;
-		pause_ms(watch, backoff_ms);
-	}
-	return NULL;
-}
-
-static void free_watch(struct k8s_nodes *watch)
-{
-	if (watch->event_fd >= 0)
-		close(watch->event_fd);
-	free(watch->current);
-	free(watch->scratch);
-	free(watch->shared);
-	free(watch);
+	free(nodes->current);
+	free(nodes->scratch);
+	free(nodes->shared);
+	free(nodes);
 }
 
 struct k8s_nodes *k8s_nodes_start(const struct agent_config *config)
 {
-	const char *host = getenv("KUBERNETES_SERVICE_HOST"),
-		   *port = getenv("KUBERNETES_SERVICE_PORT");
-	pthread_condattr_t attr;
-	struct k8s_nodes *watch;
+	struct k8s_resource resource = {
+		.name = "nodes",
+		.path = "/api/v1/nodes",
+		.list_begin = list_begin,
+		.list_item = list_item,
+		.list_end = list_end,
+		.change = change,
+		.publish = publish,
+	};
+	struct k8s_nodes *nodes = calloc(1, sizeof(*nodes));
 	int ret;
 
-	watch = calloc(1, sizeof(*watch));
-	if (!watch)
+	if (!nodes)
 		return NULL;
-	watch->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	watch->current = malloc(sizeof(*watch->current));
-	watch->scratch = malloc(sizeof(*watch->scratch));
-	watch->shared = malloc(sizeof(*watch->shared));
-	if (watch->event_fd < 0 || !watch->current || !watch->scratch || !watch->shared) {
-		ret = errno ? errno : ENOMEM;
-		goto err;
+	nodes->current = malloc(sizeof(*nodes->current));
+	nodes->scratch = malloc(sizeof(*nodes->scratch));
+	nodes->shared = malloc(sizeof(*nodes->shared));
+	if (!nodes->current || !nodes->scratch || !nodes->shared) {
+		free_nodes(nodes);
+		errno = ENOMEM;
+		return NULL;
 	}
-	watch->current->n = 0;
-	snprintf(watch->kubeconfig, sizeof(watch->kubeconfig), "%s", config->kubeconfig);
-	if (!config->kubeconfig[0]) {
-		/* Only what a Service address can be: the kubeconfig text is built from them. */
-		if (!host || !port || strlen(host) >= sizeof(watch->service_host) ||
-		    strlen(port) >= sizeof(watch->service_port) ||
-		    strspn(host, "0123456789abcdefABCDEF.:-") != strlen(host) ||
-		    strspn(port, "0123456789") != strlen(port) || !host[0] || !port[0]) {
-			pr_err("inCluster: KUBERNETES_SERVICE_HOST/PORT are missing or malformed");
-			ret = EINVAL;
-			goto err;
-		}
-		snprintf(watch->service_host, sizeof(watch->service_host), "%s", host);
-		snprintf(watch->service_port, sizeof(watch->service_port), "%s", port);
+	nodes->current->n = 0;
+	resource.ctx = nodes;
+	nodes->watch = k8s_watch_start(&resource, config);
+	if (!nodes->watch) {
+		ret = errno;
+		free_nodes(nodes);
+		errno = ret;
+		return NULL;
 	}
-	watch->curl = curl_api_get();
-	if (!watch->curl) {
-		pr_err("the Node watch needs libcurl (libcurl4), which is not installed");
-		ret = ENOENT;
-		goto err;
-	}
-	/* Before any thread exists: older libcurl's global init is not thread-safe. */
-	if (watch->curl->global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		ret = ENOMEM;
-		goto err;
-	}
-	pthread_mutex_init(&watch->lock, NULL);
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&watch->wake, &attr);
-	pthread_condattr_destroy(&attr);
-	srandom((unsigned)velo_monotonic_ns());
-	ret = pthread_create(&watch->thread, NULL, run, watch);
-	if (ret) {
-		pthread_cond_destroy(&watch->wake);
-		pthread_mutex_destroy(&watch->lock);
-		goto err;
-	}
-	pr_info("k8s nodes: watching Nodes (%s)",
-		config->kubeconfig[0] ? config->kubeconfig : "in-cluster service account");
-	return watch;
-err:
-	free_watch(watch);
-	errno = ret;
-	return NULL;
+	return nodes;
 }
 
-int k8s_nodes_fd(const struct k8s_nodes *watch)
+int k8s_nodes_fd(const struct k8s_nodes *nodes)
 {
-	return watch->event_fd;
+	return k8s_watch_fd(nodes->watch);
 }
 
-int k8s_nodes_take(struct k8s_nodes *watch, struct node_list *list)
+static void copy_list(void *ctx, void *out)
 {
-	uint64_t count;
-	int ret = 0;
+	struct k8s_nodes *nodes = ctx;
+	struct node_list *list = out;
 
-	if (read(watch->event_fd, &count, sizeof(count)) < 0) {
-		/* EAGAIN: nothing new signalled; the generation below decides anyway. */
-	}
-	pthread_mutex_lock(&watch->lock);
-	for (unsigned i = 0; i < watch->n_logged; i++)
-		log_msg(watch->log_queue[i].level, "%s", watch->log_queue[i].text);
-	if (watch->n_dropped)
-		pr_warn("k8s nodes: %u log lines dropped", watch->n_dropped);
-	watch->n_logged = watch->n_dropped = 0;
-	if (!watch->listed) {
-		ret = -EAGAIN;
-	} else if (watch->generation != watch->taken) {
-		list->n = watch->shared->n;
-		list->self = NULL;
-		memcpy(list->nodes, watch->shared->nodes, list->n * sizeof(list->nodes[0]));
-		watch->taken = watch->generation;
-		ret = 1;
-	}
-	pthread_mutex_unlock(&watch->lock);
-	return ret;
+	list->n = nodes->shared->n;
+	list->self = NULL;
+	memcpy(list->nodes, nodes->shared->nodes, list->n * sizeof(list->nodes[0]));
 }
 
-void k8s_nodes_stats(struct k8s_nodes *watch, struct k8s_nodes_stats *stats)
+int k8s_nodes_take(struct k8s_nodes *nodes, struct node_list *list)
 {
-	pthread_mutex_lock(&watch->lock);
-	*stats = watch->stats;
-	pthread_mutex_unlock(&watch->lock);
+	return k8s_watch_take(nodes->watch, copy_list, list);
 }
 
-void k8s_nodes_stop(struct k8s_nodes *watch)
+void k8s_nodes_stats(struct k8s_nodes *nodes, struct k8s_watch_stats *stats)
 {
-	if (!watch)
+	k8s_watch_stats(nodes->watch, stats);
+}
+
+void k8s_nodes_stop(struct k8s_nodes *nodes)
+{
+	if (!nodes)
 		return;
-	pthread_mutex_lock(&watch->lock);
-	__atomic_store_n(&watch->stop, true, __ATOMIC_RELAXED);
-	pthread_cond_signal(&watch->wake);
-	pthread_mutex_unlock(&watch->lock);
-	pthread_join(watch->thread, NULL);
-	pthread_cond_destroy(&watch->wake);
-	pthread_mutex_destroy(&watch->lock);
-	free_watch(watch);
+	k8s_watch_stop(nodes->watch);
+	free_nodes(nodes);
 }

@@ -128,6 +128,12 @@ static void run_loop(struct agent *agent, struct http_server *server)
 			if (k8s_nodes_fd(agent->hostgw.watch) > max_fd)
 				max_fd = k8s_nodes_fd(agent->hostgw.watch);
 		}
+		for (unsigned i = 0; services_fd(&agent->services, i) >= 0; i++) {
+			/* A Service watch changed the state or has log lines. */
+			FD_SET(services_fd(&agent->services, i), &rs);
+			if (services_fd(&agent->services, i) > max_fd)
+				max_fd = services_fd(&agent->services, i);
+		}
 		max_fd = http_fdset(server, &rs, &ws, &es, max_fd, &http_ms);
 		if (http_ms >= 0 && http_ms < wait_ms)
 			wait_ms = http_ms;
@@ -229,6 +235,13 @@ int main(int argc, char **argv)
 			http_stop(server);
 			return 1;
 		}
+	}
+	if (services_start(&agent.services, &agent.config)) {
+		pr_err("Service watches: %s", strerror(errno));
+		k8s_nodes_stop(agent.hostgw.watch);
+		reaper_stop(&agent.reaper);
+		http_stop(server);
+		return 1;
 	}
 	sampler_init(&agent.sampler, &agent.config);
 	pr_info("velod %s started: state %s, listen %s, reconcile every %us (grace %us), "

@@ -360,11 +360,11 @@ static void put_datapath(const struct agent *agent, struct text *text)
 
 static void put_node_watch(struct k8s_nodes *watch, struct text *text)
 {
-	struct k8s_nodes_stats stats;
+	struct k8s_watch_stats stats;
 
 	k8s_nodes_stats(watch, &stats);
 	header(text, "velo_k8s_nodes", "gauge", "Nodes in the list the Node watch keeps.");
-	put(text, "velo_k8s_nodes %u\n", stats.nodes);
+	put(text, "velo_k8s_nodes %u\n", stats.objects);
 	header(text, "velo_k8s_node_lists_total", "counter",
 	       "Complete LISTs of the API's Nodes, the first and every relist.");
 	put(text, "velo_k8s_node_lists_total %llu\n", (unsigned long long)stats.lists);
@@ -454,7 +454,7 @@ int agent_health(const struct agent *agent, char *buf, size_t len)
 		return agent->reconcile.last_scan_error;
 	}
 	if (agent->hostgw.watch && !agent->hostgw.api_synced) {
-		struct k8s_nodes_stats stats;
+		struct k8s_watch_stats stats;
 
 		k8s_nodes_stats(agent->hostgw.watch, &stats);
 		snprintf(buf, len, "waiting for the first Node LIST and route sync%s%s\n",

@@ -1,5 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-/* servicesFile into the velo_svc_* maps when it changes (services.h). */
+/*
+ * Services and EndpointSlices into the velo_svc_* maps (services.h): from
+ * servicesFile when it changes, or from the API's watches (k8s_services.c)
+ * when they change the state, at most every servicesSyncMs. Both sources
+ * take the same path: a service table built for this node, written by
+ * velo_svc_maps_sync (each changed backend set whole, then the switch).
+ */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -19,6 +25,7 @@
 #include "datapath/svc_reap.h"
 #include "datapath/svc_table.h"
 #include "k8s/svc_parse.h"
+#include "k8s_services.h"
 #include "reconcile.h"
 #include "state/state.h"
 #include "services.h"
@@ -149,14 +156,50 @@ static void reap_gone(struct services *services, const struct agent_config *conf
 	free(list.paths);
 }
 
+/* table into the maps; closes connections to backends that left. Frees table. */
+static int write_table(struct services *services, const struct agent_config *config,
+		       struct velo_svc_table *table)
+{
+	struct velo_svc_sync sync;
+	struct velo_svc_bpf bpf;
+	unsigned backends = 0;
+	int ret;
+
+	ret = velo_svc_bpf_open(&config->paths, LOCK_TIMEOUT_MS, &bpf);
+	if (ret) {
+		pr_warn("services: BPF objects can't be loaded: %s", strerror(-ret));
+		velo_svc_table_free(table);
+		return ret;
+	}
+	ret = velo_svc_maps_sync(&bpf, table, &sync);
+	velo_svc_bpf_close(&bpf);
+	reap_gone(services, config, &sync);
+	velo_svc_sync_free(&sync);
+	for (unsigned i = 0; i < table->n; i++)
+		backends += table->entries[i].value.count;
+	if (table->cut)
+		pr_warn("services: %u backends left out (more than %u in a service port)",
+			table->cut, VELO_SVC_MAX_BACKENDS);
+	if (!ret) {
+		write_names(config, table);
+		if (!keep_names(services, table))
+			services->entries = table->n;
+		else
+			services->entries = 0;
+		services->backends = backends;
+		pr_info("services: %u service ports, %u backends (%u added, %u changed, %u "
+			"removed, %u unchanged)",
+			table->n, backends, sync.added, sync.changed, sync.removed, sync.unchanged);
+	}
+	velo_svc_table_free(table);
+	return ret;
+}
+
 static int sync_file(struct services *services, const struct agent_config *config)
 {
 	struct velo_svc_state state;
 	struct velo_svc_table table;
-	struct velo_svc_sync sync;
-	struct velo_svc_bpf bpf;
 	char why[256] = "", *text;
-	unsigned backends = 0;
 	int ret;
 
 	text = agent_read_file(config->services_file, SERVICES_FILE_MAX);
@@ -175,41 +218,59 @@ static int sync_file(struct services *services, const struct agent_config *confi
 	velo_svc_state_free(&state);
 	if (ret)
 		return ret;
-	ret = velo_svc_bpf_open(&config->paths, LOCK_TIMEOUT_MS, &bpf);
+	return write_table(services, config, &table);
+}
+
+int services_start(struct services *services, const struct agent_config *config)
+{
+	if (config->services_source != SERVICES_API)
+		return 0;
+	services->watch = k8s_services_start(config);
+	return services->watch ? 0 : -errno;
+}
+
+int services_fd(const struct services *services, unsigned i)
+{
+	return services->watch && i < K8S_SERVICES_WATCHES ? k8s_services_fd(services->watch, i)
+							   : -1;
+}
+
+/*
+ * The API's state into the maps once both watches listed, then after each
+ * change, at most every servicesSyncMs (a burst of events is one write). A
+ * write that failed is tried again after the same pause.
+ */
+static void step_api(struct services *services, const struct agent_config *config, uint64_t now_ns)
+{
+	struct velo_svc_table table;
+	int ret;
+
+	if (k8s_services_poll(services->watch))
+		services->dirty = true;
+	if (!services->dirty || now_ns < services->next_ns)
+		return;
+	services->next_ns = now_ns + config->services_sync_ms * NS_PER_MS;
+	services->syncs++;
+	ret = k8s_services_build(services->watch, config->node_name, &table);
+	if (!ret)
+		ret = write_table(services, config, &table);
 	if (ret) {
-		pr_warn("services: BPF objects can't be loaded: %s", strerror(-ret));
-		velo_svc_table_free(&table);
-		return ret;
+		services->errors++;
+		return;
 	}
-	ret = velo_svc_maps_sync(&bpf, &table, &sync);
-	velo_svc_bpf_close(&bpf);
-	reap_gone(services, config, &sync);
-	velo_svc_sync_free(&sync);
-	for (unsigned i = 0; i < table.n; i++)
-		backends += table.entries[i].value.count;
-	if (table.cut)
-		pr_warn("services: %u backends left out (more than %u in a service port)",
-			table.cut, VELO_SVC_MAX_BACKENDS);
-	if (!ret) {
-		write_names(config, &table);
-		if (!keep_names(services, &table))
-			services->entries = table.n;
-		else
-			services->entries = 0;
-		services->backends = backends;
-		pr_info("services: %u service ports, %u backends (%u added, %u changed, %u "
-			"removed, %u unchanged)",
-			table.n, backends, sync.added, sync.changed, sync.removed, sync.unchanged);
-	}
-	velo_svc_table_free(&table);
-	return ret;
+	services->dirty = false;
+	services->loaded = true;
 }
 
 void services_step(struct services *services, const struct agent_config *config, uint64_t now_ns)
 {
 	struct stat st;
 
-	if (!config->services_file[0] || now_ns < services->next_ns)
+	if (services->watch) {
+		step_api(services, config, now_ns);
+		return;
+	}
+	if (config->services_source != SERVICES_FILE || now_ns < services->next_ns)
 		return;
 	services->next_ns = now_ns + config->services_sync_ms * NS_PER_MS;
 	if (stat(config->services_file, &st)) {
@@ -235,11 +296,15 @@ void services_step(struct services *services, const struct agent_config *config,
 
 uint64_t services_deadline(const struct services *services, const struct agent_config *config)
 {
-	return config->services_file[0] ? services->next_ns : UINT64_MAX;
+	if (services->watch)
+		return services->dirty ? services->next_ns : UINT64_MAX; /* else its fds wake */
+	return config->services_source == SERVICES_FILE ? services->next_ns : UINT64_MAX;
 }
 
 void services_stop(struct services *services)
 {
+	k8s_services_stop(services->watch);
+	services->watch = NULL;
 	velo_svc_reap_close(services->reap);
 	services->reap = NULL;
 	free(services->ports);

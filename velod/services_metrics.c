@@ -9,6 +9,7 @@
 
 #include "datapath/svc_bpf.h"
 #include "datapath/svc_table.h"
+#include "k8s_services.h"
 #include "services_metrics.h"
 
 /* Service ports with their own series; the rest are counted in one series. */
@@ -25,6 +26,39 @@ static void split_name(const char *name, char *service, size_t service_len, char
 	snprintf(port, port_len, "%s", colon ? colon + 1 : "");
 }
 
+/* The Service and EndpointSlice watches, one series per resource and counter. */
+static void put_watches(struct k8s_services *watch, FILE *text)
+{
+	static const char *const metrics[][3] = {
+		{ "velo_k8s_service_objects", "gauge", "Objects the watch keeps." },
+		{ "velo_k8s_service_lists_total", "counter",
+		  "Complete LISTs, the first and relists." },
+		{ "velo_k8s_service_relists_total", "counter",
+		  "LISTs after the first (410 Gone)." },
+		{ "velo_k8s_service_watch_events_total", "counter",
+		  "Watch events received, bookmarks included." },
+		{ "velo_k8s_service_errors_total", "counter",
+		  "Failed LISTs and watches, objects velod could not use." },
+	};
+	struct k8s_watch_stats stats[K8S_SERVICES_WATCHES];
+	const char *names[K8S_SERVICES_WATCHES];
+
+	for (unsigned i = 0; i < K8S_SERVICES_WATCHES; i++)
+		names[i] = k8s_services_stats(watch, i, &stats[i]);
+	for (unsigned m = 0; m < sizeof(metrics) / sizeof(metrics[0]); m++) {
+		fprintf(text, "# HELP %s %s\n# TYPE %s %s\n", metrics[m][0], metrics[m][2],
+			metrics[m][0], metrics[m][1]);
+		for (unsigned i = 0; i < K8S_SERVICES_WATCHES; i++) {
+			const uint64_t values[] = { stats[i].objects, stats[i].lists,
+						    stats[i].relists, stats[i].events,
+						    stats[i].errors };
+
+			fprintf(text, "%s{resource=\"%s\"} %llu\n", metrics[m][0], names[i],
+				(unsigned long long)values[m]);
+		}
+	}
+}
+
 char *services_metrics(const struct services *services, const struct agent_config *config)
 {
 	char *out = NULL, service[VELO_SVC_ENTRY_NAME_MAX], port[VELO_K8S_PORT_NAME_MAX + 8];
@@ -34,7 +68,7 @@ char *services_metrics(const struct services *services, const struct agent_confi
 	size_t len = 0;
 	FILE *text;
 
-	if (!config->services_file[0])
+	if (config->services_source == SERVICES_NONE)
 		return NULL;
 	text = open_memstream(&out, &len);
 	if (!text)
@@ -48,7 +82,8 @@ char *services_metrics(const struct services *services, const struct agent_confi
 		"# TYPE velo_services_backends gauge\nvelo_services_backends %u\n",
 		services->backends);
 	fprintf(text,
-		"# HELP velo_services_syncs_total Versions of servicesFile read.\n"
+		"# HELP velo_services_syncs_total Versions of servicesFile read, or writes of "
+		"the API's state.\n"
 		"# TYPE velo_services_syncs_total counter\nvelo_services_syncs_total %llu\n",
 		(unsigned long long)services->syncs);
 	fprintf(text,
@@ -61,6 +96,8 @@ char *services_metrics(const struct services *services, const struct agent_confi
 		"writable.\n# TYPE velo_services_errors_total counter\n"
 		"velo_services_errors_total %llu\n",
 		(unsigned long long)services->errors);
+	if (services->watch)
+		put_watches(services->watch, text);
 	if (services->entries && !velo_svc_bpf_open_pinned(&config->paths, &bpf)) {
 		fprintf(text, "# HELP velo_service_translations_total Connects and datagrams an "
 			      "opted-in pod sent to a backend of the service port.\n"

@@ -19,7 +19,9 @@ NAMESPACE = "velo-system"
 NAMESPACED = {"ServiceAccount", "ConfigMap", "DaemonSet"}
 READ_VERBS = {"get", "list", "watch"}
 # What velo needs and nothing more (docs/kubernetes.md, "RBAC").
-RBAC_WANTED = {("", "pods"): {"get"}, ("", "nodes"): {"list", "watch"}}
+RBAC_WANTED = {("", "pods"): {"get"}, ("", "nodes"): {"list", "watch"},
+               ("", "services"): {"list", "watch"},
+               ("discovery.k8s.io", "endpointslices"): {"list", "watch"}}
 # The runtimeConfig keys velo reads: a runtime passes only the capabilities an entry declares.
 VELO_CAPABILITIES = ("io.kubernetes.cri.pod-annotations", "cgroupPath", "bandwidth", "portMappings")
 # Chained after velo, each with the capability it acts on.
@@ -248,6 +250,9 @@ def check_configmap(docs, args):
     keys = velod_keys(args.velod_config_c)
     if keys is not None and set(velod) - keys:
         problem(f"velod.json: keys velod rejects: {sorted(set(velod) - keys)}")
+    if velod.get("servicesSource") != "api" or not velod.get("inCluster"):
+        problem("velod.json: the DaemonSet's velod takes Services from the API "
+                "(servicesSource \"api\", inCluster)")
     if velod.get("listen", "127.0.0.1:9099") != "127.0.0.1:9099":
         problem("velod.json: listen must match the probes (127.0.0.1:9099)")
 

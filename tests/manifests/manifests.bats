@@ -87,7 +87,7 @@ wait_for_file() {
 	[ "$status" -eq 0 ]
 }
 
-@test "manifests: RBAC is get pods, list/watch nodes: no wildcards, no secrets, no writes" {
+@test "manifests: RBAC is get pods, list/watch nodes, services, endpointslices: no wildcards, no secrets, no writes" {
 	run $CHECK rbac
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -321,14 +321,15 @@ wait_for_file() {
 	[ -x "$velod" ] || skip "build/velod not built (make)"
 	port=$((20000 + RANDOM % 20000))
 	# The shipped config; only paths, port and BPF sampling changed so it runs unprivileged,
-	# and the Node watch off: outside a cluster there is no API to list nodes from.
+	# and the API watches (Nodes, Services) off: outside a cluster there is no API to ask.
 	python3 -c 'import sys, yaml, json
 for doc in yaml.safe_load_all(open(sys.argv[1])):
     if doc and doc.get("kind") == "ConfigMap":
         config = json.loads(doc["data"]["velod.json"])
 vt, port = sys.argv[2], sys.argv[3]
 config.update(stateDir=vt + "/state", runDir=vt + "/run", bpffsDir=vt + "/bpf",
-              listen="127.0.0.1:" + port, sampleIntervalSeconds=0, inCluster=False)
+              listen="127.0.0.1:" + port, sampleIntervalSeconds=0, inCluster=False,
+              servicesSource="none")
 print(json.dumps(config))' manifests/velo.yaml "$VT" "$port" >"$VT/velod.json"
 	run "$INSTALL_CNI" install
 	[ "$status" -eq 0 ]

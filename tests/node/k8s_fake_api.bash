@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 #
-# A fake Kubernetes API for velod's Node watch, shared by k8s_nodes.bats and uplink_xdp.bats:
-# python3 serving LIST and WATCH /api/v1/nodes over HTTPS (a CA made here by openssl) on the
+# A fake Kubernetes API for velod's watches, shared by k8s_nodes.bats, uplink_xdp.bats and
+# services_watch.bats: python3 serving LIST and WATCH of /api/v1/nodes, /api/v1/services and
+# /apis/discovery.k8s.io/v1/endpointslices over HTTPS (a CA made here by openssl) on the
 # loopback of a netns the caller made, driven through files in $K8_API. Load after lib. The
 # caller sets K8_API (an empty directory under $VT), K8_NODE (the netns the server listens in)
-# and K8_PORT, then calls k8_certs, appends events (k8_event) and starts k8_server.
+# and K8_PORT, then calls k8_certs, appends events (k8_event, k8_object) and starts k8_server.
 
 # A CA, a server certificate for 127.0.0.1, the token, a kubeconfig as install-cni writes one
 # (JSON; relative paths resolve against its directory).
@@ -30,9 +31,12 @@ k8_certs() {
 }
 
 # The fake API server. State: the event log ($K8_API/events, one {"type","object"} per line;
-# line N has resourceVersion 100+N). LIST replays it (pages of 2, with a continue token that
-# needs escaping); WATCH streams the lines after its resourceVersion, a BOOKMARK now and then.
-# Control files: accepted-token (anything else gets 401), fail-list (LIST answers 500),
+# line N has resourceVersion 100+N, one sequence for every kind, as etcd has it). A resource's
+# LIST replays the lines of its kind (the object's "kind"; Node when absent; pages of 2, with a
+# continue token that needs escaping); WATCH streams the lines of its kind after its
+# resourceVersion, a BOOKMARK now and then. Objects are keyed by namespace and name.
+# Control files: accepted-token (anything else gets 401), fail-list (every LIST answers 500),
+# fail-list-RESOURCE (that resource's LIST answers 500: fail-list-endpointslices),
 # compacted (a watch from an older resourceVersion gets HTTP 410), drop (a new number ends
 # every open watch), expire (a new number: open watches send an ERROR 410 event and end).
 k8_server() {
@@ -41,6 +45,8 @@ import base64, http.server, json, os, ssl, sys, time, urllib.parse
 
 d = sys.argv[1]
 BASE = 100
+KINDS = {"/api/v1/nodes": "Node", "/api/v1/services": "Service",
+         "/apis/discovery.k8s.io/v1/endpointslices": "EndpointSlice"}
 
 def text(name, default=""):
     try:
@@ -52,6 +58,12 @@ def text(name, default=""):
 def events():
     with open(os.path.join(d, "events")) as f:
         return [json.loads(line) for line in f if line.strip()]
+
+def kind_of(event):
+    return event["object"].get("kind", "Node")
+
+def key(obj):
+    return (obj["metadata"].get("namespace", ""), obj["metadata"]["name"])
 
 def log(line):
     with open(os.path.join(d, "requests.log"), "a") as f:
@@ -79,41 +91,45 @@ class H(http.server.BaseHTTPRequestHandler):
         log("%s %s" % (auth, self.path))
         if auth != "Bearer " + text("accepted-token"):
             return self.status(401, "Unauthorized", "Unauthorized")
-        if url.path != "/api/v1/nodes":
+        kind = KINDS.get(url.path)
+        if not kind:
             return self.status(404, "NotFound", "not found")
         if query.get("watch") == "1":
-            return self.watch(int(query.get("resourceVersion", "0")))
-        if os.path.exists(os.path.join(d, "fail-list")):
+            return self.watch(kind, int(query.get("resourceVersion", "0")))
+        if os.path.exists(os.path.join(d, "fail-list")) or \
+                os.path.exists(os.path.join(d, "fail-list-" + url.path.split("/")[-1])):
             return self.status(500, "InternalError", "etcd is having a bad day")
-        self.list(query.get("continue"))
+        self.list(kind, query.get("continue"))
 
-    def list(self, token):
+    def list(self, kind, token):
         log_events = events()
         rv, offset = BASE + len(log_events), 0
         if token:
             rv, offset = map(int, base64.b64decode(token).decode().split(":"))
             log_events = log_events[:rv - BASE]
-        nodes = {}
+        objects = {}
         for i, event in enumerate(log_events):
+            if kind_of(event) != kind:
+                continue
             obj = dict(event["object"], metadata=dict(event["object"]["metadata"],
                                                       resourceVersion=str(BASE + i + 1)))
             if event["type"] == "DELETED":
-                nodes.pop(obj["metadata"]["name"], None)
+                objects.pop(key(obj), None)
             else:
-                nodes[obj["metadata"]["name"]] = obj
-        items = sorted(nodes.values(), key=lambda n: n["metadata"]["name"])
+                objects[key(obj)] = obj
+        items = [objects[k] for k in sorted(objects)]
         meta = {"resourceVersion": str(rv)}
         if offset + 2 < len(items):
             # Base64 with "=" padding: velod must escape the token.
             meta["continue"] = base64.b64encode(b"%d:%d" % (rv, offset + 2)).decode()
-        self.answer(200, {"kind": "NodeList", "apiVersion": "v1", "metadata": meta,
+        self.answer(200, {"kind": kind + "List", "apiVersion": "v1", "metadata": meta,
                           "items": items[offset:offset + 2]})
 
     def send_line(self, doc):
         self.wfile.write(json.dumps(doc).encode() + b"\n")
         self.wfile.flush()
 
-    def watch(self, rv):
+    def watch(self, kind, rv):
         if rv < int(text("compacted", "0")):
             return self.status(410, "Expired", "too old resource version: %d" % rv)
         drop, expire = text("drop", "0"), text("expire", "0")
@@ -135,12 +151,14 @@ class H(http.server.BaseHTTPRequestHandler):
                 while seen < len(log_events):
                     event = log_events[seen]
                     seen += 1
+                    if kind_of(event) != kind:
+                        continue
                     obj = dict(event["object"], metadata=dict(
                         event["object"]["metadata"], resourceVersion=str(BASE + seen)))
                     self.send_line({"type": event["type"], "object": obj})
                 if time.time() - last_bookmark > 1:
                     last_bookmark = time.time()
-                    self.send_line({"type": "BOOKMARK", "object": {"kind": "Node",
+                    self.send_line({"type": "BOOKMARK", "object": {"kind": kind,
                         "apiVersion": "v1", "metadata": {"resourceVersion": str(BASE + seen)}}})
                 time.sleep(0.05)
         except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
@@ -187,6 +205,11 @@ k8_node() {
 k8_event() {
 	jq -cn --arg t "$1" --argjson o "$(k8_node "$2" "$3" "$4")" '{type: $t, object: $o}' \
 		>>"$K8_API/events"
+}
+
+# k8_object TYPE OBJECT_JSON: appends a watch event of any kind (the object carries its "kind").
+k8_object() {
+	jq -cn --arg t "$1" --argjson o "$2" '{type: $t, object: $o}' >>"$K8_API/events"
 }
 
 # k8_bump FILE: writes the next number to a control file.
