@@ -52,7 +52,7 @@ static const struct velo_pin cgroup_pins[] = {
 struct pin_group {
 	const struct velo_pin *pins;
 	size_t n_pins;
-	int (*load)(const struct velo_paths *paths);
+	int (*load)(const struct velo_paths *paths, const void *arg);
 };
 
 /* velo_<base>_v<digits>: the length of "velo_<base>_v", else 0. */
@@ -116,8 +116,6 @@ static int group_open_pinned(const struct velo_paths *paths, const struct pin_gr
 static int pin_program(const struct velo_paths *paths, struct bpf_program *prog)
 {
 	const struct velo_pin *pin = NULL;
-	char path[PATH_MAX];
-	int ret;
 
 	for (size_t i = 0; i < sizeof(veth_pins) / sizeof(veth_pins[0]); i++)
 		if (!veth_pins[i].map && !strcmp(veth_pins[i].name, bpf_program__name(prog)))
@@ -125,17 +123,7 @@ static int pin_program(const struct velo_paths *paths, struct bpf_program *prog)
 	for (size_t i = 0; i < sizeof(cgroup_pins) / sizeof(cgroup_pins[0]); i++)
 		if (!cgroup_pins[i].map && !strcmp(cgroup_pins[i].name, bpf_program__name(prog)))
 			pin = &cgroup_pins[i];
-	if (!pin)
-		return 0; /* not one velo hands out */
-	ret = velo_pin_path(paths, pin, path, sizeof(path));
-	if (ret)
-		return ret;
-	/* A half-finished earlier load may have left it; links keep their own reference. */
-	if (unlink(path) && errno != ENOENT)
-		return -errno;
-	if (bpf_obj_pin(bpf_program__fd(prog), path))
-		return -errno;
-	return 0;
+	return pin ? velo_pin_program(paths, pin, prog) : 0; /* else not one velo hands out */
 }
 
 /*
@@ -272,7 +260,7 @@ static void ct_load_failed(const char *name, int ret)
 }
 
 /* Under the loader lock: load both objects (the second reuses the first's pinned maps). */
-static int load_and_pin(const struct velo_paths *paths)
+static int load_and_pin(const struct velo_paths *paths, const void *arg)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = paths->bpffs_dir);
 	struct veth_xdp *xdp = NULL;
@@ -282,6 +270,7 @@ static int load_and_pin(const struct velo_paths *paths)
 	char dir[PATH_MAX];
 	int ret;
 
+	(void)arg; /* nothing to choose */
 	ret = velo_bpf_gen_dir(paths, dir, sizeof(dir));
 	if (ret)
 		return ret;
@@ -325,7 +314,7 @@ out:
 }
 
 /* Under the loader lock: the per-pod cgroup objects (the second reuses the first's maps). */
-static int load_and_pin_cgroup(const struct velo_paths *paths)
+static int load_and_pin_cgroup(const struct velo_paths *paths, const void *arg)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = paths->bpffs_dir);
 	struct cgroup_sock *sock = NULL;
@@ -334,6 +323,7 @@ static int load_and_pin_cgroup(const struct velo_paths *paths)
 	char dir[PATH_MAX];
 	int ret;
 
+	(void)arg; /* nothing to choose */
 	ret = velo_bpf_gen_dir(paths, dir, sizeof(dir));
 	if (!ret)
 		ret = lock_mkdirs(dir);
@@ -396,32 +386,40 @@ int velo_bpf_loader_lock(const struct velo_paths *paths, unsigned lock_timeout_m
 	return lock_acquire(lock_path, lock_timeout_ms);
 }
 
-static int group_open(const struct velo_paths *paths, unsigned lock_timeout_ms,
-		      const struct pin_group *group, void *fds)
+int velo_bpf_open_or_load(const struct velo_paths *paths, unsigned lock_timeout_ms,
+			  const struct velo_pin *pins, size_t n_pins, void *fds,
+			  int (*load)(const struct velo_paths *paths, const void *arg),
+			  const void *arg)
 {
 	int lock_fd, ret;
 
 	/* The common case: someone loaded already. */
-	if (!group_open_pinned(paths, group, fds))
+	if (!velo_pins_open(paths, pins, n_pins, fds))
 		return 0;
 	velo_bpf_set_print();
 	lock_fd = velo_bpf_loader_lock(paths, lock_timeout_ms);
 	if (lock_fd < 0)
 		return lock_fd;
 	/* Mount and load happen only under the lock: never two bpffs mounts, never two loads. */
-	ret = group_open_pinned(paths, group, fds);
+	ret = velo_pins_open(paths, pins, n_pins, fds);
 	if (ret) {
 		ret = velo_bpffs_prepare(paths->bpffs_dir);
 		if (!ret)
-			ret = group->load(paths);
+			ret = load(paths, arg);
 		if (!ret)
-			ret = group_open_pinned(paths, group, fds);
-		/* -EAGAIN from here means the lock was busy (callers answer 11): not a load error. */
+			ret = velo_pins_open(paths, pins, n_pins, fds);
 		if (ret == -EAGAIN)
 			ret = -EIO;
 	}
 	lock_release(lock_fd);
 	return ret;
+}
+
+static int group_open(const struct velo_paths *paths, unsigned lock_timeout_ms,
+		      const struct pin_group *group, void *fds)
+{
+	return velo_bpf_open_or_load(paths, lock_timeout_ms, group->pins, group->n_pins, fds,
+				     group->load, NULL);
 }
 
 int velo_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_ms, struct velo_bpf *bpf)

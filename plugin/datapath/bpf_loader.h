@@ -64,6 +64,17 @@ void velo_bpf_cgroup_close(struct velo_bpf_cgroup *bpf);
 /* A map pin name of an earlier layout: same name as one of this velo's but another _vN. */
 bool velo_map_pin_superseded(const char *name);
 
+/*
+ * Opens the pins into fds. When one is missing, takes the loader lock, looks
+ * again (another ADD may have loaded meanwhile), prepares bpffs and calls
+ * load(paths, arg), which loads and pins them, then opens them. -EAGAIN only
+ * when the lock stayed busy (callers answer 11), never for a load error.
+ */
+int velo_bpf_open_or_load(const struct velo_paths *paths, unsigned lock_timeout_ms,
+			  const struct velo_pin *pins, size_t n_pins, void *fds,
+			  int (*load)(const struct velo_paths *paths, const void *arg),
+			  const void *arg);
+
 /* The BPF loader lock, <run_dir>/bpf.lock: an fd for lock_release, or -errno. */
 int velo_bpf_loader_lock(const struct velo_paths *paths, unsigned lock_timeout_ms);
 /* Routes libbpf's messages to velo's log (warnings as warnings, the rest as debug). */

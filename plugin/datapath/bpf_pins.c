@@ -47,6 +47,19 @@ int velo_map_pin_open(const struct velo_paths *paths, const char *name)
 	return fd < 0 ? -errno : fd;
 }
 
+int velo_pin_program(const struct velo_paths *paths, const struct velo_pin *pin,
+		     struct bpf_program *prog)
+{
+	char path[PATH_MAX];
+	int ret = velo_pin_path(paths, pin, path, sizeof(path));
+
+	if (ret)
+		return ret;
+	if (unlink(path) && errno != ENOENT)
+		return -errno;
+	return bpf_obj_pin(bpf_program__fd(prog), path) ? -errno : 0;
+}
+
 void velo_pins_close(const struct velo_pin *pins, size_t n_pins, void *fds)
 {
 	for (size_t i = 0; i < n_pins; i++) {

@@ -37,6 +37,13 @@ int velo_pin_path(const struct velo_paths *paths, const struct velo_pin *pin, ch
 /* Opens every pin into fds; on failure closes what it opened and returns -errno. */
 int velo_pins_open(const struct velo_paths *paths, const struct velo_pin *pins, size_t n_pins,
 		   void *fds);
+/*
+ * Pins prog where pin says, replacing a pin a half-finished earlier load left
+ * (links keep their own reference to the program they run). 0 or -errno.
+ */
+struct bpf_program;
+int velo_pin_program(const struct velo_paths *paths, const struct velo_pin *pin,
+		     struct bpf_program *prog);
 /* Closes every fd of the pins in fds and sets it to -1. */
 void velo_pins_close(const struct velo_pin *pins, size_t n_pins, void *fds);
 

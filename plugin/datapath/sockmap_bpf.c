@@ -112,20 +112,6 @@ static int choose_mode(const struct velo_sockmap_features *features, unsigned *m
 	return 0;
 }
 
-/* Under the generation dir (bpf_loader.h), as the pins table says. */
-static int pin_program(const struct velo_paths *paths, const struct velo_pin *pin,
-		       struct bpf_program *prog)
-{
-	char path[PATH_MAX];
-	int ret = velo_pin_path(paths, pin, path, sizeof(path));
-
-	if (ret)
-		return ret;
-	if (unlink(path) && errno != ENOENT) /* a half-finished earlier load */
-		return -errno;
-	return bpf_obj_pin(bpf_program__fd(prog), path) ? -errno : 0;
-}
-
 /*
  * The sk_msg program of a new load goes onto the sockhash (sockmap_upgrade.c):
  * an older generation's link moves in place. One that uses other maps stays.
@@ -141,9 +127,10 @@ static int msg_attach_loaded(const struct velo_paths *paths, int prog_fd, int so
 	return 0;
 }
 
-static int load_and_pin(const struct velo_paths *paths,
-			const struct velo_sockmap_features *features)
+/* Under the loader lock; arg is the kernel's struct velo_sockmap_features. */
+static int load_and_pin(const struct velo_paths *paths, const void *arg)
 {
+	const struct velo_sockmap_features *features = arg;
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = paths->bpffs_dir);
 	unsigned mode, apply_bytes;
 	struct sockmap *skel;
@@ -177,9 +164,9 @@ static int load_and_pin(const struct velo_paths *paths,
 	ret = msg_attach_loaded(paths, bpf_program__fd(skel->progs.velo_sk_msg),
 				bpf_map__fd(skel->maps.velo_sock_v1));
 	if (!ret)
-		ret = pin_program(paths, &pins[SOCKOPS_PIN], skel->progs.velo_sockops);
+		ret = velo_pin_program(paths, &pins[SOCKOPS_PIN], skel->progs.velo_sockops);
 	if (!ret)
-		ret = pin_program(paths, &pins[SK_MSG_PIN], skel->progs.velo_sk_msg);
+		ret = velo_pin_program(paths, &pins[SK_MSG_PIN], skel->progs.velo_sk_msg);
 	if (!ret)
 		pr_info("sockmap: loaded (%s, %u-byte steps) and pinned under %s",
 			velo_sockmap_mode_str(mode), apply_bytes, paths->bpffs_dir);
@@ -205,24 +192,8 @@ int velo_sockmap_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_
 			  const struct velo_sockmap_features *features,
 			  struct velo_sockmap_bpf *bpf)
 {
-	int lock_fd, ret;
-
-	if (!velo_sockmap_bpf_open_pinned(paths, bpf))
-		return 0;
-	velo_bpf_set_print();
-	lock_fd = velo_bpf_loader_lock(paths, lock_timeout_ms);
-	if (lock_fd < 0)
-		return lock_fd;
-	ret = velo_sockmap_bpf_open_pinned(paths, bpf);
-	if (ret) {
-		ret = velo_bpffs_prepare(paths->bpffs_dir);
-		if (!ret)
-			ret = load_and_pin(paths, features);
-		if (!ret)
-			ret = velo_sockmap_bpf_open_pinned(paths, bpf);
-	}
-	lock_release(lock_fd);
-	return ret;
+	return velo_bpf_open_or_load(paths, lock_timeout_ms, pins, N_PINS, bpf, load_and_pin,
+				     features);
 }
 
 void velo_sockmap_pod_key(const struct velo_ip *ip, struct velo_sm_addr *key)

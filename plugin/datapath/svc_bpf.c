@@ -76,21 +76,8 @@ int velo_svc_bpf_open_pinned(const struct velo_paths *paths, struct velo_svc_bpf
 	return velo_pins_open(paths, pins, N_PINS, bpf);
 }
 
-static int pin_program(const struct velo_paths *paths, const struct velo_pin *pin,
-		       struct bpf_program *prog)
-{
-	char path[PATH_MAX];
-	int ret = velo_pin_path(paths, pin, path, sizeof(path));
-
-	if (ret)
-		return ret;
-	if (unlink(path) && errno != ENOENT) /* a half-finished earlier load */
-		return -errno;
-	return bpf_obj_pin(bpf_program__fd(prog), path) ? -errno : 0;
-}
-
 /* Under the loader lock. */
-static int load_and_pin(const struct velo_paths *paths)
+static int load_and_pin(const struct velo_paths *paths, const void *arg)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = paths->bpffs_dir);
 	struct cgroup_sock_addr *skel;
@@ -98,6 +85,7 @@ static int load_and_pin(const struct velo_paths *paths)
 	char dir[PATH_MAX];
 	int ret;
 
+	(void)arg; /* nothing to choose */
 	ret = velo_bpf_gen_dir(paths, dir, sizeof(dir));
 	if (!ret)
 		ret = lock_mkdirs(dir);
@@ -110,7 +98,7 @@ static int load_and_pin(const struct velo_paths *paths)
 	bpf_object__for_each_program (prog, skel->obj) {
 		for (size_t i = 0; !ret && i < N_PINS; i++)
 			if (!pins[i].map && !strcmp(pins[i].name, bpf_program__name(prog)))
-				ret = pin_program(paths, &pins[i], prog);
+				ret = velo_pin_program(paths, &pins[i], prog);
 	}
 	if (!ret)
 		pr_info("services: loaded and pinned the sock_addr programs under %s",
@@ -122,22 +110,5 @@ static int load_and_pin(const struct velo_paths *paths)
 int velo_svc_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_ms,
 		      struct velo_svc_bpf *bpf)
 {
-	int lock_fd, ret;
-
-	if (!velo_svc_bpf_open_pinned(paths, bpf))
-		return 0;
-	velo_bpf_set_print();
-	lock_fd = velo_bpf_loader_lock(paths, lock_timeout_ms);
-	if (lock_fd < 0)
-		return lock_fd;
-	ret = velo_svc_bpf_open_pinned(paths, bpf);
-	if (ret) {
-		ret = velo_bpffs_prepare(paths->bpffs_dir);
-		if (!ret)
-			ret = load_and_pin(paths);
-		if (!ret)
-			ret = velo_svc_bpf_open_pinned(paths, bpf);
-	}
-	lock_release(lock_fd);
-	return ret;
+	return velo_bpf_open_or_load(paths, lock_timeout_ms, pins, N_PINS, bpf, load_and_pin, NULL);
 }
