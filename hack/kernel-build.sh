@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Builds the test kernel: Debian's linux-source-6.1 with kernel/patches/*.patch (BPF_F_PERMANENT,
-# the tcp_bpf recv and splice fixes), tinyconfig plus kernel/patches/tiny.config, into
+# tcp_bpf's recv, MSG_WAITALL, FIONREAD, SO_RCVLOWAT and splice fixes), tinyconfig plus kernel/patches/tiny.config, into
 # build/kernel/permanent/bzImage (~5 min with -j2 the first time; when the patches change, the
 # applied ones are reverted, last first, and the new ones applied, and make rebuilds only what
 # changed). hack/test.sh (CI) runs it before `make test`; the suite boots the kernel when cached.

@@ -27,8 +27,8 @@ die() {
 }
 
 for f in "$build/velo" "$build/tests/sockmap_stream" "$build/tests/sockmap_edge" \
-	"$cni_ref/host-local" /bin/busybox; do
-	[ -x "$f" ] || die "$f missing (make all $build/tests/sockmap_stream $build/tests/sockmap_edge; hack/install-deps.sh)"
+	"$build/tests/sock_battery" "$cni_ref/host-local" /bin/busybox; do
+	[ -x "$f" ] || die "$f missing (make all $build/tests/sockmap_stream $build/tests/sockmap_edge $build/tests/sock_battery; hack/install-deps.sh)"
 done
 
 stage=$(mktemp -d "${TMPDIR:-/tmp}/velotest-initramfs.XXXXXX")
@@ -60,6 +60,7 @@ copy_bin "$(command -v bpftool || echo /usr/sbin/bpftool)" /usr/sbin/bpftool
 copy_bin "$build/velo" /opt/velo/velo
 copy_bin "$build/tests/sockmap_stream" /opt/velo/sockmap_stream
 copy_bin "$build/tests/sockmap_edge" /opt/velo/sockmap_edge
+copy_bin "$build/tests/sock_battery" /opt/velo/sock_battery
 copy_bin "$cni_ref/host-local" /opt/velo/host-local
 
 # velo's BPF objects, where the build kept them: the guest runs them through its verifier.

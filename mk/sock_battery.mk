@@ -7,5 +7,6 @@ TEST_BINS    += $(SOCK_BATTERY)
 $(SOCK_BATTERY): tests/node/sock_battery.c | $(BUILD)/tests
 	$(CC) $(CFLAGS) -D_GNU_SOURCE -o $@ $<
 
-# The node tests skip without it; `make test-node` builds it.
+# The node tests skip without it; `make test-node` builds it. The kernel matrix's guests run it.
 test-node: $(SOCK_BATTERY)
+kernel-matrix: $(SOCK_BATTERY)

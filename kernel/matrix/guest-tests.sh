@@ -347,6 +347,8 @@ t_sockmap() {
 		log_has "sockmap: .*stays on the routed path" ||
 			{ echo "velo logged neither sockmap on nor a fallback"; return 1; }
 		echo "fallback: $(grep -m1 'sockmap: .*routed path' $T/log/cni.log | sed 's/.*sockmap/sockmap/; s/"$//')"
+		# The patched kernel has every fix velo's probes look for: it must not fall back.
+		[ "$RECV_FIXED" != 1 ] || { echo "velo kept the pods routed on the patched kernel"; return 1; }
 		stream b a "${IP4[b]}" 3 1048576 65536 duplex || return 1
 		del a && del b
 		return
@@ -496,6 +498,101 @@ t_sockmap_recv() {
 	fi
 	echo "${broken[*]}"
 	return $BROKEN
+}
+
+# ------------------------------------------------------------------ the socket battery
+
+# battery ADDR: build/tests/sock_battery (tests/node/sock_battery.bats on the host), its server
+# in pod b and its client in pod a, both in their cgroups: every case must answer ok on both
+# ends. The per-case lines of the client are the diagnostics.
+battery() {
+	local addr=$1 port out pid rc=0 cases fails
+	port=$((20000 + RANDOM % 20000))
+	out=$T/work/battery.$port
+	# Each case's deadline: 15 s on the host, 4x here, where the CPU is emulated (TCG) and
+	# 20000 7-byte TCP_NODELAY writes took over 15 s on a loaded host. A hang still fails.
+	SOCK_BATTERY_CASE_SECONDS=60 in_cg b timeout 600 $V/sock_battery server "$addr" "$port" \
+		>"$out" 2>&1 &
+	pid=$!
+	listening b "$port" || return 1
+	SOCK_BATTERY_CASE_SECONDS=60 in_cg a timeout 600 $V/sock_battery client "$addr" "$port" \
+		>"$out.c" 2>&1 || rc=$?
+	# The server forks a child per case and never exits by itself: end the whole pod's tree.
+	echo 1 >"$CGROOT/velotest-b/cgroup.kill"
+	wait "$pid" 2>/dev/null
+	cases=$($V/sock_battery list | wc -l)
+	fails=$(grep -h '^FAIL' "$out.c" "$out")
+	echo "$addr: client exit $rc, $(grep -c '^ok ' "$out.c") of $cases ok" \
+		"($(grep '^ok ' "$out.c" | awk '{print $2}' | tr '\n' ' '))"
+	[ -z "$fails" ] || { echo "$fails"; return 1; }
+	if [ "$rc" -ne 0 ] || [ "$(grep -c '^ok ' "$out.c")" -ne "$cases" ]; then
+		echo "not every case ran: $(tr '\n' ' ' <"$out.c")"
+		return 1
+	fi
+}
+
+# battery_path ANNOTATIONS_JSON: the battery between two pods with those annotations, IPv4 and
+# IPv6. Pods a and b stay for the caller's checks; it deletes them.
+battery_path() {
+	add a "$1" && add b "$1" || return 1
+	battery "${IP4[b]}" && battery "${IP6[b]}"
+}
+
+t_battery_routed() {
+	battery_path '{}' || return 1
+	del a && del b
+}
+
+t_battery_tc() {
+	battery_path '{"velo.dev/fastpath": "tc"}' || return 1
+	echo "velo: $(grep -m1 -o 'fastpath tc [^"]*' $T/log/cni.log)"
+	del a && del b
+}
+
+t_battery_xdp() {
+	battery_path '{"velo.dev/fastpath": "xdp"}' || return 1
+	echo "velo: $(grep -m1 -o 'fastpath xdp [^"]*' $T/log/cni.log)"
+	del a && del b
+}
+
+# sockmap as velo decides it, no kernel bug accepted (the guest's config accepts none): where
+# velo's probes all pass (velotest.recv_fixed=1: the patched kernel) the pods must be on the
+# short-circuit, "kernel bugs accepted: none", and the battery's connections redirected; on
+# other kernels velo must keep the pods routed, naming the failed probes, and nothing is
+# redirected. The battery must pass either way. MODE: a VELO_SOCKMAP_MODE, or empty.
+battery_sockmap() {
+	local mode=$1 ann='{"velo.dev/sockmap": "true"}' probe r
+	POD_SMMODE[a]=$mode POD_SMMODE[b]=$mode
+	battery_path "$ann" || return 1
+	probe=$(grep -h 'kernel_bugs=' $T/run/sockmap-probe 2>/dev/null)
+	if log_has "sockmap on "; then
+		echo "velo: $(grep -m1 -o 'sockmap on [^"]*' $T/log/cni.log); probe cache: $probe"
+		log_has "kernel bugs accepted: none" || { echo "velo accepted kernel bugs"; return 1; }
+		r=$(sm_stat redirect)
+		echo "sockmap stats: $(for st in "${SM_STATS[@]}"; do printf '%s=%s ' "$st" "$(sm_stat "$st")"; done)"
+		# redirect_lost counts sends after the peer closed (linger0-rst, peer-close-unread:
+		# they go to TCP, which answers RST as routed); the battery checked every byte.
+		[ "$r" -gt 0 ] || { echo "sockmap on, but nothing was redirected"; return 1; }
+	else
+		echo "velo: $(grep -m1 -o 'sockmap: kernel probe failed[^"]*' $T/log/cni.log); probe cache: $probe"
+		log_has "sockmap: kernel probe failed: " ||
+			{ echo "sockmap stayed routed, but not for a failed kernel probe"; return 1; }
+		if [ "$RECV_FIXED" = 1 ]; then
+			echo "this kernel has the tcp_bpf fixes, but velo's probes failed"
+			return 1
+		fi
+		[ ! -e "$BPFFS/velotest-$TEST/velo_sock_v1" ] || [ "$(sm_stat redirect)" -eq 0 ] ||
+			{ echo "pods kept routed, yet sockets were redirected"; return 1; }
+	fi
+	del a && del b
+}
+t_battery_sockmap() { battery_sockmap ""; }
+t_battery_sockmap_msg() {
+	if [ "$RECV_FIXED" != 1 ]; then
+		echo "sockmap pods stay routed on this kernel: the verdict mode does not matter"
+		return $SKIP
+	fi
+	battery_sockmap per-message
 }
 
 # ------------------------------------------------------------------ benchmark (on request)
@@ -742,6 +839,11 @@ run xdp "fast path xdp: attached or clean fallback, traffic by digest, DEL leave
 run sockmap "sockmap: attached or clean fallback, checked streams, connect race, sk_msg runs"
 run sockmap_peer_gone "sockmap: a peer pod deleted mid-stream: the sender gets an error, no leak, no splat"
 run sockmap_recv "sockmap: blocking recv() after shutdown(SHUT_WR) never EAGAIN; splice() reads redirected data"
+run battery_routed "socket battery, routed path: every case, IPv4 and IPv6"
+run battery_tc "socket battery, fast path tc: every case, IPv4 and IPv6"
+run battery_xdp "socket battery, fast path xdp: every case, IPv4 and IPv6"
+run battery_sockmap "socket battery, sockmap as velo's probes decide (no bug accepted): every case, IPv4 and IPv6"
+run battery_sockmap_msg "socket battery, sockmap with per-message verdicts: every case, IPv4 and IPv6"
 run cgroup "cgroup features: accounting, egress-deny, tcp-congestion reno"
 run objects "velo's BPF objects pass this kernel's verifier (nf_conntrack not loaded)"
 run tc_ct "fast path tc with nf_conntrack loaded: attached, traffic by digest"
