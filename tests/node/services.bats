@@ -220,6 +220,7 @@ svc_sockets() { bpftool map dump pinned "$VTC_BPFFS/velo_sock_v1" -j | jq 'lengt
 	ctl="$(svc_ctl -j sockets)"
 	jq -e '.counters.unpaired == 1 and .counters.insert == 0 and .counters.peerNotPod == 1' \
 		<<<"$ctl" || { echo "$ctl"; false; }
+	[ "$(svc_metric 'velo_sockmap_events_total{outcome="unpaired"}')" = 1 ]
 	# The same pods connected pod to pod pair as before.
 	held_tcp "$BE4" 8080
 	[ "$(svc_sockets)" -eq 2 ]

@@ -289,7 +289,8 @@ sm_count_file() { tr -d ' ' <"$1"; }
 	# (until its timeout); either way B gets no more than what was in flight.
 	wait "$pid" || rc=$?
 	after="$(sm_count_file "$count")"
-	echo "blast exit $rc ($(cat "$VT/work/blast")); bytes at DEL $at_del, after the blast $after"
+	echo "# blast exit $rc; bytes at DEL $at_del, after the blast $after" >&3
+	cat "$VT/work/blast"
 	[ "$rc" -ne 0 ]
 	[ $((after - at_del)) -le $((4 << 20)) ]
 }
