@@ -5,7 +5,8 @@
  * velo_sockops (sock_ops, on each opted-in pod's own cgroup) puts an
  * established TCP socket into the sockhash when its local address is an
  * opted-in pod's and the socket lives in that pod's netns (netns cookie), and
- * its remote address is another opted-in local pod's. The key is the tuple
+ * its remote address is another opted-in local pod's; an accepted socket
+ * only when its connecting peer went in first (velo_smwait_v1). The key is the tuple
  * as the socket sees it plus its netns cookie; the peer's key (the mirrored
  * tuple plus the peer pod's netns cookie) goes into the socket's sk_storage.
  *
@@ -78,11 +79,27 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} velo_smstat_v1 SEC(".maps");
+} velo_smstat_v2 SEC(".maps");
+
+/*
+ * Connecting sockets in the sockhash whose accepted peer hasn't paired yet
+ * (key: the connecting socket's key; value: its socket cookie). sock_ops
+ * can't look a socket up in the sockhash (that needs bpf_sk_release, which
+ * sock_ops programs may not call, 6.1 and 6.18 alike): this is how the
+ * accepting side learns its peer is in. LRU: an entry whose peer never
+ * pairs ages out.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, VELO_MAX_SOCKETS);
+	__type(key, struct velo_sm_key);
+	__type(value, __u64);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} velo_smwait_v1 SEC(".maps");
 
 static __always_inline void sm_count(__u32 stat)
 {
-	__u64 *counter = bpf_map_lookup_elem(&velo_smstat_v1, &stat);
+	__u64 *counter = bpf_map_lookup_elem(&velo_smstat_v2, &stat);
 
 	if (counter)
 		*counter += 1;
@@ -115,7 +132,8 @@ int velo_sockops(struct bpf_sock_ops *skops)
 	struct velo_sm_sock *stored;
 	struct bpf_sock *sk;
 	__u32 family, ip4, ip6[4];
-	__u64 cookie;
+	__u64 cookie, sk_cookie;
+	bool passive;
 
 	if (skops->op != BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB &&
 	    skops->op != BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB)
@@ -165,23 +183,43 @@ int velo_sockops(struct bpf_sock_ops *skops)
 	state.peer_cookie = remote->netns_cookie;
 	state.path = VELO_SM_UNDECIDED;
 
-	sk = skops->sk;
-	if (!sk) {
-		sm_count(VELO_SM_STAT_INSERT_FAIL);
-		return 1;
+	/*
+	 * On one node the connecting side's ACTIVE_ESTABLISHED runs before it sends
+	 * the handshake's last ACK, so by the time the accepting side gets here its
+	 * peer is in, unless it never will be (e.g. it connected to a Service VIP
+	 * that the node DNATs: its remote is the VIP). A socket whose peer can't
+	 * be in gains nothing from the sockhash but tcp_bpf's receive path.
+	 */
+	passive = skops->op == BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB;
+	if (passive) {
+		if (!bpf_map_lookup_elem(&velo_smwait_v1, &state.peer)) {
+			sm_count(VELO_SM_STAT_UNPAIRED);
+			return 1;
+		}
+		bpf_map_delete_elem(&velo_smwait_v1, &state.peer);
 	}
+
+	sk = skops->sk;
+	if (!sk)
+		goto fail;
 	/* State first: a socket in the sockhash always has its peer key. */
 	stored = bpf_sk_storage_get(&velo_smsk_v1, sk, &state, BPF_SK_STORAGE_GET_F_CREATE);
-	if (!stored) {
-		sm_count(VELO_SM_STAT_INSERT_FAIL);
-		return 1;
-	}
+	if (!stored)
+		goto fail;
 	*stored = state;
-	if (bpf_sock_hash_update(skops, &velo_sock_v1, &key, BPF_ANY)) {
-		sm_count(VELO_SM_STAT_INSERT_FAIL);
-		return 1;
+	if (bpf_sock_hash_update(skops, &velo_sock_v1, &key, BPF_ANY))
+		goto fail;
+	if (!passive) {
+		sk_cookie = bpf_get_socket_cookie(skops);
+		bpf_map_update_elem(&velo_smwait_v1, &key, &sk_cookie, BPF_ANY);
 	}
 	sm_count(VELO_SM_STAT_INSERT);
+	return 1;
+fail:
+	/* The connecting peer waits for a partner that won't come: it leaves too. */
+	if (passive)
+		bpf_map_delete_elem(&velo_sock_v1, &state.peer);
+	sm_count(VELO_SM_STAT_INSERT_FAIL);
 	return 1;
 }
 

@@ -39,6 +39,7 @@ static const char *const stat_names[VELO_SM_STAT_MAX] = {
 	[VELO_SM_STAT_PASS_FIRST] = "passFirst",
 	[VELO_SM_STAT_PASS] = "pass",
 	[VELO_SM_STAT_REDIRECT_LOST] = "redirectLost",
+	[VELO_SM_STAT_UNPAIRED] = "unpaired",
 };
 
 struct socket_scan {
@@ -245,7 +246,7 @@ static int connections_json(const struct socket_scan *scan, cJSON *list)
 	return 0;
 }
 
-/* velo_smstat_v1 summed over CPUs; {} when the map isn't pinned. */
+/* velo_smstat_v2 summed over CPUs; {} when the map isn't pinned. */
 static cJSON *counters_json(const struct ctl *ctl)
 {
 	int fd = velo_map_pin_open(&ctl->paths, VELO_MAP_SM_STATS);

@@ -46,7 +46,7 @@ static const struct ctl_command commands[] = {
 	  "Usage: veloctl sockets [-j]\n"
 	  "One line per connection with a socket in velo's sockhash: both pods, both\n"
 	  "addresses, and whether both ends are in (accelerated) or one only (its peer\n"
-	  "closed or is not in yet); then velo_smstat_v1's counters since load.\n" },
+	  "closed or is not in yet); then velo_smstat_v2's counters since load.\n" },
 	{ "services", cmd_ctl_services, "service ports velo translates, backends, connections",
 	  "Usage: veloctl services [-j]\n"
 	  "One line per service port (ClusterIP x port) velod keeps for service\n"

@@ -29,6 +29,7 @@
 #include "services_metrics.h"
 #include "uplink_xdp.h"
 #include "bpf/lib/velo_shared.h"
+#include "bpf/lib/velo_sockmap.h"
 
 #ifndef VELO_VERSION
 #define VELO_VERSION "dev"
@@ -356,6 +357,35 @@ static void put_datapath(const struct agent *agent, struct text *text)
 	close(fd);
 }
 
+/* velo_smstat_v2: the socket short-circuit's decisions, per outcome (docs/sockmap.md). */
+static void put_sockmap(const struct agent *agent, struct text *text)
+{
+	static const char *const outcomes[VELO_SM_STAT_MAX] = {
+		[VELO_SM_STAT_INSERT] = "insert",
+		[VELO_SM_STAT_NOT_POD] = "not_pod",
+		[VELO_SM_STAT_PEER_NOT_POD] = "peer_not_pod",
+		[VELO_SM_STAT_INSERT_FAIL] = "insert_fail",
+		[VELO_SM_STAT_REDIRECT] = "redirect",
+		[VELO_SM_STAT_PASS_FIRST] = "pass_first",
+		[VELO_SM_STAT_PASS] = "pass",
+		[VELO_SM_STAT_REDIRECT_LOST] = "redirect_lost",
+		[VELO_SM_STAT_UNPAIRED] = "unpaired",
+	};
+	_Static_assert(VELO_SM_STAT_UNPAIRED + 1 == VELO_SM_STAT_MAX, "name every sockmap outcome");
+	int fd = velo_map_pin_open(&agent->config.paths, VELO_MAP_SM_STATS);
+	uint64_t sum;
+
+	if (fd < 0)
+		return;
+	header(text, "velo_sockmap_events_total", "counter",
+	       "Socket short-circuit decisions (sock_ops inserts, sk_msg verdicts), by outcome.");
+	for (__u32 key = 0; key < VELO_SM_STAT_MAX; key++)
+		if (!velo_percpu_u64_sum(fd, key, &sum))
+			put(text, "velo_sockmap_events_total{outcome=\"%s\"} %llu\n", outcomes[key],
+			    (unsigned long long)sum);
+	close(fd);
+}
+
 /* ---- agent ---- */
 
 static void put_node_watch(struct k8s_nodes *watch, struct text *text)
@@ -428,6 +458,7 @@ char *metrics_render(const struct agent *agent, size_t *len)
 	put_endpoints(agent, &text);
 	put_bpf(agent, &text);
 	put_datapath(agent, &text);
+	put_sockmap(agent, &text);
 	uplink = uplink_xdp_metrics(&agent->config);
 	if (uplink)
 		put(&text, "%s", uplink);

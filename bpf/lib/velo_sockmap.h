@@ -16,7 +16,8 @@
 #define VELO_MAP_SM_PODS "velo_smpod_v1"
 #define VELO_MAP_SM_ACCT "velo_smacct_v1"
 #define VELO_MAP_SM_SOCK "velo_smsk_v1"
-#define VELO_MAP_SM_STATS "velo_smstat_v1"
+#define VELO_MAP_SM_STATS "velo_smstat_v2"
+#define VELO_MAP_SM_WAIT "velo_smwait_v1"
 #define VELO_PROG_SOCKOPS "velo_sockops"
 #define VELO_PROG_SK_MSG "velo_sk_msg"
 /* Link pins under <bpffs>/links/: the sk_msg program on the sockhash, one per node. */
@@ -82,7 +83,7 @@ struct velo_sm_sock {
 	__u32 counted; /* bytes of the current apply_bytes step already accounted */
 };
 
-/* Index into velo_smstat_v1 (per-CPU counters). */
+/* Index into velo_smstat_v2 (per-CPU counters). */
 enum velo_sm_stat {
 	VELO_SM_STAT_INSERT = 0, /* sock_ops: an established socket entered the sockhash */
 	VELO_SM_STAT_NOT_POD, /* sock_ops: local end isn't an opted-in pod of this netns */
@@ -92,6 +93,7 @@ enum velo_sm_stat {
 	VELO_SM_STAT_PASS_FIRST, /* sk_msg: first send found no peer: this direction stays routed */
 	VELO_SM_STAT_PASS, /* sk_msg: verdict pass (kept) */
 	VELO_SM_STAT_REDIRECT_LOST, /* sk_msg: peer gone after the path was set: dropped */
+	VELO_SM_STAT_UNPAIRED, /* sock_ops: accepted socket whose connecting peer isn't in: left out */
 	VELO_SM_STAT_MAX,
 };
 

@@ -25,7 +25,7 @@ NODE=velotest-node
 CGROOT=/sys/fs/cgroup
 BPFFS=/sys/fs/bpf
 KLABEL="linux $(uname -r)"
-SM_STATS=(insert not_pod peer_not_pod insert_fail redirect pass_first pass redirect_lost)
+SM_STATS=(insert not_pod peer_not_pod insert_fail redirect pass_first pass redirect_lost unpaired)
 n=0
 failed=0
 SKIP=77 # a test's status for "does not apply to this kernel"; its last output line says why
@@ -211,12 +211,12 @@ stream() {
 
 log_has() { grep -q -- "$1" $T/log/cni.log; }
 
-# sm_stat NAME [BPFFS_DIR]: one velo_smstat_v1 counter summed over CPUs.
+# sm_stat NAME [BPFFS_DIR]: one velo_smstat_v2 counter summed over CPUs.
 sm_stat() {
 	local i dir=${2:-$BPFFS/velotest-$TEST}
 	for i in "${!SM_STATS[@]}"; do
 		[ "${SM_STATS[$i]}" = "$1" ] || continue
-		bpftool map lookup pinned "$dir/velo_smstat_v1" key "$i" 0 0 0 -j |
+		bpftool map lookup pinned "$dir/velo_smstat_v2" key "$i" 0 0 0 -j |
 			jq '[.formatted.values[].value] | add // 0'
 		return
 	done

@@ -207,3 +207,39 @@ void velo_sockmap_pod_key(const struct velo_ip *ip, struct velo_sm_addr *key)
 		memcpy(key->addr, ip->addr, 16);
 	}
 }
+
+static bool key_is_pod(const struct velo_sm_key *key, uint64_t cookie,
+		       const struct velo_sm_addr *addrs, unsigned n_addrs)
+{
+	if (key->netns_cookie == cookie)
+		return true;
+	for (unsigned i = 0; i < n_addrs; i++)
+		if (!memcmp(key->remote, addrs[i].addr, sizeof(key->remote)))
+			return true;
+	return false;
+}
+
+int velo_sockmap_forget_pod(int sockhash_fd, uint64_t cookie, const struct velo_sm_addr *addrs,
+			    unsigned n_addrs)
+{
+	struct velo_sm_key keys[2], *prev = NULL, *next = &keys[0];
+	bool drop_prev = false;
+	int removed = 0;
+
+	/*
+	 * The next key is read before the previous one goes: a sockhash walk
+	 * from a key that's gone starts over. Bounded: sockets come and go.
+	 */
+	for (unsigned steps = 0; steps < 2 * VELO_MAX_SOCKETS; steps++) {
+		int ret = bpf_map_get_next_key(sockhash_fd, prev, next);
+
+		if (drop_prev && !bpf_map_delete_elem(sockhash_fd, prev))
+			removed++;
+		if (ret)
+			break;
+		drop_prev = key_is_pod(next, cookie, addrs, n_addrs);
+		prev = next;
+		next = next == &keys[0] ? &keys[1] : &keys[0];
+	}
+	return removed;
+}

@@ -31,7 +31,7 @@ struct velo_sockmap_bpf {
 	int sockhash_fd; /* velo_sock_v1 */
 	int pods_fd; /* velo_smpod_v1 */
 	int acct_fd; /* velo_smacct_v1 */
-	int stats_fd; /* velo_smstat_v1 */
+	int stats_fd; /* velo_smstat_v2 */
 	int sockops_prog_fd; /* velo_sockops */
 	int msg_prog_fd; /* velo_sk_msg */
 };
@@ -50,6 +50,16 @@ int velo_sockmap_link_path(const struct velo_paths *paths, const char *host_ifna
 const char *velo_sockmap_mode_str(unsigned mode);
 /* A pod address as velo_smpod_v1's key: IPv4 as ::ffff:a.b.c.d. */
 void velo_sockmap_pod_key(const struct velo_ip *ip, struct velo_sm_addr *key);
+
+/*
+ * Takes a pod's sockets out of the sockhash, best effort: every key of the
+ * pod's netns (cookie) and every key whose remote is one of the pod's
+ * addresses (its peers' ends). A socket leaving the sockhash loses its psock
+ * and with it the redirect its sk_msg verdict cached: from then on it is a
+ * plain TCP socket on the routed path. Returns how many went.
+ */
+int velo_sockmap_forget_pod(int sockhash_fd, uint64_t cookie, const struct velo_sm_addr *addrs,
+			    unsigned n_addrs);
 
 /*
  * Moves the node's one sk_msg link onto bpf's program (an upgrade), under the

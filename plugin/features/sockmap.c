@@ -73,13 +73,18 @@ static int netns_cookie(const char *netns, uint64_t *cookie)
 	return ret;
 }
 
-/* Entries this owner wrote; their netns cookie into *cookie (0 when none). */
-static void pods_remove(int pods_fd, const struct velo_record *record, uint64_t *cookie)
+/*
+ * Entries this owner wrote; their netns cookie into *cookie (0 when none), their
+ * addresses into owned (VELO_MAX_IPS), how many into *n_owned.
+ */
+static void pods_remove(int pods_fd, const struct velo_record *record, uint64_t *cookie,
+			struct velo_sm_addr *owned, unsigned *n_owned)
 {
 	uint64_t owner = owner_of(record);
 
 	*cookie = 0;
-	for (unsigned i = 0; i < record->n_ips; i++) {
+	*n_owned = 0;
+	for (unsigned i = 0; i < record->n_ips && i < VELO_MAX_IPS; i++) {
 		struct velo_sm_addr key;
 		struct velo_sm_pod pod;
 
@@ -87,6 +92,7 @@ static void pods_remove(int pods_fd, const struct velo_record *record, uint64_t 
 		if (bpf_map_lookup_elem(pods_fd, &key, &pod) || pod.owner != owner)
 			continue;
 		*cookie = pod.netns_cookie;
+		owned[(*n_owned)++] = key;
 		if (bpf_map_delete_elem(pods_fd, &key) && errno != ENOENT)
 			pr_warn("sockmap: remove pod entry: %s", strerror(errno));
 	}
@@ -208,7 +214,9 @@ static int sockmap_attach(struct velo_request *request)
 	struct velo_sockmap_features features;
 	struct velo_sockmap_bpf bpf;
 	char cgroup[PATH_MAX], why[256], accepted[96];
+	struct velo_sm_addr owned[VELO_MAX_IPS];
 	uint64_t cookie = 0, removed;
+	unsigned n_owned;
 	int ret;
 
 	/* Redirected data never reaches a qdisc: the bandwidth plugin's limits would not hold. */
@@ -249,7 +257,7 @@ static int sockmap_attach(struct velo_request *request)
 	return 0;
 
 err_pods:
-	pods_remove(bpf.pods_fd, record, &removed);
+	pods_remove(bpf.pods_fd, record, &removed, owned, &n_owned);
 	bpf_map_delete_elem(bpf.acct_fd, &cookie);
 err_fall_back:
 	velo_sockmap_bpf_close(&bpf);
@@ -258,16 +266,30 @@ err_fall_back:
 
 static int sockmap_detach(struct velo_request *request)
 {
+	struct velo_sm_addr owned[VELO_MAX_IPS];
 	struct velo_sockmap_bpf bpf;
+	unsigned n_owned;
 	uint64_t cookie;
+	int removed;
 
 	/* The link first: no new sockets of this pod enter the sockhash. */
 	link_unpin(request);
 	if (velo_sockmap_bpf_open_pinned(&request->config.paths, &bpf))
 		return 0; /* nothing loaded, nothing of ours in maps */
-	pods_remove(bpf.pods_fd, &request->record, &cookie);
-	if (cookie)
+	/* Then the addresses: no peer's new socket pairs with it. */
+	pods_remove(bpf.pods_fd, &request->record, &cookie, owned, &n_owned);
+	if (cookie) {
+		/*
+		 * Then its connections: routed, they die with the veth; redirected,
+		 * they'd flow on socket to socket. Out of the sockhash, both ends are
+		 * plain TCP again (the peers' cached redirects go with their psocks).
+		 */
+		removed = velo_sockmap_forget_pod(bpf.sockhash_fd, cookie, owned, n_owned);
+		if (removed)
+			pr_info("sockmap: %d sockets of pod %s out of the sockhash", removed,
+				request->record.host_ifname);
 		bpf_map_delete_elem(bpf.acct_fd, &cookie);
+	}
 	velo_sockmap_bpf_close(&bpf);
 	return 0;
 }

@@ -195,7 +195,7 @@ bw_fallbacks() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(jq length <<<"$output")" -eq 1 ]
-	run bpftool map lookup pinned "$BW_BPFFS/velo_smstat_v1" key 0 0 0 0 -j
+	run bpftool map lookup pinned "$BW_BPFFS/velo_smstat_v2" key 0 0 0 0 -j
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(jq '[.formatted.values[].value] | add' <<<"$output")" -eq 0 ]

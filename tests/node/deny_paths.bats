@@ -11,7 +11,7 @@ load cgroup_lib
 
 # velo_stats_v2 indexes (enum velo_stat in bpf/lib/velo_shared.h).
 declare -gA DP_STAT=([tc_redirect]=0 [xdp_redirect]=3)
-# velo_smstat_v1 index of VELO_SM_STAT_INSERT (bpf/lib/velo_sockmap.h).
+# velo_smstat_v2 index of VELO_SM_STAT_INSERT (bpf/lib/velo_sockmap.h).
 DP_SM_INSERT=0
 
 setup_file() { vt_setup_file; }
@@ -186,7 +186,7 @@ dp_stat() { vt_percpu_u64 "$VTC_BPFFS/velo_stats_v2" "${DP_STAT[$1]}" 0 0 0; }
 	[ "$DP_GOT_OK" = "packet raw tcp udp" ]
 	[ "$DP_GOT_DENY" = nothing ]
 	# Both ends of the allowed connection, nothing of the denied one.
-	inserts="$(bpftool -j map lookup pinned "$VTC_BPFFS/velo_smstat_v1" key "$DP_SM_INSERT" 0 0 0 |
+	inserts="$(bpftool -j map lookup pinned "$VTC_BPFFS/velo_smstat_v2" key "$DP_SM_INSERT" 0 0 0 |
 		jq '[.formatted.values[].value] | add')"
 	echo "sockhash inserts: $inserts"
 	[ "$inserts" -eq 2 ]

@@ -188,6 +188,47 @@ backend_and_services() {
 	[ "$(svc_kp_packets)" -eq 0 ]
 }
 
+# held_tcp ADDR PORT: the peer's client in pod P_* sends 1 MiB to ADDR:PORT, checks the digest,
+# then holds the connection open for 4 s in the background (this test's process).
+held_tcp() {
+	local out="$VT/work/held.$1.$2" sent got _
+	svc_client "$P_NS" "$P_CG" tcp "$1" "$2" 1048576 4 >"$out" 2>&1 &
+	VT_PIDS+=($!)
+	for _ in $(seq 100); do
+		grep -q '^got' "$out" && break
+		sleep 0.05
+	done
+	cat "$out"
+	sent="$(awk '$1 == "sent" { print $2 }' "$out")"
+	got="$(awk '$1 == "got" { print $2 }' "$out")"
+	[ -n "$sent" ] && [ "$sent" = "$got" ]
+}
+
+svc_sockets() { bpftool map dump pinned "$VTC_BPFFS/velo_sock_v1" -j | jq 'length'; }
+
+@test "services: a sockmap client through kube-proxy's DNAT isn't paired, nor is the backend's end" {
+	local ctl
+	SVC_ACCEPT_BUGS="$VT_SOCKMAP_KERNEL_BUGS"
+	backend_and_services '{"velo.dev/sockmap": "true"}'
+	# Opted into sockmap, not into translation: kube-proxy DNATs its connect to the VIP.
+	svc_pod client '{"velo.dev/sockmap": "true"}'
+	held_tcp "$VIP4" 80
+	[ "$(svc_kp_packets)" -gt 0 ]
+	# The client's socket is connected to the VIP (not a pod): out. The backend's accepted
+	# socket sees a pod at each end, but its peer's key isn't in: out too (unpaired).
+	[ "$(svc_sockets)" -eq 0 ]
+	ctl="$(svc_ctl -j sockets)"
+	jq -e '.counters.unpaired == 1 and .counters.insert == 0 and .counters.peerNotPod == 1' \
+		<<<"$ctl" || { echo "$ctl"; false; }
+	[ "$(svc_metric 'velo_sockmap_events_total{outcome="unpaired"}')" = 1 ]
+	# The same pods connected pod to pod pair as before.
+	held_tcp "$BE4" 8080
+	[ "$(svc_sockets)" -eq 2 ]
+	ctl="$(svc_ctl -j sockets)"
+	jq -e '.counters.unpaired == 1 and .counters.insert == 2 and
+		(.connections | length == 1 and .[0].accelerated)' <<<"$ctl" || { echo "$ctl"; false; }
+}
+
 @test "services: veloctl services and /metrics count translations, refusals and each backend's connections" {
 	local json
 	backend_and_services

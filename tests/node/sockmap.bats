@@ -254,6 +254,47 @@ two_pods() {
 	[ "$after" -eq "$splats" ] || { echo "kernel warnings: $splats -> $after"; dmesg | tail -40; false; }
 }
 
+# sm_count_file FILE: the meter's running byte count.
+sm_count_file() { tr -d ' ' <"$1"; }
+
+@test "DEL of a pod whose processes still run: its sockets leave the sockhash, its peer's stream stops" {
+	two_pods
+	local port=$((20000 + RANDOM % 20000)) out="$VT/work/meter" count="$VT/work/meter.count"
+	local pid rc=0 at_del after _
+	sm_in "$B" "$B_CG" timeout 60 "$SM_STREAM" meter "$B4" "$port" "$count" >"$out" 2>&1 &
+	VT_PIDS+=("$!")
+	for _ in $(seq 100); do
+		grep -q listening "$out" && break
+		sleep 0.05
+	done
+	sm_in "$A" "$A_CG" timeout 15 "$SM_STREAM" blast "$B4" "$port" 65536 8 >"$VT/work/blast" 2>&1 &
+	pid=$!
+	VT_PIDS+=("$pid")
+	# Flowing socket to socket: 64 MiB in, both ends in the sockhash.
+	for _ in $(seq 200); do
+		[ "$(sm_count_file "$count")" -ge 67108864 ] && break
+		sleep 0.05
+	done
+	[ "$(sm_count_file "$count")" -ge 67108864 ]
+	[ "$(sm_stat redirect)" -ge 1 ]
+	[ "$(sm_sockets)" -eq 2 ]
+	# The runtime deletes the pod's network before (or without) killing its processes.
+	vt_cni DEL "$B_CID" "$B" eth0 "$(sm_config true /unused)"
+	vt_assert_ok
+	at_del="$(sm_count_file "$count")"
+	# No key of B's netns and none whose peer is B (A's end) is left: here, none at all.
+	[ "$(sm_sockets)" -eq 0 ]
+	grep -q "sockmap: 2 sockets of pod .* out of the sockhash" "$VT_LOG"
+	# The sender's stream ends as it would routed with the veth gone: it errors or stalls
+	# (until its timeout); either way B gets no more than what was in flight.
+	wait "$pid" || rc=$?
+	after="$(sm_count_file "$count")"
+	echo "# blast exit $rc; bytes at DEL $at_del, after the blast $after" >&3
+	cat "$VT/work/blast"
+	[ "$rc" -ne 0 ]
+	[ $((after - at_del)) -le $((4 << 20)) ]
+}
+
 @test "CHECK verifies sockmap: healthy passes, a lost sock_ops link pin is reported as drift" {
 	local conf host
 	sm_pod true

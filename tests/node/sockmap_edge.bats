@@ -3,7 +3,7 @@
 # The socket short-circuit's edge cases between two opted-in pods: half-close,
 # RST mid-stream, a slow reader with a tiny receive buffer, MSG_PEEK, sendfile
 # and splice, and a connection older than the sock_ops attachment. Each checks
-# that the bytes went socket to socket (velo_smstat_v1 "redirect" rose) and
+# that the bytes went socket to socket (velo_smstat_v2 "redirect" rose) and
 # arrived exactly (build/tests/sockmap_edge checks every byte by its offset).
 
 load lib

@@ -8,7 +8,7 @@
 # build/tests/sockmap_stream. Everything is removed, pass or fail.
 
 SM_STREAM="${SM_STREAM:-$VELOTEST_REPO/build/tests/sockmap_stream}"
-SM_STATS=(insert not_pod peer_not_pod insert_fail redirect pass_first pass redirect_lost)
+SM_STATS=(insert not_pod peer_not_pod insert_fail redirect pass_first pass redirect_lost unpaired)
 # The kernel bugs (docs/sockmap.md, "Kernel probes") the test pods accept in their conflist
 # (sockmapAcceptKernelBugs): the accelerated path is what these tests test, also on kernels
 # whose probes fail. SM_ACCEPT="" before sm_pod gives velo's default (such pods stay routed).
@@ -123,12 +123,12 @@ sm_stream() {
 	fi
 }
 
-# sm_stat NAME: the sum over CPUs of one velo_smstat_v1 counter.
+# sm_stat NAME: the sum over CPUs of one velo_smstat_v2 counter.
 sm_stat() {
 	local i
 	for i in "${!SM_STATS[@]}"; do
 		[ "${SM_STATS[$i]}" = "$1" ] || continue
-		bpftool map lookup pinned "$SM_BPFFS/velo_smstat_v1" key "$i" 0 0 0 -j |
+		bpftool map lookup pinned "$SM_BPFFS/velo_smstat_v2" key "$i" 0 0 0 -j |
 			jq '[.formatted.values[].value] | add // 0'
 		return
 	done

@@ -11,6 +11,8 @@
  *   bclient ADDR PORT CONNS SIZE WSIZE          (no timeout, no O_NONBLOCK): the client writes,
  *                                               shuts down its side, reads the server's answer
  *   sink ADDR PORT                             bench: count bytes until EOF, answer the count
+ *   meter ADDR PORT FILE                       one connection: read until EOF or error,
+ *                                              FILE holding the byte count after every read
  *   blast ADDR PORT WSIZE SECONDS [nodelay]    bench: write WSIZE messages; prints Gbit/s
  *   unix WSIZE SECONDS                         bench: the same over an AF_UNIX socketpair
  */
@@ -499,6 +501,41 @@ static int cmd_blast(int argc, char **argv)
 	return 0;
 }
 
+/* The running count, rewritten in place: a reader sees the latest full line. */
+static void meter_write(int out, uint64_t total)
+{
+	char line[32];
+	int n = snprintf(line, sizeof(line), "%20llu\n", (unsigned long long)total);
+
+	if (pwrite(out, line, (size_t)n, 0) != n)
+		die("meter write");
+}
+
+static __attribute__((noreturn)) void cmd_meter(char **argv)
+{
+	static uint8_t buf[READ_BUF];
+	int listener = listen_on(argv[0], argv[1]), fd, out;
+	uint64_t total = 0;
+	ssize_t got;
+
+	out = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (out < 0)
+		die("meter open");
+	meter_write(out, 0);
+	printf("listening\n");
+	fflush(stdout);
+	fd = accept(listener, NULL, NULL);
+	if (fd < 0)
+		die("accept");
+	while ((got = bench_recv(fd, buf, sizeof(buf))) > 0) {
+		total += (uint64_t)got;
+		meter_write(out, total);
+	}
+	printf("end after %llu bytes: %s\n", (unsigned long long)total,
+	       got ? strerror(errno) : "EOF");
+	exit(0);
+}
+
 static int cmd_unix(char **argv)
 {
 	int fds[2];
@@ -533,6 +570,8 @@ int main(int argc, char **argv)
 		return cmd_bclient(argv + 2);
 	if (argc >= 4 && !strcmp(argv[1], "sink"))
 		cmd_sink(argv + 2);
+	if (argc >= 5 && !strcmp(argv[1], "meter"))
+		cmd_meter(argv + 2);
 	if (argc >= 6 && !strcmp(argv[1], "blast"))
 		return cmd_blast(argc - 2, argv + 2);
 	if (argc >= 4 && !strcmp(argv[1], "unix"))
