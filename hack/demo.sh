@@ -29,7 +29,12 @@ cleanup() {
 	for pid in "${velods[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
 	pkill -f "iperf3 -s -1 -B 10.7[78]." 2>/dev/null
 	for pod in "${pods[@]}"; do ip netns del "$pod" 2>/dev/null; done
-	for cg in "${cgroups[@]}"; do rmdir "$cg" 2>/dev/null; done
+	# As a runtime does: cgroup.kill, then the cgroup is empty once the kernel says so.
+	for cg in "${cgroups[@]}"; do
+		echo 1 >"$cg/cgroup.kill" 2>/dev/null
+		for _ in $(seq 50); do [ -z "$(cat "$cg/cgroup.procs" 2>/dev/null)" ] && break; sleep 0.1; done
+		rmdir "$cg" 2>/dev/null
+	done
 	ip netns del "$node" 2>/dev/null
 	ip netns del "$node2" 2>/dev/null
 	ip netns del "$underlay" 2>/dev/null
@@ -207,6 +212,12 @@ for n in 1 2; do
 		'{stateDir: ($d + "/state"), runDir: ($d + "/run"), bpffsDir: $b, cniPath: $c,
 		  listen: "127.0.0.1:9099", sampleIntervalSeconds: 0, nodeName: $n, nodesFile: $f,
 		  routeSyncSeconds: 1, sourceGuardPrefix: "vd"}' >"$dir/velod.json"
+	# Node 1's velod also keeps the Service maps, from a file here (from the API in a cluster).
+	if [ "$n" = 1 ]; then
+		echo '{"services": [], "endpointSlices": []}' >"$work/services.json"
+		jq --arg f "$work/services.json" '.servicesFile = $f | .servicesSyncMs = 100' \
+			"$dir/velod.json" >"$dir/velod.json.tmp" && mv "$dir/velod.json.tmp" "$dir/velod.json"
+	fi
 	nsenter --net="/run/netns/$ns" build/velod --config "$dir/velod.json" 2>>"$dir/velod.log" &
 	velods+=($!)
 done
@@ -226,13 +237,78 @@ printf '  velod on node 1: velo_hostgw_routes %s\n' \
 	"$(in_node curl -sf http://127.0.0.1:9099/metrics | awk '$1 == "velo_hostgw_routes" { print $2 }')"
 
 echo
+echo "A ClusterIP Service with a backend on each node: pod v1 (velo.dev/services) dials"
+echo "10.96.0.10:80 and velo's connect program picks a backend at connect(); no kube-proxy here:"
+pod b1 '{"velo.dev/sockmap":"true"}'
+pod v1 '{"velo.dev/services":"true","velo.dev/sockmap":"true"}'
+# slice NAME PORT IP NODE...: an EndpointSlice of service NAME, one ready endpoint per IP NODE.
+slice() {
+	local name=$1 port=$2
+	shift 2
+	jq -cn --arg s "$name" --argjson p "$port" --args '{metadata: {name: "\($s)-slice", namespace: "demo",
+		labels: {"kubernetes.io/service-name": $s}}, addressType: "IPv4",
+		ports: [{name: "", protocol: "TCP", port: $p}],
+		endpoints: [$ARGS.positional | _nwise(2) | {addresses: [.[0]], conditions: {ready: true},
+		            nodeName: .[1]}]}' "$@"
+}
+# web: b1 (node 1) and c1 (node 2); near: b1 only, to show a translated connection in the sockhash.
+jq -n --argjson web "$(slice web 8080 "${ip4[b1]}" node1 "${ip4[c1]}" node2)" \
+	--argjson near "$(slice near 5001 "${ip4[b1]}" node1)" '{
+	services: [{metadata: {name: "web", namespace: "demo"},
+	            spec: {clusterIPs: ["10.96.0.10"], ports: [{name: "", protocol: "TCP", port: 80}]}},
+	           {metadata: {name: "near", namespace: "demo"},
+	            spec: {clusterIPs: ["10.96.0.11"], ports: [{name: "", protocol: "TCP", port: 80}]}}],
+	endpointSlices: [$web, $near]}' >"$work/services.json.tmp"
+mv "$work/services.json.tmp" "$work/services.json"
+for _ in $(seq 100); do
+	grep -q 'services: 2 service ports' "$work/velod.log" 2>/dev/null && break
+	sleep 0.1
+done
+in_pod b1 socat TCP4-LISTEN:8080,fork,reuseaddr SYSTEM:'echo b1' &
+nsenter --net="/run/netns/velodemo-c1-$$" socat TCP4-LISTEN:8080,fork,reuseaddr SYSTEM:'echo c1' &
+sleep 0.3
+declare -A served=([b1]=0 [c1]=0)
+for _ in $(seq 20); do
+	who=$(in_pod v1 socat -T2 - TCP4:10.96.0.10:80 </dev/null || true)
+	case $who in b1 | c1) served[$who]=$((served[$who] + 1)) ;; esac
+done
+printf '  20 connects: %d answered by b1 (node 1), %d by c1 (node 2, over the host-gw route)\n' \
+	"${served[b1]}" "${served[c1]}"
+if [ $((served[b1] + served[c1])) -ne 20 ] || [ "${served[b1]}" -eq 0 ] || [ "${served[c1]}" -eq 0 ]; then
+	echo "  the Service did not reach both backends on every connect" >&2
+	exit 1
+fi
+build/veloctl --state-dir "$work/state" --run-dir "$work/run" --bpffs "$work/bpffs/velo" services |
+	sed 's/^/  /'
+# pod -> Service -> pod in the sockhash: 16 MiB v1 -> 10.96.0.11:80 (b1), digest-checked.
+in_pod b1 socat -u TCP4-LISTEN:5001,reuseaddr OPEN:"$work/received",creat,trunc &
+listener=$!
+sleep 0.3
+# The connection idles for a second first, for veloctl to see it.
+in_pod v1 sh -c "{ sleep 1; cat '$work/payload'; } | socat -u - TCP4:10.96.0.11:80" &
+idle=$!
+for _ in $(seq 20); do
+	sockets=$(build/veloctl --state-dir "$work/state" --run-dir "$work/run" --bpffs "$work/bpffs/velo" \
+		sockets 2>/dev/null | grep '10.96.0.11' || true)
+	[ -n "$sockets" ] && break
+	sleep 0.05
+done
+wait "$idle"
+wait "$listener"
+[ "$(sha256sum <"$work/received" | cut -d' ' -f1)" = "$want" ] ||
+	{ echo "  v1 -> 10.96.0.11: DIGEST MISMATCH" >&2; exit 1; }
+echo "  16 MiB v1 -> 10.96.0.11:80 (backend b1, this node) digest-checked; in the sockhash:"
+[ -n "$sockets" ] || { echo "    none: the translated connection was not in the sockhash" >&2; exit 1; }
+while IFS= read -r line; do echo "    $line"; done <<<"$sockets"
+
+echo
 echo "Endpoints (veloctl endpoints):"
 build/veloctl --state-dir "$work/state" --run-dir "$work/run" --bpffs "$work/bpffs/velo" endpoints |
 	sed 's/^/  /'
 
 echo
 start=$(date +%s%N)
-for name in r1 r2 t1 t2 x1 x2 s1 s2; do
+for name in r1 r2 t1 t2 x1 x2 s1 s2 b1 v1; do
 	printf '%s' "${conf[$name]}" | in_node env CNI_COMMAND=DEL CNI_CONTAINERID="velodemo-$name" \
 		CNI_NETNS="/run/netns/velodemo-$name-$$" CNI_IFNAME=eth0 CNI_PATH="$bin" "$bin/velo"
 done
@@ -240,7 +316,7 @@ end=$(date +%s%N)
 printf '%s' "${conf[c1]}" | nsenter --net="/run/netns/$node2" env CNI_COMMAND=DEL \
 	CNI_CONTAINERID=velodemo-c1 CNI_NETNS="/run/netns/velodemo-c1-$$" CNI_IFNAME=eth0 \
 	CNI_PATH="$bin" "$bin/velo"
-echo "DEL of node 1's 8 pods: $(((end - start) / 8000000)) ms each (velod deletes the retired veths)"
+echo "DEL of node 1's 10 pods: $(((end - start) / 10000000)) ms each (velod deletes the retired veths)"
 # velo veths left in both nodes.
 velo_links() {
 	{ in_node ip -o link show; nsenter --net="/run/netns/$node2" ip -o link show; } |
@@ -257,6 +333,6 @@ leases=$(find "$work/ipam" "$work/n2/ipam" -type f -name '10.*' | wc -l)
 pins=$({ find "$work/bpffs/velo/links" "$work/bpffs/velo2/links" -name 'vd*' 2>/dev/null || true; } |
 	wc -l)
 records=$(find "$work/state" "$work/n2/state" -name '*.json' | wc -l)
-echo "After DEL of all 9 pods: $links velo veths, $leases IPAM leases, $records records," \
+echo "After DEL of all 11 pods: $links velo veths, $leases IPAM leases, $records records," \
 	"$pins per-pod link pins left."
 [ $((links + leases + records + pins)) -eq 0 ]
