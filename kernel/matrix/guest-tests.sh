@@ -45,6 +45,20 @@ pod() {
 	shift
 	nsenter --net="/run/netns/velotest-pod-$p" "$@"
 }
+# cg_kill CG: ends every process of the cgroup as a runtime does (cgroup.kill; a loop over
+# cgroup.procs misses pids when the list shifts), then waits (5 s at most) for it to be empty.
+cg_kill() {
+	local i
+	[ -d "$1" ] || return 0
+	echo 1 >"$1/cgroup.kill" || return 1
+	for i in $(seq 50); do
+		[ -n "$(cat "$1/cgroup.procs")" ] || return 0
+		sleep 0.1
+	done
+	echo "cgroup $1 still has processes: $(tr '\n' ' ' <"$1/cgroup.procs")"
+	return 1
+}
+
 # in_cg POD CMD...: CMD in the pod's netns, as a process of the pod's cgroup.
 in_cg() {
 	local p=$1
@@ -121,11 +135,11 @@ add() {
 # del POD: DEL, then the pod's netns and cgroup go.
 del() {
 	local ann=${ANN[$1]:-}
-	local cg="$CGROOT/velotest-$1" p i
+	local cg="$CGROOT/velotest-$1" i
 	cni DEL "$1" "${ann:-"{}"}" || return 1
 	ip netns del "velotest-pod-$1"
 	# A server the test's timeout is still reaping keeps the cgroup busy: end it first.
-	while read -r p; do kill -9 "$p" 2>/dev/null; done <"$cg/cgroup.procs"
+	cg_kill "$cg"
 	for i in 1 2 3 4 5 6 7 8 9 10; do
 		rmdir "$cg" 2>/dev/null && return 0
 		sleep 0.2
@@ -415,7 +429,7 @@ t_sockmap_peer_gone() {
 	sleep 1
 	pods_before=$(sm_map_len velo_smpod_v1)
 	echo "mid-stream: sockets in the sockhash $(sm_map_len velo_sock_v1), pod map entries $pods_before"
-	while read -r p; do kill -9 "$p" 2>/dev/null; done <"$cg/cgroup.procs"
+	cg_kill "$cg" || return 1
 	cni DEL b "${ANN[b]}" || return 1
 	ip netns del velotest-pod-b
 	wait "$pid" || rc=$?
@@ -784,8 +798,7 @@ cleanup() {
 	done
 	for cg in "$CGROOT"/velotest-*; do
 		[ -d "$cg" ] || continue
-		while read -r pid; do kill -9 "$pid" 2>/dev/null; done <"$cg/cgroup.procs"
-		sleep 0.1
+		cg_kill "$cg"
 		rmdir "$cg" 2>/dev/null
 	done
 	rm -rf "$BPFFS/velotest-$TEST" "$BPFFS/velotest-$TEST"-* $T/state/* $T/ipam/*
