@@ -6,7 +6,9 @@
 # each checked by digest, throughput measured side by side, what velo's BPF
 # programs cost (veloctl top), a second node on an underlay bridge with velod
 # keeping host-gw routes between the two (a pod on each side, traffic checked),
-# and DEL leaving nothing behind (with velod deleting the retired veths).
+# a ClusterIP Service with a backend on each node (connect-time translation, and a
+# translated connection paired in the sockhash), and DEL leaving nothing behind
+# (with velod deleting the retired veths).
 # Everything it creates is named velodemo-* and removed at exit.
 # Usage (as root): hack/demo.sh [--no-deps]
 set -euo pipefail
