@@ -29,6 +29,7 @@ pods=() cgroups=() velods=()
 cleanup() {
 	set +e
 	for pid in "${velods[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
+	disown -a # the pods' servers die by cgroup.kill below: no job reports for them
 	pkill -f "iperf3 -s -1 -B 10.7[78]." 2>/dev/null
 	for pod in "${pods[@]}"; do ip netns del "$pod" 2>/dev/null; done
 	# As a runtime does: cgroup.kill, then the cgroup is empty once the kernel says so.
@@ -267,7 +268,7 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 in_pod b1 socat TCP4-LISTEN:8080,fork,reuseaddr SYSTEM:'echo b1' &
-nsenter --net="/run/netns/velodemo-c1-$$" socat TCP4-LISTEN:8080,fork,reuseaddr SYSTEM:'echo c1' &
+in_pod c1 socat TCP4-LISTEN:8080,fork,reuseaddr SYSTEM:'echo c1' &
 sleep 0.3
 declare -A served=([b1]=0 [c1]=0)
 for _ in $(seq 20); do
