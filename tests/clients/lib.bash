@@ -161,9 +161,12 @@ velotest_make_rootfs() {
 velotest_client_script() {
 	cat <<EOF
 echo "iflink=\$(cat /sys/class/net/eth0/iflink)"
+# From a file, not a pipe: the listener's stdin is at EOF, so it half-closes at once, and
+# busybox nc exits on that FIN without sending when the pipe's data comes later.
 send() {
+	echo "\$1" >/tmp/payload
 	for i in \$(seq 1 20); do
-		echo "\$1" | nc -w 5 "\$2" "\$3" && return 0
+		nc -w 5 "\$2" "\$3" </tmp/payload && return 0
 		sleep 0.5
 	done
 	return 1
