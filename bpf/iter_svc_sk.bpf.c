@@ -12,11 +12,8 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
-#include "lib/svc_sock.h"
+#include "lib/svc_iter.h"
 #include "lib/velo_svc.h"
-
-#define VELO_AF_INET 2
-#define VELO_AF_INET6 10
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -25,16 +22,9 @@ int velo_svc_sk_dump(struct bpf_iter__tcp *ctx)
 {
 	struct sock_common *common = ctx->sk_common;
 	struct velo_svc_sk_rec rec = {};
-	struct velo_svc_sock *state;
-	struct tcp_sock *tp;
+	struct velo_svc_sock *state = svc_iter_state(common);
 
-	if (!common || (common->skc_family != VELO_AF_INET && common->skc_family != VELO_AF_INET6))
-		return 0;
-	tp = bpf_skc_to_tcp_sock(common);
-	if (!tp)
-		return 0; /* a request or timewait socket: no storage of ours */
-	state = bpf_sk_storage_get(&velo_svc_sk_v1, tp, 0, 0);
-	if (!state || !state->connected)
+	if (!state)
 		return 0;
 	if (common->skc_family == VELO_AF_INET) {
 		__u32 local = common->skc_rcv_saddr, remote = common->skc_daddr;

@@ -12,12 +12,10 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
-#include "lib/svc_sock.h"
+#include "lib/svc_iter.h"
 #include "lib/velo_svc.h"
 
 #define VELO_IPPROTO_TCP 6
-#define VELO_AF_INET 2
-#define VELO_AF_INET6 10
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -39,17 +37,9 @@ int velo_svc_reap(struct bpf_iter__tcp *ctx)
 {
 	struct sock_common *common = ctx->sk_common;
 	struct velo_svc_bc_key key = {};
-	struct velo_svc_sock *state;
-	struct tcp_sock *tp;
+	struct velo_svc_sock *state = svc_iter_state(common);
 
-	/* Reading a field also gives libbpf 1.1 sock_common's full type to match the kfunc's. */
-	if (!common || (common->skc_family != VELO_AF_INET && common->skc_family != VELO_AF_INET6))
-		return 0;
-	tp = bpf_skc_to_tcp_sock(common);
-	if (!tp)
-		return 0; /* a request or timewait socket: nothing of ours to close */
-	state = bpf_sk_storage_get(&velo_svc_sk_v1, tp, 0, 0);
-	if (!state || !state->connected)
+	if (!state)
 		return 0;
 	__builtin_memcpy(key.svc.addr, state->peers[0].vip, 16);
 	key.svc.port = state->peers[0].vip_port;
