@@ -7,7 +7,10 @@
  * with posix_spawn (vfork + exec) straight from one small process, so the only overhead
  * left is the spawn itself (measure it with a plan row for /bin/true).
  *
- * Usage: cni_latency -P CNI_PATH -p LABEL=BINARY:CONFIG [-p ...] [-o OUTFILE] < PLAN
+ * Usage: cni_latency -P CNI_PATH -p LABEL=BINARY:CONFIG [-p ...] [-n LABEL=NETNS ...]
+ *                    [-o OUTFILE] < PLAN
+ *   -n: the network namespace (the "node") LABEL's plugin runs in; default the driver's.
+ *   Each plugin on its own node sees only its own pods' devices and routes, as on a node.
  * PLAN lines: TAG LABEL VERB CONTAINERID NETNS IFNAME MODE
  *   MODE "time": posix_spawn, wall time, wait4 ru_maxrss (includes the plugin's waited
  *   children, e.g. its IPAM plugin). MODE "rss": the plugin runs under ptrace and, at its
@@ -18,6 +21,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdbool.h>
@@ -37,6 +41,7 @@ struct plugin {
 	char label[64];
 	char binary[FIELD_MAX];
 	char config[FIELD_MAX];
+	int node_fd; /* -1: the driver's own netns */
 };
 
 struct invocation {
@@ -60,6 +65,8 @@ static struct plugin plugins[MAX_PLUGINS];
 static int plugin_count;
 static const char *cni_path = "/usr/lib/cni";
 static int output_fd = -1;
+static int home_fd = -1; /* the driver's netns, for plugins without -n */
+static int current_fd = -1; /* the netns the driver is in now (-1: home) */
 
 static long long now_usec(void)
 {
@@ -85,16 +92,48 @@ static int parse_plugin(const char *arg)
 	memcpy(plugin->label, arg, eq - arg);
 	memcpy(plugin->binary, eq + 1, colon - eq - 1);
 	strcpy(plugin->config, colon + 1);
+	plugin->node_fd = -1;
 	plugin_count++;
 	return 0;
 }
 
-static const struct plugin *find_plugin(const char *label)
+static struct plugin *find_plugin(const char *label)
 {
 	for (int i = 0; i < plugin_count; i++)
 		if (!strcmp(plugins[i].label, label))
 			return &plugins[i];
 	return NULL;
+}
+
+/* -n LABEL=NETNS: the label's plugin runs in that network namespace. */
+static int parse_node(const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	char label[64];
+	struct plugin *plugin;
+
+	if (!eq || (size_t)(eq - arg) >= sizeof(label))
+		return -EINVAL;
+	memcpy(label, arg, eq - arg);
+	label[eq - arg] = '\0';
+	plugin = find_plugin(label);
+	if (!plugin)
+		return -ENOENT;
+	plugin->node_fd = open(eq + 1, O_RDONLY | O_CLOEXEC);
+	return plugin->node_fd < 0 ? -errno : 0;
+}
+
+/* The spawned plugin inherits the driver's netns: switch only when it changes. */
+static int enter_node(const struct plugin *plugin)
+{
+	int fd = plugin->node_fd >= 0 ? plugin->node_fd : home_fd;
+
+	if (fd == current_fd)
+		return 0;
+	if (setns(fd, CLONE_NEWNET))
+		return -errno;
+	current_fd = fd;
+	return 0;
 }
 
 /* envp for one invocation; the strings live in storage. */
@@ -236,6 +275,12 @@ static int run_invocation(const struct invocation *inv)
 		return -ENOENT;
 	}
 	build_env(inv, storage, envp);
+	ret = enter_node(plugin);
+	if (ret) {
+		fprintf(stderr, "cni_latency: entering %s's node: %s\n", plugin->label,
+			strerror(-ret));
+		return ret;
+	}
 	if (!strcmp(inv->mode, "rss"))
 		ret = run_traced(plugin, envp, &sample);
 	else
@@ -252,7 +297,7 @@ static int run_invocation(const struct invocation *inv)
 static void usage(void)
 {
 	fprintf(stderr, "usage: cni_latency -P CNI_PATH -p LABEL=BINARY:CONFIG [-p ...] "
-			"[-o OUTFILE] < PLAN\n"
+			"[-n LABEL=NETNS ...] [-o OUTFILE] < PLAN\n"
 			"PLAN lines: TAG LABEL VERB CONTAINERID NETNS IFNAME time|rss\n");
 }
 
@@ -262,7 +307,13 @@ int main(int argc, char **argv)
 	char line[2048];
 	int opt, lineno = 0;
 
-	while ((opt = getopt(argc, argv, "P:p:o:h")) != -1) {
+	home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (home_fd < 0) {
+		fprintf(stderr, "cni_latency: /proc/self/ns/net: %s\n", strerror(errno));
+		return 1;
+	}
+	current_fd = home_fd;
+	while ((opt = getopt(argc, argv, "P:p:n:o:h")) != -1) {
 		switch (opt) {
 		case 'P':
 			cni_path = optarg;
@@ -270,6 +321,12 @@ int main(int argc, char **argv)
 		case 'p':
 			if (parse_plugin(optarg)) {
 				fprintf(stderr, "cni_latency: bad -p %s\n", optarg);
+				return 2;
+			}
+			break;
+		case 'n':
+			if (parse_node(optarg)) {
+				fprintf(stderr, "cni_latency: bad -n %s (its -p first)\n", optarg);
 				return 2;
 			}
 			break;

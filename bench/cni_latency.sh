@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # CNI ADD/DEL latency of velo next to the reference ptp and bridge plugins, in one run.
 #
-# Everything runs in a benchmark "node" (network namespace velobench-node-PID); pods are
+# Each plugin runs on its own benchmark "node" (network namespace velobench-node-PID-PLUGIN),
+# so that "N pods present" means N of that plugin's pods on its node, as on a real node (one
+# shared node held every plugin's devices: four times as many veths and IPv6 routes, which the
+# kernel's link events walk); IPAM alone and the spawn floor run in velobench-node-PID. Pods are
 # network namespaces velobench-pod-PID-PLUGIN-N. The reference plugins use host-local IPAM
 # (each its own /22 of 10.248.0.0/16 and its own dataDir); velo uses its own IPAM (-i velo, the
 # default: "ipam": {"type": "velo"}, in process) with the same kind of range, or host-local
@@ -18,7 +21,7 @@
 # checks every candidate inode's deletion time): `-f root` keeps them under /tmp anyway.
 # Everything is removed at exit, pass or fail.
 #
-# Usage (as root): bench/cni_latency.sh [-o OUTDIR] [-n PODS] [-b FEW] [-s MANY] [-k PROBES] [-r RSS_RUNS] [-f FS] [-i IPAM]
+# Usage (as root): bench/cni_latency.sh [-o OUTDIR] [-n PODS] [-b FEW] [-s MANY] [-k PROBES] [-r RSS_RUNS] [-f FS] [-i IPAM] [-S]
 #   -o OUTDIR  results: cni_latency.md, cni_latency.csv, cni_latency_samples.csv (build/bench)
 #   -n PODS    pods per plugin for the ADD/DEL medians and p99 (100; at least 50 for p99)
 #   -b FEW -s MANY  ADD latency with FEW (10) and with MANY (500) pods present
@@ -26,6 +29,7 @@
 #   -r RSS_RUNS  ADD/DEL pairs per plugin run under ptrace for the peak RSS (10)
 #   -f FS      where state, logs and IPAM leases live: ext4 (a journaled image, default) or root
 #   -i IPAM    velo's IPAM: velo (its own, in process; default) or host-local (exec'd, as ptp's)
+#   -S         every plugin on one shared node, as before (ADD@N then has N pods of each plugin there)
 #   VELO_BASE=PATH  another velo build (e.g. the last commit's) as column velo-base, interleaved
 #                   with the rest, so a change is judged side by side in one run
 set -euo pipefail
@@ -39,7 +43,8 @@ probes=30
 rss_runs=10
 data_fs=ext4
 velo_ipam=velo
-while getopts "o:n:b:s:k:r:f:i:h" opt; do
+shared_node=0
+while getopts "o:n:b:s:k:r:f:i:Sh" opt; do
 	case $opt in
 	o) outdir=$OPTARG ;;
 	n) pods=$OPTARG ;;
@@ -49,7 +54,8 @@ while getopts "o:n:b:s:k:r:f:i:h" opt; do
 	r) rss_runs=$OPTARG ;;
 	f) data_fs=$OPTARG ;;
 	i) velo_ipam=$OPTARG ;;
-	*) sed -n 's/^# \{0,1\}//; 21,30p' "$0" >&2; exit 2 ;;
+	S) shared_node=1 ;;
+	*) sed -n 's/^# \{0,1\}//; 24,34p' "$0" >&2; exit 2 ;;
 	esac
 done
 for value in "$pods" "$few" "$many" "$probes" "$rss_runs"; do
@@ -83,6 +89,7 @@ cleanup() {
 	if [ -s "$netns_list" ]; then
 		sed 's/^/netns del /' "$netns_list" | ip -force -batch - 2>/dev/null
 	fi
+	for label in "${labels[@]}"; do ip netns del "$node-$label" 2>/dev/null; done
 	ip netns del "$node" 2>/dev/null
 	# velo mounts bpffs at its bpffsDir if none is there.
 	for dir in "$work/velo/bpffs" "$work/velod/bpffs" "$work/velo-base/bpffs" "$work/tmpfs" \
@@ -97,17 +104,21 @@ trap 'exit 130' INT TERM
 driver=$work/cni_latency
 ${CC:-gcc} -std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror -o "$driver" "$top/bench/cni_latency.c"
 
-ip netns add "$node"
-in_node() { nsenter --net="/run/netns/$node" "$@"; }
-in_node ip link set lo up
-# A fresh node: forwarding off until a plugin turns it on.
-for key in net.ipv4.ip_forward net.ipv6.conf.all.forwarding; do in_node sysctl -qw "$key=0"; done
-
 labels=(ptp bridge)
 # velo-velod: velo with its node agent running, so DEL retires the veth for velod to delete.
 [ -x "$velo" ] && [ -x "$velod" ] && labels=(velo-velod "${labels[@]}")
 [ -x "$velo" ] && labels=(velo "${labels[@]}")
 [ -n "$velo_base" ] && labels+=(velo-base)
+
+in_node() { nsenter --net="/run/netns/$node" "$@"; }
+for name in "$node" "${labels[@]/#/$node-}"; do
+	ip netns add "$name"
+	ip -n "$name" link set lo up
+	# A fresh node: forwarding off until a plugin turns it on.
+	for key in net.ipv4.ip_forward net.ipv6.conf.all.forwarding; do
+		ip netns exec "$name" sysctl -qw "$key=0"
+	done
+done
 # Not plugins under test but timed the same way: IPAM alone and the spawn floor.
 extras=(host-local spawn)
 
@@ -162,6 +173,7 @@ driver_args=(-P "$ref_dir" -o "$work/plugins.out"
 	-p "ptp=$ref_dir/ptp:$work/ptp.json"
 	-p "bridge=$ref_dir/bridge:$work/bridge.json"
 	-p "host-local=$ref_dir/host-local:$work/host-local.json" -p "spawn=/bin/true:/dev/null")
+((shared_node)) || for label in "${labels[@]}"; do driver_args+=(-n "$label=/run/netns/$node-$label"); done
 
 # Pod namespaces: 1..max(pods, many) per plugin plus a probe namespace each.
 count=$((pods > many ? pods : many))
@@ -180,7 +192,7 @@ netns_of() { # netns_of LABEL N
 
 samples=$work/samples.csv
 echo "tag,label,verb,containerid,usec,maxrss_kb,hwm_kb,status" >"$samples"
-run_plan() { # run_plan PLANFILE: the driver runs it inside the node
+run_plan() { # run_plan PLANFILE: the driver runs it inside the base node, each plugin in its own
 	in_node "$driver" "${driver_args[@]}" <"$1" | tail -n +2 >>"$samples"
 }
 # rotated N WORD...: the words rotated left by N, so no plugin always goes first.
@@ -196,7 +208,8 @@ invocation() { # invocation TAG LABEL VERB ID NETNS-N MODE
 
 if [[ " ${labels[*]} " == *" velo-velod "* ]]; then
 	# nsenter execs velod, so $! is velod itself (a function would fork a subshell).
-	nsenter --net="/run/netns/$node" "$velod" --config "$work/velod.conf.json" 2>"$work/velod.log" &
+	nsenter --net="/run/netns/$([ "$shared_node" = 1 ] && echo "$node" || echo "$node-velo-velod")" \
+		"$velod" --config "$work/velod.conf.json" 2>"$work/velod.log" &
 	velod_pid=$!
 	for _ in $(seq 50); do [ -s "$work/velod.log" ] && break; sleep 0.1; done
 	grep -q 'velod .* started' "$work/velod.log" || { cat "$work/velod.log" >&2; exit 1; }
@@ -391,7 +404,13 @@ if [ -x "$velo" ]; then
 fi
 {
 	echo
-	echo "Latency: wall time from spawn to reaped exit, driver inside the node namespace."
+	if ((shared_node)); then
+		echo "Latency: wall time from spawn to reaped exit; every plugin on one shared node (-S), so"
+		echo "ADD@N has N pods of each plugin on that node."
+	else
+		echo "Latency: wall time from spawn to reaped exit; each plugin on its own node namespace, so"
+		echo "ADD@N has N of that plugin's pods on its node (IPAM alone and the spawn floor: a fifth)."
+	fi
 	echo "velo's own part subtracts host-local's median (run alone, same config) from velo's; it"
 	echo "still contains velo's exec and its spawn of host-local, and host-local's slowdown from"
 	echo "sharing the CPUs with velo's veth creation, which runs beside it. velo's log line of each"

@@ -17,6 +17,7 @@
 #include "base/error.h"
 #include "features/feature.h"
 #include "cni/ipam.h"
+#include "cni/ipam_families.h"
 #include "cni/ipam_plugin.h"
 #include "cni/ipam_velo.h"
 #include "cni/pod_annotations.h"
@@ -243,6 +244,7 @@ int cmd_add(struct velo_request *request)
 		.host_ifname = record->host_ifname,
 		.mtu = config->mtu,
 		.ipv6_all_forwarding = config->ipv6_all_forwarding,
+		.host_ipv6 = ipam_may_assign_ipv6(config->ipam_type, config->ipam),
 	};
 	/* Refuse before any side effect: an existing interface stays untouched. */
 	ret = wiring_precheck(&spec);

@@ -154,7 +154,9 @@ int wiring_finish(const struct wiring_spec *spec, const struct wiring_state *sta
 	if (!sk)
 		return cni_fail(-errno, VELO_ERR_NETLINK, "netlink socket: %s", strerror(errno));
 	if (wiring_has_family(spec, AF_INET6)) {
-		ret = wiring_host_ipv6_forwarding(spec);
+		ret = spec->host_ipv6 ? 0 : wiring_host_ipv6_enable(spec);
+		if (!ret)
+			ret = wiring_host_ipv6_forwarding(spec);
 		if (ret)
 			goto err_del_veth;
 	}

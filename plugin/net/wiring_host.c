@@ -40,15 +40,38 @@ int wiring_host_ipv6_forwarding(const struct wiring_spec *spec)
 	return 0;
 }
 
+/* No router advertisements or DAD on the host side: velo sets its routes and neighbours. */
+static int host_ipv6_conf(const char *host)
+{
+	int ret = wiring_conf_set("host", 6, host, "accept_ra", "0");
+
+	return ret ? ret : wiring_conf_set("host", 6, host, "accept_dad", "0");
+}
+
+int wiring_host_ipv6_enable(const struct wiring_spec *spec)
+{
+	int ret = host_ipv6_conf(spec->host_ifname);
+
+	return ret ? ret : wiring_conf_set("host", 6, spec->host_ifname, "disable_ipv6", "0");
+}
+
 int wiring_host_sysctls(const struct wiring_spec *spec)
 {
 	const char *host = spec->host_ifname;
 	int ret;
 
 	if (wiring_ipv6_conf_exists(host)) {
-		ret = wiring_conf_set("host", 6, host, "accept_ra", "0");
-		if (!ret)
-			ret = wiring_conf_set("host", 6, host, "accept_dad", "0");
+		/*
+		 * Set while the link is down. An IPv6 link gets fe80::/64 and
+		 * ff00::/8 routes, one node of the IPv6 FIB holding every veth's,
+		 * scanned on each insert and lookup, and each link event walks the
+		 * whole table: with thousands of pods, milliseconds per ADD
+		 * (docs/benchmarks.md). An IPv4-only pod's veth needs no IPv6.
+		 */
+		if (!spec->host_ipv6)
+			ret = wiring_conf_set("host", 6, host, "disable_ipv6", "1");
+		else
+			ret = host_ipv6_conf(host);
 		if (ret)
 			return ret;
 	}

@@ -7,8 +7,13 @@
 
 #include "net/wiring_spec.h"
 
-/* The host veth's sysctls: no RA or DAD (with IPv6), IPv4 forwarding, strict rp_filter. */
+/*
+ * The host veth's sysctls, before it is up: IPv6 off unless spec->host_ipv6, else no RA or
+ * DAD; IPv4 forwarding, strict rp_filter.
+ */
 int wiring_host_sysctls(const struct wiring_spec *spec);
+/* IPv6 on for a pod that got an IPv6 address though spec->host_ipv6 said it wouldn't. */
+int wiring_host_ipv6_enable(const struct wiring_spec *spec);
 /* IPv6 forwarding on the host veth: per device where the kernel can, else node-wide if allowed. */
 int wiring_host_ipv6_forwarding(const struct wiring_spec *spec);
 /* Host routes to each pod IP: /32 or /128 dev host veth scope link. */

@@ -122,6 +122,29 @@ teardown() { vt_teardown; }
 	[ "$(vt_node sysctl -n "net.ipv6.conf.$host.accept_ra")" = 0 ]
 }
 
+@test "an IPv4-only pod's host veth has IPv6 off and no IPv6 route; a dual-stack pod's keeps IPv6" {
+	vt_velo_only
+	local pod4 pod46 ip4 host4 host46
+	pod4="$(vt_pod_new)"
+	vt_add "$pod4" ctr-v4only "$(vt_config -f 4)"
+	ip4="$(vt_ip "$VT_RESULT" 4)"
+	host4="$(vt_host_ifname vt ctr-v4only eth0)"
+	[ "$(vt_node sysctl -n "net.ipv6.conf.$host4.disable_ipv6")" = 1 ]
+	run vt_node ip -6 route show table all dev "$host4"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ] || { echo "IPv6 routes on $host4: $output"; false; }
+	run vt_node ip -6 addr show dev "$host4"
+	[ -z "$output" ] || { echo "IPv6 addresses on $host4: $output"; false; }
+	vt_ping_from_node "$ip4"
+
+	pod46="$(vt_pod_new)"
+	vt_add "$pod46" ctr-dual "$(vt_config -f dual)"
+	host46="$(vt_host_ifname vt ctr-dual eth0)"
+	[ "$(vt_node sysctl -n "net.ipv6.conf.$host46.disable_ipv6")" = 0 ]
+	vt_ping_from_node "$(vt_ip "$VT_RESULT" 6)"
+	vt_tcp_transfer "$pod46" "$(vt_ip "$VT_RESULT" 4)" "$pod4" 5006
+}
+
 @test "the ADD result lists the host veth, the pod interface with its sandbox, ips and routes" {
 	vt_velo_only
 	local pod conf host
