@@ -5,6 +5,8 @@
 #             path; the client pod doesn't opt in to velo.dev/services
 #   svc       velo's connect-time translation (velo.dev/services), routed path
 #   svc-sm    velo's translation with the socket short-circuit (velo.dev/sockmap on both pods)
+#   direct    the client dials the server pod's IP on velo's routed path: no NAT at all, the
+#             bound of what any translation can give on the routed path
 #   direct-sm the client dials the server pod's IP, both pods velo.dev/sockmap
 # Every velo pod's conflist accepts the sockhash kernel bugs velo probes for
 # (sockmapAcceptKernelBugs), as the demo does: on a kernel where a probe fails the sockmap pods
@@ -104,14 +106,14 @@ cp "$velo" "$work/bin/velo"
 cp /usr/lib/cni/host-local "$work/bin/"
 innode() { nsenter --net="/run/netns/$node" "$@"; }
 
-paths="kp svc svc-sm direct-sm"
+paths="kp svc svc-sm direct direct-sm"
 label() {
 	case $1 in
 	kp) echo "kube-proxy DNAT" ;; svc) echo "velo svc routed" ;; svc-sm) echo "velo svc + sockmap" ;;
-	direct-sm) echo "pod IP + sockmap" ;;
+	direct) echo "pod IP routed" ;; direct-sm) echo "pod IP + sockmap" ;;
 	esac
 }
-# Each path's ClusterIP (the direct path has none); ports 80 stream, 81 rr, 82 conn.
+# Each path's ClusterIP (the direct paths have none); ports 80 stream, 81 rr, 82 conn.
 declare -A vip=([kp]=10.96.7.1 [svc]=10.96.7.2 [svc-sm]=10.96.7.3)
 bugs='["halfclose-eagain", "splice-ingress", "waitall-short", "rcvlowat-ignored"]'
 
@@ -155,7 +157,7 @@ pod_argv() {
 }
 # target PATH PORT_INDEX: what that path's client dials (0 stream, 1 rr, 2 conn).
 target() {
-	if [ "$1" = direct-sm ]; then
+	if [ "$1" = direct ] || [ "$1" = direct-sm ]; then
 		echo "${pod_ip[$1-s]} $((5100 + 100 * $2))"
 	else
 		echo "${vip[$1]} $((80 + $2))"
@@ -364,7 +366,7 @@ target_row() {
 	echo "Command (as root): \`bench/services.sh -r $reps -t $secs$([ "$size" = 65536 ] || echo " -s $size")\`"
 	echo "Paths: kube-proxy DNAT (nftables prerouting dstnat in the node, velo routed pods), velo svc"
 	echo "routed (velo.dev/services), velo svc + sockmap (and velo.dev/sockmap on both pods), pod IP +"
-	echo "sockmap (no Service). Every pod's conflist accepts the probed sockhash kernel bugs"
+	echo "sockmap (no Service), pod IP routed (no Service, no NAT). Every pod's conflist accepts the probed sockhash kernel bugs"
 	echo "(sockmapAcceptKernelBugs: halfclose-eagain splice-ingress waitall-short rcvlowat-ignored)."
 	echo
 	echo "## Bulk stream, $size-byte writes, Gbit/s"
@@ -417,6 +419,24 @@ target_row() {
 			"${med[conn,$placement,svc-sm,cps]}" "${med[conn,$placement,kp,cps]}" ">=" 1.1
 		target_row "connections/s svc routed / kube-proxy DNAT, $(placement_title "$placement")" \
 			"${med[conn,$placement,svc,cps]}" "${med[conn,$placement,kp,cps]}" ">=" 1.1
+	done
+	echo
+	echo "Bounds on this kernel: what the same path without any Service gives (pod IP), against"
+	echo "kube-proxy DNAT. A ClusterIP path can't beat its pod IP twin: translation happens once, at"
+	echo "connect, and the connection is then a pod IP connection."
+	echo
+	echo "| bound | value | target it bounds |"
+	echo "|---|---:|---|"
+	echo "| bulk pod IP + sockmap / kube-proxy DNAT | $(ratio "${med[stream,bulk,direct-sm,gbit]}" "${med[stream,bulk,kp,gbit]}") | bulk >= 2.5 |"
+	for placement in $placements; do
+		echo "| RR p50 pod IP + sockmap / kube-proxy DNAT, $(placement_title "$placement") |" \
+			"$(ratio "${med[rr,$placement,direct-sm,p50]}" "${med[rr,$placement,kp,p50]}") | RR p50 <= 0.5 |"
+	done
+	for placement in $placements; do
+		echo "| connections/s pod IP routed (no NAT) / kube-proxy DNAT, $(placement_title "$placement") |" \
+			"$(ratio "${med[conn,$placement,direct,cps]}" "${med[conn,$placement,kp,cps]}") | connections/s >= 1.1 |"
+		echo "| connections/s pod IP + sockmap / kube-proxy DNAT, $(placement_title "$placement") |" \
+			"$(ratio "${med[conn,$placement,direct-sm,cps]}" "${med[conn,$placement,kp,cps]}") | connections/s >= 1.1 |"
 	done
 	echo
 	echo "Other ratios: bulk svc routed / kube-proxy DNAT" \
