@@ -3,11 +3,13 @@
 #include <errno.h>
 #include <string.h>
 
+#include <linux/ip.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <netlink/addr.h>
 #include <netlink/msg.h>
 #include <netlink/route/link.h>
+#include <netlink/route/link/inet.h>
 #include <netlink/route/link/veth.h>
 
 #include "net/netlink.h"
@@ -91,6 +93,24 @@ int velo_nl_link_up(struct nl_sock *sk, int ifindex)
 		return -ENOMEM;
 	rtnl_link_set_ifindex(link, ifindex);
 	rtnl_link_set_flags(change, IFF_UP);
+	return velo_nl_errno(rtnl_link_change(sk, link, change, 0));
+}
+
+int velo_nl_link_up_forwarding(struct nl_sock *sk, int ifindex)
+{
+	_cleanup_link_ struct rtnl_link *link = rtnl_link_alloc();
+	_cleanup_link_ struct rtnl_link *change = rtnl_link_alloc();
+	int ret;
+
+	if (!link || !change)
+		return -ENOMEM;
+	rtnl_link_set_ifindex(link, ifindex);
+	rtnl_link_set_flags(change, IFF_UP);
+	ret = rtnl_link_inet_set_conf(change, IPV4_DEVCONF_FORWARDING, 1);
+	if (!ret)
+		ret = rtnl_link_inet_set_conf(change, IPV4_DEVCONF_RP_FILTER, 1);
+	if (ret)
+		return velo_nl_errno(ret);
 	return velo_nl_errno(rtnl_link_change(sk, link, change, 0));
 }
 

@@ -26,6 +26,11 @@ int velo_nl_link_get_index(struct nl_sock *sk, int ifindex, struct velo_nl_link 
 int velo_nl_veth_add(struct nl_sock *sk, const char *name, const char *mac, unsigned mtu,
 		     const char *peer_name, int peer_netns_fd);
 int velo_nl_link_up(struct nl_sock *sk, int ifindex);
+/*
+ * Up, with the device's IPv4 forwarding and strict rp_filter in the same request
+ * (IFLA_INET_CONF): no /proc/sys lookup, whose cost grows with the node's netns count.
+ */
+int velo_nl_link_up_forwarding(struct nl_sock *sk, int ifindex);
 /* -ENODEV when name doesn't exist. */
 int velo_nl_link_del(struct nl_sock *sk, const char *name);
 int velo_nl_link_del_index(struct nl_sock *sk, int ifindex);

@@ -114,7 +114,14 @@ int wiring_create(const struct wiring_spec *spec, struct wiring_state *state)
 	ret = wiring_host_sysctls(spec);
 	if (ret)
 		goto err_del_veth;
-	ret = velo_nl_link_up(sk, host.ifindex);
+	/*
+	 * The IPv4 forward path checks the input device's forwarding, not
+	 * ip_forward. Strict reverse-path check on this link only (the kernel
+	 * uses the larger of all and the device): a packet with a source the
+	 * node doesn't route back to this veth, such as another pod's address,
+	 * is dropped. IPv6 has no rp_filter; docs/threat-model.md says so.
+	 */
+	ret = velo_nl_link_up_forwarding(sk, host.ifindex);
 	if (ret) {
 		ret = cni_fail(ret, VELO_ERR_NETLINK, "host %s: set up: %s", host_name,
 			       strerror(-ret));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The wiring's host side: veth sysctls and forwarding, the routes and neighbours to the pod. */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 
 #include <linux/rtnetlink.h>
 
+#include "base/error.h"
 #include "base/log.h"
 #include "net/netlink_ip.h"
 #include "net/wiring_spec.h"
@@ -40,52 +42,38 @@ int wiring_host_ipv6_forwarding(const struct wiring_spec *spec)
 	return 0;
 }
 
-/* No router advertisements or DAD on the host side: velo sets its routes and neighbours. */
-static int host_ipv6_conf(const char *host)
-{
-	int ret = wiring_conf_set("host", 6, host, "accept_ra", "0");
-
-	return ret ? ret : wiring_conf_set("host", 6, host, "accept_dad", "0");
-}
+/*
+ * IPv6 on: no router advertisements or DAD on the host side, velo sets its routes. ADD
+ * writes the first two (IPv6 is on already); a late enable writes all three.
+ */
+static const struct wiring_conf_kv host_ipv6_on[] = {
+	{ "accept_ra", "0" },
+	{ "accept_dad", "0" },
+	{ "disable_ipv6", "0" },
+};
 
 int wiring_host_ipv6_enable(const struct wiring_spec *spec)
 {
-	int ret = host_ipv6_conf(spec->host_ifname);
+	int ret = wiring_conf_set_all("host", 6, spec->host_ifname, host_ipv6_on, 3);
 
-	return ret ? ret : wiring_conf_set("host", 6, spec->host_ifname, "disable_ipv6", "0");
+	return ret == -ENOENT ? 0 : ret;
 }
 
 int wiring_host_sysctls(const struct wiring_spec *spec)
 {
-	const char *host = spec->host_ifname;
+	/*
+	 * IPv6 off is set while the link is down. An IPv6 link gets fe80::/64
+	 * and ff00::/8 routes, one node of the IPv6 FIB holding every veth's,
+	 * scanned on each insert and lookup, and each link event walks the
+	 * whole table: with thousands of pods, milliseconds per ADD
+	 * (docs/benchmarks.md). An IPv4-only pod's veth needs no IPv6.
+	 */
+	static const struct wiring_conf_kv ipv6_off[] = { { "disable_ipv6", "1" } };
 	int ret;
 
-	if (wiring_ipv6_conf_exists(host)) {
-		/*
-		 * Set while the link is down. An IPv6 link gets fe80::/64 and
-		 * ff00::/8 routes, one node of the IPv6 FIB holding every veth's,
-		 * scanned on each insert and lookup, and each link event walks the
-		 * whole table: with thousands of pods, milliseconds per ADD
-		 * (docs/benchmarks.md). An IPv4-only pod's veth needs no IPv6.
-		 */
-		if (!spec->host_ipv6)
-			ret = wiring_conf_set("host", 6, host, "disable_ipv6", "1");
-		else
-			ret = host_ipv6_conf(host);
-		if (ret)
-			return ret;
-	}
-	/* The IPv4 forward path checks the input device's forwarding, not ip_forward. */
-	ret = wiring_conf_set("host", 4, host, "forwarding", "1");
-	/*
-	 * Strict reverse-path check on this link only (the kernel uses the larger
-	 * of all and the device): a packet with a source the node doesn't route
-	 * back to this veth, such as another pod's address, is dropped. IPv6 has
-	 * no rp_filter; docs/threat-model.md says so.
-	 */
-	if (!ret)
-		ret = wiring_conf_set("host", 4, host, "rp_filter", "1");
-	return ret;
+	ret = spec->host_ipv6 ? wiring_conf_set_all("host", 6, spec->host_ifname, host_ipv6_on, 2)
+			      : wiring_conf_set_all("host", 6, spec->host_ifname, ipv6_off, 1);
+	return ret == -ENOENT ? 0 : ret;
 }
 
 /* Host routes to each pod IP: /32 or /128 dev host veth scope link. */

@@ -7,10 +7,7 @@
 
 #include "net/wiring_spec.h"
 
-/*
- * The host veth's sysctls, before it is up: IPv6 off unless spec->host_ipv6, else no RA or
- * DAD; IPv4 forwarding, strict rp_filter.
- */
+/* The host veth's IPv6 sysctls, before it is up: off unless spec->host_ipv6, else no RA or DAD. */
 int wiring_host_sysctls(const struct wiring_spec *spec);
 /* IPv6 on for a pod that got an IPv6 address though spec->host_ipv6 said it wouldn't. */
 int wiring_host_ipv6_enable(const struct wiring_spec *spec);

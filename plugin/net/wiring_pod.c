@@ -113,14 +113,19 @@ int wiring_pod_link_setup(const struct wiring_spec *spec, struct velo_nl_link *p
 	ret = velo_nl_link_get(sk, name, pod);
 	if (ret)
 		return cni_fail(ret, VELO_ERR_NETLINK, "pod %s: look up: %s", name, strerror(-ret));
-	/* Before up: no router solicitations, no DAD delay on the link-local address. */
-	if (wiring_ipv6_conf_exists(name)) {
-		ret = wiring_conf_set("pod", 6, name, "accept_ra", "0");
-		if (!ret)
-			ret = wiring_conf_set("pod", 6, name, "accept_dad", "0");
-		if (!ret)
-			ret = wiring_conf_set("pod", 6, name, "dad_transmits", "0");
-		if (ret)
+	/*
+	 * Before up: no router solicitations, no DAD delay on the link-local
+	 * address. An IPv4-only pod's host side has no IPv6 to answer either.
+	 */
+	if (spec->host_ipv6) {
+		static const struct wiring_conf_kv ipv6[] = {
+			{ "accept_ra", "0" },
+			{ "accept_dad", "0" },
+			{ "dad_transmits", "0" },
+		};
+
+		ret = wiring_conf_set_all("pod", 6, name, ipv6, 3);
+		if (ret && ret != -ENOENT)
 			return ret;
 	}
 	ret = velo_nl_link_up(sk, pod->ifindex);

@@ -9,23 +9,13 @@
 #include "base/error.h"
 #include "net/wiring_sysctl.h"
 
-bool wiring_ipv6_conf_exists(const char *ifname)
+/* key: relative to dirfd, or a path with AT_FDCWD. */
+static int write_at(int dirfd, const char *key, const char *value)
 {
-	char path[128];
-
-	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s", ifname);
-	return access(path, F_OK) == 0;
-}
-
-/* Writes net.ipv<version>.conf.<ifname>.<key>; /proc/sys shows the caller's current netns. */
-int wiring_dev_sysctl_write(int version, const char *ifname, const char *key, const char *value)
-{
-	char path[160];
 	ssize_t written;
 	int fd, ret = 0;
 
-	snprintf(path, sizeof(path), "/proc/sys/net/ipv%d/conf/%s/%s", version, ifname, key);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	fd = openat(dirfd, key, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	written = write(fd, value, strlen(value));
@@ -37,6 +27,15 @@ int wiring_dev_sysctl_write(int version, const char *ifname, const char *key, co
 	return ret;
 }
 
+/* Writes net.ipv<version>.conf.<ifname>.<key>; /proc/sys shows the caller's current netns. */
+int wiring_dev_sysctl_write(int version, const char *ifname, const char *key, const char *value)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv%d/conf/%s/%s", version, ifname, key);
+	return write_at(AT_FDCWD, path, value);
+}
+
 int wiring_conf_set(const char *side, int version, const char *ifname, const char *key,
 		    const char *value)
 {
@@ -46,6 +45,30 @@ int wiring_conf_set(const char *side, int version, const char *ifname, const cha
 		return cni_fail(ret, VELO_ERR_NETLINK, "%s %s: sysctl net.ipv%d.conf.%s.%s=%s: %s",
 				side, ifname, version, ifname, key, value, strerror(-ret));
 	return 0;
+}
+
+int wiring_conf_set_all(const char *side, int version, const char *ifname,
+			const struct wiring_conf_kv *kv, unsigned n)
+{
+	char path[128];
+	int dirfd, ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv%d/conf/%s", version, ifname);
+	dirfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0 && errno == ENOENT)
+		return -ENOENT;
+	if (dirfd < 0)
+		return cni_fail(-errno, VELO_ERR_NETLINK, "%s %s: open %s: %s", side, ifname, path,
+				strerror(errno));
+	for (unsigned i = 0; i < n && !ret; i++) {
+		ret = write_at(dirfd, kv[i].key, kv[i].value);
+		if (ret)
+			cni_fail(ret, VELO_ERR_NETLINK, "%s %s: sysctl net.ipv%d.conf.%s.%s=%s: %s",
+				 side, ifname, version, ifname, kv[i].key, kv[i].value,
+				 strerror(-ret));
+	}
+	close(dirfd);
+	return ret;
 }
 
 int wiring_conf_read(int version, const char *ifname, const char *key, int *value)

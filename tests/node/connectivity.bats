@@ -130,6 +130,8 @@ teardown() { vt_teardown; }
 	ip4="$(vt_ip "$VT_RESULT" 4)"
 	host4="$(vt_host_ifname vt ctr-v4only eth0)"
 	[ "$(vt_node sysctl -n "net.ipv6.conf.$host4.disable_ipv6")" = 1 ]
+	[ "$(vt_node sysctl -n "net.ipv4.conf.$host4.forwarding")" = 1 ]
+	[ "$(vt_node sysctl -n "net.ipv4.conf.$host4.rp_filter")" = 1 ]
 	run vt_node ip -6 route show table all dev "$host4"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ] || { echo "IPv6 routes on $host4: $output"; false; }
