@@ -114,6 +114,12 @@ in_node() { nsenter --net="/run/netns/$node" "$@"; }
 for name in "$node" "${labels[@]/#/$node-}"; do
 	ip netns add "$name"
 	ip -n "$name" link set lo up
+	# An uplink with an address, as a real node has, next after lo: a route through a veth
+	# without an IPv4 address takes its source from the first addressed device, and with none
+	# the kernel walks every device of the node on each route it adds (inet_select_addr).
+	ip -n "$name" link add vbup type veth peer name vbupp
+	ip -n "$name" addr add 198.51.100.1/24 dev vbup
+	ip -n "$name" link set vbup up
 	# A fresh node: forwarding off until a plugin turns it on.
 	for key in net.ipv4.ip_forward net.ipv6.conf.all.forwarding; do
 		ip netns exec "$name" sysctl -qw "$key=0"
