@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Links: look-ups, the veth pair's creation, up, down into a group, deletion. */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include <linux/ip.h>
@@ -84,34 +85,35 @@ int velo_nl_veth_add(struct nl_sock *sk, const char *name, const char *mac, unsi
 	return velo_nl_errno(rtnl_link_add(sk, link, NLM_F_CREATE | NLM_F_EXCL));
 }
 
-int velo_nl_link_up(struct nl_sock *sk, int ifindex)
+/* IFF_UP, and with ipv4_forwarding the device's forwarding and strict rp_filter, in one request. */
+static int link_up(struct nl_sock *sk, int ifindex, bool ipv4_forwarding)
 {
 	_cleanup_link_ struct rtnl_link *link = rtnl_link_alloc();
 	_cleanup_link_ struct rtnl_link *change = rtnl_link_alloc();
+	int ret = 0;
 
 	if (!link || !change)
 		return -ENOMEM;
 	rtnl_link_set_ifindex(link, ifindex);
 	rtnl_link_set_flags(change, IFF_UP);
-	return velo_nl_errno(rtnl_link_change(sk, link, change, 0));
+	if (ipv4_forwarding) {
+		ret = rtnl_link_inet_set_conf(change, IPV4_DEVCONF_FORWARDING, 1);
+		if (!ret)
+			ret = rtnl_link_inet_set_conf(change, IPV4_DEVCONF_RP_FILTER, 1);
+	}
+	if (!ret)
+		ret = rtnl_link_change(sk, link, change, 0);
+	return velo_nl_errno(ret);
+}
+
+int velo_nl_link_up(struct nl_sock *sk, int ifindex)
+{
+	return link_up(sk, ifindex, false);
 }
 
 int velo_nl_link_up_forwarding(struct nl_sock *sk, int ifindex)
 {
-	_cleanup_link_ struct rtnl_link *link = rtnl_link_alloc();
-	_cleanup_link_ struct rtnl_link *change = rtnl_link_alloc();
-	int ret;
-
-	if (!link || !change)
-		return -ENOMEM;
-	rtnl_link_set_ifindex(link, ifindex);
-	rtnl_link_set_flags(change, IFF_UP);
-	ret = rtnl_link_inet_set_conf(change, IPV4_DEVCONF_FORWARDING, 1);
-	if (!ret)
-		ret = rtnl_link_inet_set_conf(change, IPV4_DEVCONF_RP_FILTER, 1);
-	if (ret)
-		return velo_nl_errno(ret);
-	return velo_nl_errno(rtnl_link_change(sk, link, change, 0));
+	return link_up(sk, ifindex, true);
 }
 
 int velo_nl_link_del(struct nl_sock *sk, const char *name)

@@ -36,15 +36,20 @@ int wiring_dev_sysctl_write(int version, const char *ifname, const char *key, co
 	return write_at(AT_FDCWD, path, value);
 }
 
+/* Records the CNI error of a failed write and returns ret. */
+static int conf_fail(int ret, const char *side, int version, const char *ifname, const char *key,
+		     const char *value)
+{
+	return cni_fail(ret, VELO_ERR_NETLINK, "%s %s: sysctl net.ipv%d.conf.%s.%s=%s: %s", side,
+			ifname, version, ifname, key, value, strerror(-ret));
+}
+
 int wiring_conf_set(const char *side, int version, const char *ifname, const char *key,
 		    const char *value)
 {
 	int ret = wiring_dev_sysctl_write(version, ifname, key, value);
 
-	if (ret)
-		return cni_fail(ret, VELO_ERR_NETLINK, "%s %s: sysctl net.ipv%d.conf.%s.%s=%s: %s",
-				side, ifname, version, ifname, key, value, strerror(-ret));
-	return 0;
+	return ret ? conf_fail(ret, side, version, ifname, key, value) : 0;
 }
 
 int wiring_conf_set_all(const char *side, int version, const char *ifname,
@@ -63,9 +68,7 @@ int wiring_conf_set_all(const char *side, int version, const char *ifname,
 	for (unsigned i = 0; i < n && !ret; i++) {
 		ret = write_at(dirfd, kv[i].key, kv[i].value);
 		if (ret)
-			cni_fail(ret, VELO_ERR_NETLINK, "%s %s: sysctl net.ipv%d.conf.%s.%s=%s: %s",
-				 side, ifname, version, ifname, kv[i].key, kv[i].value,
-				 strerror(-ret));
+			conf_fail(ret, side, version, ifname, kv[i].key, kv[i].value);
 	}
 	close(dirfd);
 	return ret;
