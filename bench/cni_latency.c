@@ -66,7 +66,7 @@ static int plugin_count;
 static const char *cni_path = "/usr/lib/cni";
 static int output_fd = -1;
 static int home_fd = -1; /* the driver's netns, for plugins without -n */
-static int current_fd = -1; /* the netns the driver is in now (-1: home) */
+static int current_fd = -1; /* the netns the driver is in now */
 
 static long long now_usec(void)
 {

@@ -244,7 +244,7 @@ int cmd_add(struct velo_request *request)
 		.host_ifname = record->host_ifname,
 		.mtu = config->mtu,
 		.ipv6_all_forwarding = config->ipv6_all_forwarding,
-		.host_ipv6 = ipam_may_assign_ipv6(config->ipam_type, config->ipam),
+		.may_get_ipv6 = ipam_may_assign_ipv6(config->ipam_type, config->ipam),
 	};
 	/* Refuse before any side effect: an existing interface stays untouched. */
 	ret = wiring_precheck(&spec);

@@ -14,11 +14,12 @@ static bool subnet_is_ipv6(const cJSON *holder)
 bool ipam_may_assign_ipv6(const char *ipam_type, const cJSON *ipam)
 {
 	const cJSON *ranges, *set, *range;
-	/* host-local's older top-level "subnet" is one more range set beside "ranges". */
-	bool any = cJSON_HasObjectItem(ipam, "subnet");
+	bool any;
 
 	if (!ipam || (strcmp(ipam_type, "velo") && strcmp(ipam_type, "host-local")))
 		return true;
+	/* host-local's older top-level "subnet" is one more range set beside "ranges". */
+	any = cJSON_HasObjectItem(ipam, "subnet");
 	if (any && subnet_is_ipv6(ipam))
 		return true;
 	ranges = cJSON_GetObjectItemCaseSensitive(ipam, "ranges");

@@ -161,7 +161,7 @@ int wiring_finish(const struct wiring_spec *spec, const struct wiring_state *sta
 	if (!sk)
 		return cni_fail(-errno, VELO_ERR_NETLINK, "netlink socket: %s", strerror(errno));
 	if (wiring_has_family(spec, AF_INET6)) {
-		ret = spec->host_ipv6 ? 0 : wiring_host_ipv6_enable(spec);
+		ret = spec->may_get_ipv6 ? 0 : wiring_host_ipv6_enable(spec);
 		if (!ret)
 			ret = wiring_host_ipv6_forwarding(spec);
 		if (ret)

@@ -71,8 +71,9 @@ int wiring_host_sysctls(const struct wiring_spec *spec)
 	static const struct wiring_conf_kv ipv6_off[] = { { "disable_ipv6", "1" } };
 	int ret;
 
-	ret = spec->host_ipv6 ? wiring_conf_set_all("host", 6, spec->host_ifname, host_ipv6_on, 2)
-			      : wiring_conf_set_all("host", 6, spec->host_ifname, ipv6_off, 1);
+	ret = spec->may_get_ipv6
+		      ? wiring_conf_set_all("host", 6, spec->host_ifname, host_ipv6_on, 2)
+		      : wiring_conf_set_all("host", 6, spec->host_ifname, ipv6_off, 1);
 	return ret == -ENOENT ? 0 : ret;
 }
 

@@ -7,9 +7,9 @@
 
 #include "net/wiring_spec.h"
 
-/* The host veth's IPv6 sysctls, before it is up: off unless spec->host_ipv6, else no RA or DAD. */
+/* The host veth's IPv6 sysctls, before it is up: off unless spec->may_get_ipv6, else no RA or DAD. */
 int wiring_host_sysctls(const struct wiring_spec *spec);
-/* IPv6 on for a pod that got an IPv6 address though spec->host_ipv6 said it wouldn't. */
+/* IPv6 on for a pod that got an IPv6 address though spec->may_get_ipv6 said it wouldn't. */
 int wiring_host_ipv6_enable(const struct wiring_spec *spec);
 /* IPv6 forwarding on the host veth: per device where the kernel can, else node-wide if allowed. */
 int wiring_host_ipv6_forwarding(const struct wiring_spec *spec);

@@ -117,7 +117,7 @@ int wiring_pod_link_setup(const struct wiring_spec *spec, struct velo_nl_link *p
 	 * Before up: no router solicitations, no DAD delay on the link-local
 	 * address. An IPv4-only pod's host side has no IPv6 to answer either.
 	 */
-	if (spec->host_ipv6) {
+	if (spec->may_get_ipv6) {
 		static const struct wiring_conf_kv ipv6[] = {
 			{ "accept_ra", "0" },
 			{ "accept_dad", "0" },

@@ -23,8 +23,11 @@ struct wiring_spec {
 	unsigned n_ips;
 	const struct velo_ip *ips;
 	bool ipv6_all_forwarding;
-	/* The pod may get IPv6 (ipam_may_assign_ipv6): else the host veth has IPv6 off. */
-	bool host_ipv6;
+	/*
+	 * The pod may get IPv6 (ipam_may_assign_ipv6): else the host veth has IPv6
+	 * off and the pod's eth0 gets no IPv6 sysctls.
+	 */
+	bool may_get_ipv6;
 };
 
 struct wiring_state {
