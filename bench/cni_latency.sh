@@ -22,7 +22,8 @@
 # Everything is removed at exit, pass or fail.
 #
 # Usage (as root): bench/cni_latency.sh [-o OUTDIR] [-n PODS] [-b FEW] [-s MANY] [-k PROBES] [-r RSS_RUNS] [-f FS] [-i IPAM] [-S]
-#   -o OUTDIR  results: cni_latency.md, cni_latency.csv, cni_latency_samples.csv (build/bench)
+#   -o OUTDIR  results: cni_latency.md, cni_latency.csv, cni_latency_samples.csv, cni_latency_velo.log
+#              (velo's log: each ADD timed by part, e.g. at10 vs at1000 probes) (build/bench)
 #   -n PODS    pods per plugin for the ADD/DEL medians and p99 (100; at least 50 for p99)
 #   -b FEW -s MANY  ADD latency with FEW (10) and with MANY (500) pods present
 #   -k PROBES  ADD/DEL probes at each of those sizes (30)
@@ -55,7 +56,7 @@ while getopts "o:n:b:s:k:r:f:i:Sh" opt; do
 	f) data_fs=$OPTARG ;;
 	i) velo_ipam=$OPTARG ;;
 	S) shared_node=1 ;;
-	*) sed -n 's/^# \{0,1\}//; 24,34p' "$0" >&2; exit 2 ;;
+	*) sed -n 's/^# \{0,1\}//; 24,35p' "$0" >&2; exit 2 ;;
 	esac
 done
 for value in "$pods" "$few" "$many" "$probes" "$rss_runs"; do
@@ -310,6 +311,7 @@ mkdir -p "$outdir"
 md=$outdir/cni_latency.md
 csv=$outdir/cni_latency.csv
 cp "$samples" "$outdir/cni_latency_samples.csv"
+[ -f "$disk/velo/cni.log" ] && cp "$disk/velo/cni.log" "$outdir/cni_latency_velo.log"
 rm -f "$outdir/cni_latency_plugins.out"
 
 declare -A add_med del_med scale_ratio rss_own add_few add_many
@@ -431,7 +433,7 @@ fi
 echo
 cat "$md"
 echo
-echo "cni_latency: results in $md, $csv, $outdir/cni_latency_samples.csv"
+echo "cni_latency: results in $md, $csv, $outdir/cni_latency_samples.csv (and velo's log)"
 if ((failed_total > 0)); then
 	cp "$work/plugins.out" "$outdir/cni_latency_plugins.out"
 	echo "cni_latency: $failed_total invocations failed; plugin output in $outdir/cni_latency_plugins.out:" >&2
