@@ -51,10 +51,12 @@ static const struct wiring_conf_kv host_ipv6_on[] = {
 	{ "accept_dad", "0" },
 	{ "disable_ipv6", "0" },
 };
+#define HOST_IPV6_ON_KEYS (sizeof(host_ipv6_on) / sizeof(host_ipv6_on[0]))
 
 int wiring_host_ipv6_enable(const struct wiring_spec *spec)
 {
-	int ret = wiring_conf_set_all("host", 6, spec->host_ifname, host_ipv6_on, 3);
+	int ret =
+		wiring_conf_set_all("host", 6, spec->host_ifname, host_ipv6_on, HOST_IPV6_ON_KEYS);
 
 	return ret == -ENOENT ? 0 : ret;
 }
@@ -71,9 +73,9 @@ int wiring_host_sysctls(const struct wiring_spec *spec)
 	static const struct wiring_conf_kv ipv6_off[] = { { "disable_ipv6", "1" } };
 	int ret;
 
-	ret = spec->may_get_ipv6
-		      ? wiring_conf_set_all("host", 6, spec->host_ifname, host_ipv6_on, 2)
-		      : wiring_conf_set_all("host", 6, spec->host_ifname, ipv6_off, 1);
+	ret = spec->may_get_ipv6 ? wiring_conf_set_all("host", 6, spec->host_ifname, host_ipv6_on,
+						       HOST_IPV6_ON_KEYS - 1)
+				 : wiring_conf_set_all("host", 6, spec->host_ifname, ipv6_off, 1);
 	return ret == -ENOENT ? 0 : ret;
 }
 
