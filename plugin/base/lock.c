@@ -26,6 +26,11 @@ int lock_mkdirs(const char *dir)
 		return -EINVAL;
 	if (len >= sizeof(path))
 		return -ENAMETOOLONG;
+	/* Usually it exists: one mkdir says so, instead of one per ancestor. */
+	if (!mkdir(dir, 0700) || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
 	memcpy(path, dir, len + 1);
 	/* Create each ancestor in turn; EEXIST along the way is expected. */
 	for (char *slash = path + 1;; slash++) {

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -124,17 +125,38 @@ static void line_put_field(struct line *line, const char *key, const char *value
 	}
 }
 
+/* The days-to-civil algorithm: the proleptic Gregorian calendar in 400-year eras. */
+void log_utc_fields(int64_t secs, int *year, int *month, int *day, int *second_of_day)
+{
+	int64_t days = secs / 86400, era, doe, yoe, doy, mp;
+	int sod = (int)(secs % 86400);
+
+	if (sod < 0) {
+		sod += 86400;
+		days--;
+	}
+	days += 719468; /* from 0000-03-01 to 1970-01-01 */
+	era = (days >= 0 ? days : days - 146096) / 146097;
+	doe = days - era * 146097;
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	*day = (int)(doy - (153 * mp + 2) / 5 + 1);
+	*month = (int)(mp < 10 ? mp + 3 : mp - 9);
+	*year = (int)(yoe + era * 400 + (*month <= 2));
+	*second_of_day = sod;
+}
+
 static void line_put_timestamp(struct line *line)
 {
 	struct timespec now;
-	struct tm tm;
-	char ts[40];
-	size_t len;
+	int year, month, day, sod;
+	char ts[64];
 
 	clock_gettime(CLOCK_REALTIME, &now);
-	gmtime_r(&now.tv_sec, &tm);
-	len = strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(ts + len, sizeof(ts) - len, ".%03ldZ", now.tv_nsec / 1000000);
+	log_utc_fields(now.tv_sec, &year, &month, &day, &sod);
+	snprintf(ts, sizeof(ts), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", year, month, day,
+		 sod / 3600, sod / 60 % 60, sod % 60, now.tv_nsec / 1000000);
 	line_put_field(line, "ts", ts);
 }
 

@@ -8,6 +8,8 @@
 #ifndef VELO_LOG_H
 #define VELO_LOG_H
 
+#include <stdint.h>
+
 enum velo_log_level {
 	VELO_LOG_ERROR = 0,
 	VELO_LOG_WARN,
@@ -22,6 +24,12 @@ void log_close(void);
 void log_set_request(const char *command, const char *container_id, const char *ifname);
 void log_set_pod(const char *pod_namespace, const char *pod_name);
 
+/*
+ * The UTC date and second of the day of a Unix time, for the log's
+ * timestamps. Not gmtime_r(): glibc's loads /etc/localtime on the first
+ * call, which every ADD would pay for.
+ */
+void log_utc_fields(int64_t secs, int *year, int *month, int *day, int *second_of_day);
 void log_msg(enum velo_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define pr_err(...) log_msg(VELO_LOG_ERROR, __VA_ARGS__)

@@ -247,7 +247,7 @@ int cmd_add(struct velo_request *request)
 		.may_get_ipv6 = ipam_may_assign_ipv6(config->ipam_type, config->ipam),
 	};
 	/* Refuse before any side effect: an existing interface stays untouched. */
-	ret = wiring_precheck(&spec);
+	ret = wiring_precheck(&spec, &wired);
 	if (ret)
 		goto out_unlock;
 	ret = ipam_is_velo(config) ? 0
@@ -324,6 +324,7 @@ int cmd_add(struct velo_request *request)
 		ms_between(&timing.ipam_started, &timing.wired),
 		ms_between(&timing.ipam_started, &timing.ipam_done),
 		ms_between(&timing.ipam_done, &timing.end));
+	wiring_close(&wired);
 	velo_result_free(&ipam_result);
 	attachment_unlock(request, request->env.container_id, request->env.ifname, false);
 	return 0;
@@ -347,6 +348,7 @@ err_remove_record:
 	if (state_record_remove(&config->paths, config->name, record->container_id, record->ifname))
 		pr_err("undo of failed ADD: record not removed; DEL or GC will");
 out_unlock:
+	wiring_close(&wired);
 	velo_result_free(&ipam_result);
 	attachment_unlock(request, request->env.container_id, request->env.ifname, false);
 	return ret;

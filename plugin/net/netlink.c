@@ -9,6 +9,9 @@
 
 #include "net/netlink.h"
 
+/* Read buffer per recvmsg(): twice the most the kernel puts in one read. */
+#define VELO_NL_RECV_BYTES 65536
+
 /*
  * libnl folds the kernel's errno into fewer NLE_* codes (ENETUNREACH and
  * ENETDOWN both become NLE_FAILURE), so the error callback keeps the
@@ -110,6 +113,12 @@ struct nl_sock *velo_nl_open(void)
 		return NULL;
 	}
 	nl_socket_modify_err_cb(sk, NL_CB_CUSTOM, save_kernel_errno, NULL);
+	/*
+	 * With no buffer size set, libnl peeks at each message for its size and
+	 * then reads it again: two recvmsg() per reply. The kernel sends at most
+	 * 32 KiB per read (a dump's skb grows to the reader's buffer, capped there).
+	 */
+	nl_socket_set_msg_buf_size(sk, VELO_NL_RECV_BYTES);
 	return sk;
 }
 

@@ -23,8 +23,8 @@
 
 /* Precheck and teardown */
 
-/* The pod interface in the pod netns: 0 and *link when it exists, -ENODEV when not. */
-static int pod_link_get(const struct wiring_spec *spec, struct velo_nl_link *link)
+/* A socket made in the pod's netns: it keeps talking to that netns after we leave. */
+static int pod_socket_open(const struct wiring_spec *spec, struct nl_sock **sk)
 {
 	struct netns_guard guard;
 	int ret;
@@ -32,25 +32,26 @@ static int pod_link_get(const struct wiring_spec *spec, struct velo_nl_link *lin
 	ret = netns_enter(spec->netns_path, &guard);
 	if (ret)
 		return ret;
-	{
-		_cleanup_nl_sock_ struct nl_sock *pod_sk = velo_nl_open();
-
-		ret = pod_sk ? velo_nl_link_get(pod_sk, spec->pod_ifname, link) : -errno;
-	}
+	*sk = velo_nl_open();
+	ret = *sk ? 0
+		  : cni_fail(-errno, VELO_ERR_NETLINK, "netlink socket in %s: %s", spec->netns_path,
+			     strerror(errno));
 	netns_leave(&guard);
 	return ret;
 }
 
-int wiring_precheck(const struct wiring_spec *spec)
+int wiring_precheck(const struct wiring_spec *spec, struct wiring_state *state)
 {
-	_cleanup_nl_sock_ struct nl_sock *host_sk = NULL;
 	struct velo_nl_link link;
 	int ret;
 
-	ret = pod_link_get(spec, &link);
+	ret = pod_socket_open(spec, &state->pod_sk);
+	if (ret)
+		return ret;
+	ret = velo_nl_link_get(state->pod_sk, spec->pod_ifname, &link);
 	/* A veth whose host side a DEL retired and velod hasn't deleted yet is no conflict. */
 	if (!ret && velo_retired_clear(link.peer_ifindex))
-		ret = pod_link_get(spec, &link);
+		ret = velo_nl_link_get(state->pod_sk, spec->pod_ifname, &link);
 	if (!ret)
 		return cni_fail(-EEXIST, VELO_ERR_IF_EXISTS, "interface %s already exists in %s",
 				spec->pod_ifname, spec->netns_path);
@@ -58,10 +59,12 @@ int wiring_precheck(const struct wiring_spec *spec)
 		return cni_fail(ret, VELO_ERR_NETLINK, "look up %s in %s: %s", spec->pod_ifname,
 				spec->netns_path, strerror(-ret));
 
-	host_sk = velo_nl_open();
-	ret = host_sk ? velo_nl_link_get(host_sk, spec->host_ifname, &link) : -errno;
+	state->host_sk = velo_nl_open();
+	if (!state->host_sk)
+		return cni_fail(-errno, VELO_ERR_NETLINK, "netlink socket: %s", strerror(errno));
+	ret = velo_nl_link_get(state->host_sk, spec->host_ifname, &link);
 	if (!ret && velo_retired_clear(link.ifindex))
-		ret = velo_nl_link_get(host_sk, spec->host_ifname, &link);
+		ret = velo_nl_link_get(state->host_sk, spec->host_ifname, &link);
 	if (!ret)
 		return cni_fail(-EEXIST, VELO_ERR_IF_EXISTS,
 				"interface %s already exists on the node", spec->host_ifname);
@@ -69,6 +72,12 @@ int wiring_precheck(const struct wiring_spec *spec)
 		return cni_fail(ret, VELO_ERR_NETLINK, "look up %s: %s", spec->host_ifname,
 				strerror(-ret));
 	return 0;
+}
+
+void wiring_close(struct wiring_state *state)
+{
+	velo_nl_closep(&state->host_sk);
+	velo_nl_closep(&state->pod_sk);
 }
 
 /* Deletes the veth; its peer, the host routes and neighbours and the pod's side go with it. */
@@ -82,18 +91,15 @@ static void undo_veth(struct nl_sock *sk, const char *host_name)
 
 int wiring_create(const struct wiring_spec *spec, struct wiring_state *state)
 {
-	_cleanup_nl_sock_ struct nl_sock *sk = NULL;
+	struct nl_sock *sk = state->host_sk;
 	const char *host_name = spec->host_ifname;
 	struct velo_nl_link host = { 0 }, pod = { 0 };
-	struct netns_guard guard;
 	unsigned mtu;
 	int netns_fd, ret;
 
-	memset(state, 0, sizeof(*state));
-	mtu = spec->mtu ? spec->mtu : wiring_default_mtu();
-	sk = velo_nl_open();
-	if (!sk)
-		return cni_fail(-errno, VELO_ERR_NETLINK, "netlink socket: %s", strerror(errno));
+	if (!sk || !state->pod_sk)
+		return cni_fail(-EINVAL, VELO_ERR_INTERNAL, "wiring: create before precheck");
+	mtu = spec->mtu ? spec->mtu : wiring_default_mtu(sk);
 	netns_fd = open(spec->netns_path, O_RDONLY | O_CLOEXEC);
 	if (netns_fd < 0)
 		return cni_fail(-errno, VELO_ERR_NETNS, "netns %s: %s", spec->netns_path,
@@ -127,11 +133,7 @@ int wiring_create(const struct wiring_spec *spec, struct wiring_state *state)
 			       strerror(-ret));
 		goto err_del_veth;
 	}
-	ret = netns_enter(spec->netns_path, &guard);
-	if (ret)
-		goto err_del_veth;
-	ret = wiring_pod_link_setup(spec, &pod);
-	netns_leave(&guard);
+	ret = wiring_pod_link_setup(spec, state->pod_sk, &pod);
 	if (ret)
 		goto err_del_veth;
 
@@ -150,16 +152,14 @@ err_del_veth:
 
 int wiring_finish(const struct wiring_spec *spec, const struct wiring_state *state)
 {
-	_cleanup_nl_sock_ struct nl_sock *sk = NULL;
-	struct netns_guard guard;
+	struct nl_sock *sk = state->host_sk;
 	int ret;
 
 	if (spec->n_ips > VELO_MAX_IPS)
 		return cni_fail(-EINVAL, VELO_ERR_INTERNAL, "wiring: %u addresses, at most %d",
 				spec->n_ips, VELO_MAX_IPS);
-	sk = velo_nl_open();
-	if (!sk)
-		return cni_fail(-errno, VELO_ERR_NETLINK, "netlink socket: %s", strerror(errno));
+	if (!sk || !state->pod_sk)
+		return cni_fail(-EINVAL, VELO_ERR_INTERNAL, "wiring: finish before precheck");
 	if (wiring_has_family(spec, AF_INET6)) {
 		ret = spec->may_get_ipv6 ? 0 : wiring_host_ipv6_enable(spec);
 		if (!ret)
@@ -170,11 +170,7 @@ int wiring_finish(const struct wiring_spec *spec, const struct wiring_state *sta
 	ret = wiring_host_routes(sk, spec, state->host_ifindex);
 	if (ret)
 		goto err_del_veth;
-	ret = netns_enter(spec->netns_path, &guard);
-	if (ret)
-		goto err_del_veth;
-	ret = wiring_pod_addressing(spec, state->pod_ifindex);
-	netns_leave(&guard);
+	ret = wiring_pod_addressing(spec, state->pod_sk, state->pod_ifindex);
 	if (ret)
 		goto err_del_veth;
 	/* Needs the pod's MAC, which the kernel chose when it made the peer. */

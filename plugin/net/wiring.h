@@ -15,8 +15,12 @@
 
 #include "net/wiring_spec.h"
 
-/* Fails with -EEXIST and code 104 when pod_ifname already exists in the netns. */
-int wiring_precheck(const struct wiring_spec *spec);
+/*
+ * Opens state's sockets, which create and finish use; wiring_close() closes
+ * them, whatever the outcome. Fails with -EEXIST and code 104 when pod_ifname
+ * already exists in the netns.
+ */
+int wiring_precheck(const struct wiring_spec *spec, struct wiring_state *state);
 /*
  * Wiring in two halves, so ADD can overlap the first with IPAM: create needs
  * no addresses (veth pair, sysctls, both ends up; spec's ips unused), finish
@@ -25,5 +29,7 @@ int wiring_precheck(const struct wiring_spec *spec);
  */
 int wiring_create(const struct wiring_spec *spec, struct wiring_state *state);
 int wiring_finish(const struct wiring_spec *spec, const struct wiring_state *state);
+/* Closes state's sockets; safe on a zeroed state and twice. */
+void wiring_close(struct wiring_state *state);
 
 #endif

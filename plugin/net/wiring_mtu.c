@@ -78,18 +78,13 @@ static int default_devs_by_lookup(struct nl_sock *sk, struct default_devs *devs)
 	return 0;
 }
 
-unsigned wiring_default_mtu(void)
+unsigned wiring_default_mtu(struct nl_sock *sk)
 {
-	_cleanup_nl_sock_ struct nl_sock *sk = velo_nl_open();
 	struct default_devs devs = { 0 };
 	unsigned mtu = 0;
 	char name[IF_NAMESIZE];
 	int ret;
 
-	if (!sk) {
-		pr_warn("default MTU: netlink socket: %s; using %d", strerror(errno), FALLBACK_MTU);
-		return FALLBACK_MTU;
-	}
 	ret = default_devs_by_lookup(sk, &devs);
 	if (ret) {
 		pr_debug("default MTU: route lookup not conclusive (%s): dumping routes",

@@ -3,7 +3,9 @@
 #ifndef VELO_WIRING_MTU_H
 #define VELO_WIRING_MTU_H
 
-/* Smallest MTU of the IPv4 and IPv6 default-route devices, else 1500. */
-unsigned wiring_default_mtu(void);
+struct nl_sock;
+
+/* Smallest MTU of the IPv4 and IPv6 default-route devices of sk's netns, else 1500. */
+unsigned wiring_default_mtu(struct nl_sock *sk);
 
 #endif

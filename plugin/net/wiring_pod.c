@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The pod side of the wiring, run inside the pod's netns: the link's
- * sysctls and up, its /32 and /128 addresses, default routes via the
+ * The pod side of the wiring, over a socket made in the pod's netns: the
+ * link's sysctls and up, its /32 and /128 addresses, default routes via the
  * link-local gateways and their permanent neighbours.
  */
 #include <errno.h>
@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "net/netlink.h"
 #include "net/netlink_ip.h"
+#include "net/netns.h"
 #include "net/wiring_spec.h"
 #include "net/wiring_add.h"
 #include "net/wiring_pod.h"
@@ -100,16 +101,31 @@ static int pod_routes(struct nl_sock *sk, const struct wiring_spec *spec, int if
 	return 0;
 }
 
-/* Runs inside the pod's netns (a socket made here talks to it): the link, up. */
-int wiring_pod_link_setup(const struct wiring_spec *spec, struct velo_nl_link *pod)
+/* The pod's IPv6 sysctls, which only a process inside its netns sees. */
+static int pod_ipv6_sysctls(const struct wiring_spec *spec)
 {
-	_cleanup_nl_sock_ struct nl_sock *sk = velo_nl_open();
+	static const struct wiring_conf_kv ipv6[] = {
+		{ "accept_ra", "0" },
+		{ "accept_dad", "0" },
+		{ "dad_transmits", "0" },
+	};
+	struct netns_guard guard;
+	int ret;
+
+	ret = netns_enter(spec->netns_path, &guard);
+	if (ret)
+		return ret;
+	ret = wiring_conf_set_all("pod", 6, spec->pod_ifname, ipv6, sizeof(ipv6) / sizeof(ipv6[0]));
+	netns_leave(&guard);
+	return ret == -ENOENT ? 0 : ret;
+}
+
+int wiring_pod_link_setup(const struct wiring_spec *spec, struct nl_sock *sk,
+			  struct velo_nl_link *pod)
+{
 	const char *name = spec->pod_ifname;
 	int ret;
 
-	if (!sk)
-		return cni_fail(-errno, VELO_ERR_NETLINK, "pod %s: netlink socket: %s", name,
-				strerror(errno));
 	ret = velo_nl_link_get(sk, name, pod);
 	if (ret)
 		return cni_fail(ret, VELO_ERR_NETLINK, "pod %s: look up: %s", name, strerror(-ret));
@@ -118,14 +134,8 @@ int wiring_pod_link_setup(const struct wiring_spec *spec, struct velo_nl_link *p
 	 * address. An IPv4-only pod's host side has no IPv6 to answer either.
 	 */
 	if (spec->may_get_ipv6) {
-		static const struct wiring_conf_kv ipv6[] = {
-			{ "accept_ra", "0" },
-			{ "accept_dad", "0" },
-			{ "dad_transmits", "0" },
-		};
-
-		ret = wiring_conf_set_all("pod", 6, name, ipv6, 3);
-		if (ret && ret != -ENOENT)
+		ret = pod_ipv6_sysctls(spec);
+		if (ret)
 			return ret;
 	}
 	ret = velo_nl_link_up(sk, pod->ifindex);
@@ -134,15 +144,9 @@ int wiring_pod_link_setup(const struct wiring_spec *spec, struct velo_nl_link *p
 	return 0;
 }
 
-/* Runs inside the pod's netns: its addresses and default routes. */
-int wiring_pod_addressing(const struct wiring_spec *spec, int ifindex)
+int wiring_pod_addressing(const struct wiring_spec *spec, struct nl_sock *sk, int ifindex)
 {
-	_cleanup_nl_sock_ struct nl_sock *sk = velo_nl_open();
-	int ret;
+	int ret = pod_addresses(sk, spec, ifindex);
 
-	if (!sk)
-		return cni_fail(-errno, VELO_ERR_NETLINK, "pod %s: netlink socket: %s",
-				spec->pod_ifname, strerror(errno));
-	ret = pod_addresses(sk, spec, ifindex);
 	return ret ? ret : pod_routes(sk, spec, ifindex);
 }

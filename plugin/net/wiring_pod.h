@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The wiring's pod side, run inside the pod's netns (a socket made there
- * talks to it): the link up, its addresses, default routes via the
- * link-local gateways and their permanent neighbours.
+ * The wiring's pod side, through a socket made in the pod's netns (it talks
+ * to that netns from anywhere): the link up, its addresses, default routes
+ * via the link-local gateways and their permanent neighbours.
  */
 #ifndef VELO_WIRING_POD_H
 #define VELO_WIRING_POD_H
@@ -16,9 +16,13 @@
 extern const uint8_t wiring_gateway4[16];
 extern const uint8_t wiring_gateway6[16];
 
-/* Looks up the pod link into *pod and sets it up, after its IPv6 sysctls. */
-int wiring_pod_link_setup(const struct wiring_spec *spec, struct velo_nl_link *pod);
+/*
+ * Looks up the pod link into *pod and sets it up, after its IPv6 sysctls
+ * (for which it enters the pod's netns).
+ */
+int wiring_pod_link_setup(const struct wiring_spec *spec, struct nl_sock *sk,
+			  struct velo_nl_link *pod);
 /* Its addresses and default routes. */
-int wiring_pod_addressing(const struct wiring_spec *spec, int ifindex);
+int wiring_pod_addressing(const struct wiring_spec *spec, struct nl_sock *sk, int ifindex);
 
 #endif

@@ -19,7 +19,7 @@ struct wiring_spec {
 	const char *netns_path;
 	const char *pod_ifname;
 	const char *host_ifname;
-	unsigned mtu; /* 0: wiring_default_mtu() */
+	unsigned mtu; /* 0: wiring_default_mtu() of the node */
 	unsigned n_ips;
 	const struct velo_ip *ips;
 	bool ipv6_all_forwarding;
@@ -30,11 +30,20 @@ struct wiring_spec {
 	bool may_get_ipv6;
 };
 
+struct nl_sock;
+
 struct wiring_state {
 	int host_ifindex;
 	int pod_ifindex;
 	char host_mac[18];
 	char pod_mac[18];
+	/*
+	 * One ADD's netlink sockets, opened by wiring_precheck(), closed by
+	 * wiring_close(): one in the node's netns, one made in the pod's (a
+	 * socket keeps talking to the netns it was made in).
+	 */
+	struct nl_sock *host_sk;
+	struct nl_sock *pod_sk;
 };
 
 /* Whether the spec has an address of family. */

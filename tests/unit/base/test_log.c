@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -93,6 +94,37 @@ static char *capture_stderr(void (*fn)(void))
 	dup2(saved, STDERR_FILENO);
 	close(saved);
 	return read_file(path, NULL);
+}
+
+/* The log's own calendar against glibc's gmtime_r, across eras, leap days and 1970. */
+static void test_utc_fields_match_gmtime(void **state)
+{
+	/* 1970's edges, 2000-02-29, 2100-03-01 (no leap day), 1900-01-01, 2400-02-29. */
+	static const int64_t fixed[] = { 0,	    -1,		86399,	     86400,	 951782400,
+					 951868799, 4107542400, -2208988800, 13574563200 };
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(fixed) / sizeof(fixed[0]) + 20000; i++) {
+		int64_t secs;
+		int year, month, day, sod;
+		struct tm tm;
+		time_t t;
+
+		if (i < sizeof(fixed) / sizeof(fixed[0])) {
+			secs = fixed[i];
+		} else {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			secs = (int64_t)(seed >> 24) % 20000000000ll - 5000000000ll;
+		}
+		t = (time_t)secs;
+		assert_non_null(gmtime_r(&t, &tm));
+		log_utc_fields(secs, &year, &month, &day, &sod);
+		assert_int_equal(year, tm.tm_year + 1900);
+		assert_int_equal(month, tm.tm_mon + 1);
+		assert_int_equal(day, tm.tm_mday);
+		assert_int_equal(sod, tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec);
+	}
 }
 
 static void test_line_is_well_formed(void **state)
@@ -326,6 +358,7 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_utc_fields_match_gmtime),
 		cmocka_unit_test(test_line_is_well_formed),
 		cmocka_unit_test(test_empty_fields_left_out),
 		cmocka_unit_test(test_long_message_is_cut_not_split),
