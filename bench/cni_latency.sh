@@ -12,7 +12,7 @@
 # network namespaces velobench-pod-PID-PLUGIN-N. The reference plugins use host-local IPAM
 # (each its own /22 of 10.248.0.0/16 and its own dataDir); velo uses its own IPAM (-i velo, the
 # default: "ipam": {"type": "velo"}, in process) with the same kind of range, or host-local
-# like the others (-i host-local). Invocations alternate, rotating the order per pod, so machine
+# like the others (-i host-local). Invocations alternate, in an order shuffled per pod, so machine
 # noise hits all alike. host-local is also run alone with the same config so that velo's own
 # time (velo minus IPAM, with -i host-local) can be given, and
 # /bin/true is run through the same driver as the spawn floor. bench/cni_latency.c drives
@@ -209,12 +209,18 @@ echo "tag,label,verb,containerid,usec,maxrss_kb,hwm_kb,status" >"$samples"
 run_plan() { # run_plan PLANFILE: the driver runs it inside the base node, each plugin in its own
 	in_node "$driver" "${driver_args[@]}" <"$1" | tail -n +2 >>"$samples"
 }
-# rotated N WORD...: the words rotated left by N, so no plugin always goes first.
-rotated() {
-	local n=$1
-	shift
-	local words=("$@") i
-	for ((i = 0; i < ${#words[@]}; i++)); do echo "${words[(i + n) % ${#words[@]}]}"; done
+# shuffled N WORD...: the words in an order drawn afresh for each N (and the same in every
+# run), so no plugin always goes first or always follows the same one: a plugin's ADD slows
+# the one after it (bridge's leaves kernel work behind; /bin/true leaves none), and with a
+# fixed rotation that cost fell on the same plugin every time (~5% on ADD medians).
+shuffled() {
+	local words=("${@:2}") i j word
+	RANDOM=$1
+	for ((i = ${#words[@]} - 1; i > 0; i--)); do
+		j=$((RANDOM % (i + 1)))
+		word=${words[i]} words[i]=${words[j]} words[j]=$word
+	done
+	printf '%s\n' "${words[@]}"
 }
 invocation() { # invocation TAG LABEL VERB ID NETNS-N MODE
 	echo "$1 $2 $3 velobench-$4 $(netns_of "$2" "$5") eth0 $6"
@@ -235,7 +241,7 @@ echo "cni_latency: plugins ${labels[*]} (+ ${extras[*]}); $pods pods, ADD at $fe
 plan=$work/plan
 for verb in ADD DEL; do
 	for ((i = 1; i <= pods; i++)); do
-		for label in $(rotated "$i" "${labels[@]}" "${extras[@]}"); do
+		for label in $(shuffled "$i" "${labels[@]}" "${extras[@]}"); do
 			invocation main "$label" "$verb" "$label-$i" "$i" time
 		done
 	done
@@ -249,30 +255,31 @@ fill() { # fill VERB FROM TO LABEL...: ADD (or DEL) of those pods of each plugin
 	local verb=$1 from=$2 to=$3 i label
 	shift 3
 	for ((i = from; i <= to; i++)); do
-		for label in $(rotated "$i" "$@"); do
+		for label in $(shuffled "$i" "$@"); do
 			invocation fill "$label" "$verb" "$label-fill-$i" "$i" time
 		done
 	done
 }
-probe() { # probe TAG LABEL...: ADD and DEL of a probe pod per plugin, $probes times
-	local tag=$1 k label
-	shift
-	for ((k = 1; k <= probes; k++)); do
+probe() { # probe TAG FROM TO LABEL...: ADD and DEL of a probe pod per plugin, numbered FROM..TO
+	local tag=$1 from=$2 to=$3 k label
+	shift 3
+	for ((k = from; k <= to; k++)); do
 		for verb in ADD DEL; do
-			for label in $(rotated "$k" "$@"); do
+			for label in $(shuffled "$k" "$@"); do
 				invocation "$tag" "$label" "$verb" "$label-$tag-$k" probe time
 			done
 		done
 	done
 }
 fill ADD 1 "$few" "${labels[@]}" host-local >"$plan"
-probe "at$few" "${labels[@]}" host-local >>"$plan"
-echo "cni_latency: ADD with $few pods present ..."
+# Without -A each plugin's ADD@FEW probes come with its ADD@MANY ones, below.
+((all_at_once)) && probe "at$few" 1 "$probes" "${labels[@]}" host-local >>"$plan"
+echo "cni_latency: $few pods per plugin ..."
 run_plan "$plan"
 
 for ((k = 1; k <= rss_runs; k++)); do
 	for verb in ADD DEL; do
-		for label in $(rotated "$k" "${labels[@]}" "${extras[@]}"); do
+		for label in $(shuffled "$k" "${labels[@]}" "${extras[@]}"); do
 			invocation rss "$label" "$verb" "$label-rss-$k" probe rss
 		done
 	done
@@ -282,27 +289,37 @@ run_plan "$plan"
 
 if ((all_at_once)); then
 	fill ADD $((few + 1)) "$many" "${labels[@]}" host-local >"$plan"
-	probe "at$many" "${labels[@]}" host-local >>"$plan"
+	probe "at$many" 1 "$probes" "${labels[@]}" host-local >>"$plan"
 	echo "cni_latency: ADD with $many pods present ..."
 	run_plan "$plan"
 else
 	# One plugin at a time: its pods grow to $many while the others keep $few, so that the
 	# machine holds about $many pods, as a node does, and not one node's worth per plugin.
+	# Its ADD@FEW probes come just before the fill and just after the pods are gone again,
+	# so that both sizes are timed in the same few seconds of this noisy machine.
+	half=$(((probes + 1) / 2))
 	for label in "${labels[@]}" host-local; do
-		fill ADD $((few + 1)) "$many" "$label" >"$plan"
-		probe "at$many" "$label" >>"$plan"
-		fill DEL $((few + 1)) "$many" "$label" >>"$plan"
-		echo "cni_latency: $label's ADD with $many of its pods present ..."
+		{
+			probe "at$few" 1 "$half" "$label"
+			fill ADD $((few + 1)) "$many" "$label"
+			probe "at$many" 1 "$probes" "$label"
+			fill DEL $((few + 1)) "$many" "$label"
+		} >"$plan"
+		echo "cni_latency: $label's ADD with $few, then $many of its pods present ..."
 		node_ns=$node
 		[ "$shared_node" = 1 ] || [ "$label" = host-local ] || node_ns=$node-$label
 		links=$(ip -n "$node_ns" -o link show | wc -l)
 		run_plan "$plan"
-		# velo's DEL leaves its veths for a child (or velod) to delete: let that finish
-		# before the next plugin is timed.
+		# velo's DEL leaves its veths for a child (or velod) to delete: let that finish,
+		# and the kernel's work after it (RCU grace periods, netns cleanup), before the
+		# next probes.
 		for _ in $(seq 300); do
 			(($(ip -n "$node_ns" -o link show | wc -l) <= links)) && break
 			sleep 0.1
 		done
+		sleep 2
+		probe "at$few" $((half + 1)) "$probes" "$label" >"$plan"
+		run_plan "$plan"
 	done
 fi
 

@@ -63,12 +63,12 @@ int ipam_add_finish(struct ipam_pending *pending, struct velo_result *result)
 	cJSON *json;
 	int ret;
 
-	memset(result, 0, sizeof(*result));
 	if (pending->in_process) {
 		*result = pending->result;
 		free(pending);
 		return 0;
 	}
+	memset(result, 0, sizeof(*result));
 	ret = plugin_call_wait(run);
 	if (ret)
 		goto out;

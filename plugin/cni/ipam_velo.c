@@ -53,7 +53,6 @@ int ipam_velo_add(const struct ipam_call *call, struct velo_result *result)
 	struct ipam_conf conf;
 	int ret;
 
-	memset(result, 0, sizeof(*result));
 	ret = load(call, &conf);
 	if (!ret)
 		ret = ipam_allocate(&conf, &owner, leases);

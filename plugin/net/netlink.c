@@ -5,12 +5,15 @@
 
 #include <sys/socket.h>
 #include <netlink/errno.h>
+#include <netlink/msg.h>
 #include <netlink/socket.h>
 
 #include "net/netlink.h"
 
 /* Read buffer per recvmsg(): twice the most the kernel puts in one read. */
 #define VELO_NL_RECV_BYTES 65536
+/* Room for each message velo sends; a larger one fails to build (-ENOMEM), never truncated. */
+#define VELO_NL_MSG_BYTES 1024
 
 /*
  * libnl folds the kernel's errno into fewer NLE_* codes (ENETUNREACH and
@@ -98,8 +101,15 @@ int velo_nl_errno(int nlerr)
 
 struct nl_sock *velo_nl_open(void)
 {
-	struct nl_sock *sk = nl_socket_alloc();
+	struct nl_sock *sk;
 	int ret;
+
+	/*
+	 * libnl callocs a page for every message it builds; velo's are a few
+	 * hundred bytes (the veth with its peer, the largest, is ~140).
+	 */
+	nlmsg_set_default_size(VELO_NL_MSG_BYTES);
+	sk = nl_socket_alloc();
 
 	if (!sk) {
 		errno = ENOMEM;

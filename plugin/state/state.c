@@ -127,6 +127,28 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
+/*
+ * The record as one line of compact JSON, printed into a buffer sized for
+ * it (cJSON_Print() grows its own from 256 bytes, copying each time); NULL
+ * when out of memory or, which no record is, over 64 KiB.
+ */
+static char *record_text(const cJSON *json)
+{
+	for (size_t size = 4096; size <= 65536; size *= 16) {
+		char *text = malloc(size);
+
+		if (!text)
+			return NULL;
+		/* One byte kept back for the newline. */
+		if (cJSON_PrintPreallocated((cJSON *)json, text, (int)size - 1, false)) {
+			strcat(text, "\n");
+			return text;
+		}
+		free(text);
+	}
+	return NULL;
+}
+
 /* Writes text to dir/<name> through the attachment's temp file and a rename. */
 static int write_atomically(const char *dir, const struct velo_record *record, const char *text)
 {
@@ -145,8 +167,6 @@ static int write_atomically(const char *dir, const struct velo_record *record, c
 	if (fd < 0)
 		return -errno;
 	ret = write_all(fd, text, strlen(text));
-	if (!ret && write_all(fd, "\n", 1))
-		ret = -EIO;
 	if (close(fd) && !ret)
 		ret = -errno;
 	if (!ret && rename(temp, path))
@@ -173,12 +193,12 @@ int state_record_write(const struct velo_paths *paths, const struct velo_record 
 	json = state_record_to_json(record);
 	if (!json)
 		return -errno;
-	text = cJSON_Print(json);
+	text = record_text(json);
 	cJSON_Delete(json);
 	if (!text)
 		return -ENOMEM;
 	ret = write_atomically(dir, record, text);
-	cJSON_free(text);
+	free(text);
 	/* The ready record is in place: the pending one is stale (and loses to it if left). */
 	if (!ret && !pending && unlink(stale) && errno != ENOENT)
 		pr_warn("state: %s not removed: %s", stale, strerror(errno));
