@@ -24,7 +24,7 @@
 # checks every candidate inode's deletion time): `-f root` keeps them under /tmp anyway.
 # Everything is removed at exit, pass or fail.
 #
-# Usage (as root): bench/cni_latency.sh [-o OUTDIR] [-n PODS] [-b FEW] [-s MANY] [-k PROBES] [-r RSS_RUNS] [-f FS] [-i IPAM] [-S] [-A]
+# Usage (as root): bench/cni_latency.sh [-o OUTDIR] [-n PODS] [-b FEW] [-s MANY] [-k PROBES] [-r RSS_RUNS] [-f FS] [-i IPAM] [-S] [-A] [-R ROUNDS]
 #   -o OUTDIR  results: cni_latency.md, cni_latency.csv, cni_latency_samples.csv, cni_latency_velo.log
 #              (velo's log: each ADD timed by part, e.g. at10 vs at1000 probes) (build/bench)
 #   -n PODS    pods per plugin for the ADD/DEL medians and p99 (100; at least 50 for p99)
@@ -36,6 +36,7 @@
 #   -S         every plugin on one shared node, as before (ADD@N then has N pods of each plugin there)
 #   -A         every plugin's MANY pods present at once for ADD@MANY, as before (by default one
 #              plugin at a time grows to MANY while the others keep FEW)
+#   -R ROUNDS  without -A, the fills to MANY per plugin, the probes split among them (3)
 #   VELO_BASE=PATH  another velo build (e.g. the last commit's) as column velo-base, interleaved
 #                   with the rest, so a change is judged side by side in one run
 set -euo pipefail
@@ -51,7 +52,8 @@ data_fs=ext4
 velo_ipam=velo
 shared_node=0
 all_at_once=0
-while getopts "o:n:b:s:k:r:f:i:SAh" opt; do
+rounds=3
+while getopts "o:n:b:s:k:r:f:i:SAR:h" opt; do
 	case $opt in
 	o) outdir=$OPTARG ;;
 	n) pods=$OPTARG ;;
@@ -63,10 +65,11 @@ while getopts "o:n:b:s:k:r:f:i:SAh" opt; do
 	i) velo_ipam=$OPTARG ;;
 	S) shared_node=1 ;;
 	A) all_at_once=1 ;;
-	*) sed -n 's/^# \{0,1\}//; 24,37p' "$0" >&2; exit 2 ;;
+	R) rounds=$OPTARG ;;
+	*) sed -n 's/^# \{0,1\}//; 27,41p' "$0" >&2; exit 2 ;;
 	esac
 done
-for value in "$pods" "$few" "$many" "$probes" "$rss_runs"; do
+for value in "$pods" "$few" "$many" "$probes" "$rss_runs" "$rounds"; do
 	[[ $value =~ ^[1-9][0-9]*$ ]] || { echo "counts must be positive integers" >&2; exit 2; }
 done
 ((few < many)) || { echo "-b must be smaller than -s" >&2; exit 2; }
@@ -296,30 +299,51 @@ else
 	# One plugin at a time: its pods grow to $many while the others keep $few, so that the
 	# machine holds about $many pods, as a node does, and not one node's worth per plugin.
 	# Its ADD@FEW probes come just before the fill and just after the pods are gone again,
-	# so that both sizes are timed in the same few seconds of this noisy machine.
-	half=$(((probes + 1) / 2))
-	for label in "${labels[@]}" host-local; do
-		{
-			probe "at$few" 1 "$half" "$label"
-			fill ADD $((few + 1)) "$many" "$label"
-			probe "at$many" 1 "$probes" "$label"
-			fill DEL $((few + 1)) "$many" "$label"
-		} >"$plan"
-		echo "cni_latency: $label's ADD with $few, then $many of its pods present ..."
-		node_ns=$node
-		[ "$shared_node" = 1 ] || [ "$label" = host-local ] || node_ns=$node-$label
-		links=$(ip -n "$node_ns" -o link show | wc -l)
-		run_plan "$plan"
-		# velo's DEL leaves its veths for a child (or velod) to delete: let that finish,
-		# and the kernel's work after it (RCU grace periods, netns cleanup), before the
-		# next probes.
-		for _ in $(seq 300); do
-			(($(ip -n "$node_ns" -o link show | wc -l) <= links)) && break
-			sleep 0.1
+	# so that both sizes are timed within seconds of each other on this noisy machine.
+	# Over $rounds rounds, each in its own plugin order, so that a burst of noise hits one
+	# round's probes, not all of one size's.
+	per_round=$(((probes + rounds - 1) / rounds))
+	for ((round = 1; round <= rounds; round++)); do
+		first=$(((round - 1) * per_round + 1))
+		last=$((round * per_round < probes ? round * per_round : probes))
+		half=$(((first + last) / 2))
+		for label in $(shuffled "$round" "${labels[@]}" host-local); do
+			echo "cni_latency: round $round/$rounds: $label's ADD with $few, then $many of its pods present ..."
+			node_ns=$node
+			[ "$shared_node" = 1 ] || [ "$label" = host-local ] || node_ns=$node-$label
+			links=$(ip -n "$node_ns" -o link show | wc -l)
+			# Each set of probes comes after the same: a 2 s pause, then three untimed
+			# ADD/DELs. Probes right after a burst of ADDs (the fill) ran ~25% faster than
+			# after a pause, which would have flattered ADD@MANY.
+			sleep 2
+			{
+				probe "warm" $((9 * round - 8)) $((9 * round - 6)) "$label"
+				probe "at$few" "$first" "$half" "$label"
+			} >"$plan"
+			run_plan "$plan"
+			fill ADD $((few + 1)) "$many" "$label" >"$plan"
+			run_plan "$plan"
+			sleep 2
+			{
+				probe "warm" $((9 * round - 5)) $((9 * round - 3)) "$label"
+				probe "at$many" "$first" "$last" "$label"
+			} >"$plan"
+			run_plan "$plan"
+			fill DEL $((few + 1)) "$many" "$label" >"$plan"
+			run_plan "$plan"
+			# velo's DEL leaves its veths for a child (or velod) to delete: let that finish
+			# before the pause.
+			for _ in $(seq 300); do
+				(($(ip -n "$node_ns" -o link show | wc -l) <= links)) && break
+				sleep 0.1
+			done
+			sleep 2
+			{
+				probe "warm" $((9 * round - 2)) $((9 * round)) "$label"
+				probe "at$few" $((half + 1)) "$last" "$label"
+			} >"$plan"
+			run_plan "$plan"
 		done
-		sleep 2
-		probe "at$few" $((half + 1)) "$probes" "$label" >"$plan"
-		run_plan "$plan"
 	done
 fi
 
@@ -470,6 +494,12 @@ fi
 	else
 		echo "Latency: wall time from spawn to reaped exit; each plugin on its own node namespace, so"
 		echo "ADD@N has N of that plugin's pods on its node (IPAM alone and the spawn floor: a fifth)."
+	fi
+	if ((all_at_once)); then
+		echo "ADD@$many: every plugin had its $many pods at once (-A)."
+	else
+		echo "ADD@$many: one plugin at a time had $many pods, the others $few, in $rounds rounds; each"
+		echo "plugin's ADD@$few probes came just before and just after its $many pods in each round."
 	fi
 	echo "velo's own part subtracts host-local's median (run alone, same config) from velo's; it"
 	echo "still contains velo's exec and its spawn of host-local, and host-local's slowdown from"
