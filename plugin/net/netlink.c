@@ -110,7 +110,6 @@ struct nl_sock *velo_nl_open(void)
 	 */
 	nlmsg_set_default_size(VELO_NL_MSG_BYTES);
 	sk = nl_socket_alloc();
-
 	if (!sk) {
 		errno = ENOMEM;
 		return NULL;
