@@ -252,8 +252,8 @@ done >"$plan"
 echo "cni_latency: ADD/DEL x $pods ..."
 run_plan "$plan"
 
-# 2. Fill to $few pods, then probes (ADD, DEL), peak RSS under ptrace, fill to $many, probes.
-# host-local takes part to show how much of a slowdown is the IPAM's.
+# 2. Fill to $few pods, peak RSS under ptrace, then probes (ADD, DEL) with $few and with $many
+# pods present. host-local takes part to show how much of a slowdown is the IPAM's.
 fill() { # fill VERB FROM TO LABEL...: ADD (or DEL) of those pods of each plugin, interleaved
 	local verb=$1 from=$2 to=$3 i label
 	shift 3
