@@ -302,6 +302,20 @@ else
 	# so that both sizes are timed within seconds of each other on this noisy machine.
 	# Over $rounds rounds, each in its own plugin order, so that a burst of noise hits one
 	# round's probes, not all of one size's.
+	link_count() { ip -n "$1" -o link show | wc -l; }
+	# probe_set TAG FROM TO LABEL: probes after the same lead-in every time, a 2 s pause and
+	# three untimed ADD/DELs. Probes right after a burst of ADDs (the fill) ran ~25% faster
+	# than after a pause, which would have flattered ADD@MANY.
+	warmed=0
+	probe_set() {
+		sleep 2
+		{
+			probe warm $((warmed + 1)) $((warmed + 3)) "$4"
+			probe "$@"
+		} >"$plan"
+		warmed=$((warmed + 3))
+		run_plan "$plan"
+	}
 	per_round=$(((probes + rounds - 1) / rounds))
 	for ((round = 1; round <= rounds; round++)); do
 		first=$(((round - 1) * per_round + 1))
@@ -311,38 +325,20 @@ else
 			echo "cni_latency: round $round/$rounds: $label's ADD with $few, then $many of its pods present ..."
 			node_ns=$node
 			[ "$shared_node" = 1 ] || [ "$label" = host-local ] || node_ns=$node-$label
-			links=$(ip -n "$node_ns" -o link show | wc -l)
-			# Each set of probes comes after the same: a 2 s pause, then three untimed
-			# ADD/DELs. Probes right after a burst of ADDs (the fill) ran ~25% faster than
-			# after a pause, which would have flattered ADD@MANY.
-			sleep 2
-			{
-				probe "warm" $((9 * round - 8)) $((9 * round - 6)) "$label"
-				probe "at$few" "$first" "$half" "$label"
-			} >"$plan"
-			run_plan "$plan"
+			links=$(link_count "$node_ns")
+			probe_set "at$few" "$first" "$half" "$label"
 			fill ADD $((few + 1)) "$many" "$label" >"$plan"
 			run_plan "$plan"
-			sleep 2
-			{
-				probe "warm" $((9 * round - 5)) $((9 * round - 3)) "$label"
-				probe "at$many" "$first" "$last" "$label"
-			} >"$plan"
-			run_plan "$plan"
+			probe_set "at$many" "$first" "$last" "$label"
 			fill DEL $((few + 1)) "$many" "$label" >"$plan"
 			run_plan "$plan"
 			# velo's DEL leaves its veths for a child (or velod) to delete: let that finish
 			# before the pause.
 			for _ in $(seq 300); do
-				(($(ip -n "$node_ns" -o link show | wc -l) <= links)) && break
+				(($(link_count "$node_ns") <= links)) && break
 				sleep 0.1
 			done
-			sleep 2
-			{
-				probe "warm" $((9 * round - 2)) $((9 * round)) "$label"
-				probe "at$few" $((half + 1)) "$last" "$label"
-			} >"$plan"
-			run_plan "$plan"
+			probe_set "at$few" $((half + 1)) "$last" "$label"
 		done
 	done
 fi
