@@ -7,6 +7,8 @@
 #include <linux/ip.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
+#include <net/if_arp.h>
+#include <sys/ioctl.h>
 #include <netlink/addr.h>
 #include <netlink/msg.h>
 #include <netlink/route/link.h>
@@ -54,6 +56,43 @@ int velo_nl_link_get(struct nl_sock *sk, const char *name, struct velo_nl_link *
 int velo_nl_link_get_index(struct nl_sock *sk, int ifindex, struct velo_nl_link *out)
 {
 	return link_get(sk, ifindex, NULL, out);
+}
+
+/*
+ * A device ioctl on the netlink socket's fd: the kernel answers it in the
+ * socket's netns from the device alone, where an RTM_GETLINK builds the
+ * whole link and libnl parses it into an object.
+ */
+static int link_ioctl(struct nl_sock *sk, unsigned long request, const char *name,
+		      struct ifreq *ifr)
+{
+	memset(ifr, 0, sizeof(*ifr));
+	if (strlen(name) >= sizeof(ifr->ifr_name))
+		return -EINVAL;
+	memcpy(ifr->ifr_name, name, strlen(name));
+	return ioctl(nl_socket_get_fd(sk), request, ifr) ? -errno : 0;
+}
+
+int velo_nl_link_index(struct nl_sock *sk, const char *name)
+{
+	struct ifreq ifr;
+	int ret = link_ioctl(sk, SIOCGIFINDEX, name, &ifr);
+
+	return ret ? ret : ifr.ifr_ifindex;
+}
+
+int velo_nl_link_mac(struct nl_sock *sk, const char *name, char mac[18])
+{
+	struct ifreq ifr;
+	int ret = link_ioctl(sk, SIOCGIFHWADDR, name, &ifr);
+
+	if (ret)
+		return ret;
+	if (ifr.ifr_hwaddr.sa_family == ARPHRD_ETHER)
+		velo_nl_mac_fmt((const uint8_t *)ifr.ifr_hwaddr.sa_data, mac);
+	else
+		mac[0] = '\0';
+	return 0;
 }
 
 int velo_nl_veth_add(struct nl_sock *sk, const char *name, const char *mac, unsigned mtu,

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,35 +41,52 @@ static int pod_socket_open(const struct wiring_spec *spec, struct nl_sock **sk)
 	return ret;
 }
 
-int wiring_precheck(const struct wiring_spec *spec, struct wiring_state *state)
+/*
+ * 0 when name is free in sk's netns, -EEXIST when it is taken. A veth in
+ * the way whose host side a DEL retired, and velod hasn't deleted yet, is
+ * deleted first: it is no conflict. retired_is_peer: the retired side is
+ * name's peer (name is in the pod), not name itself.
+ */
+static int name_free(struct nl_sock *sk, const char *name, bool retired_is_peer)
 {
 	struct velo_nl_link link;
+	int ret = velo_nl_link_index(sk, name);
+
+	if (ret == -ENODEV)
+		return 0;
+	if (ret < 0)
+		return ret;
+	ret = velo_nl_link_get(sk, name, &link);
+	if (!ret && velo_retired_clear(retired_is_peer ? link.peer_ifindex : link.ifindex))
+		ret = velo_nl_link_index(sk, name);
+	if (ret == -ENODEV)
+		return 0;
+	return ret < 0 ? ret : -EEXIST;
+}
+
+int wiring_precheck(const struct wiring_spec *spec, struct wiring_state *state)
+{
 	int ret;
 
 	ret = pod_socket_open(spec, &state->pod_sk);
 	if (ret)
 		return ret;
-	ret = velo_nl_link_get(state->pod_sk, spec->pod_ifname, &link);
-	/* A veth whose host side a DEL retired and velod hasn't deleted yet is no conflict. */
-	if (!ret && velo_retired_clear(link.peer_ifindex))
-		ret = velo_nl_link_get(state->pod_sk, spec->pod_ifname, &link);
-	if (!ret)
-		return cni_fail(-EEXIST, VELO_ERR_IF_EXISTS, "interface %s already exists in %s",
+	ret = name_free(state->pod_sk, spec->pod_ifname, true);
+	if (ret == -EEXIST)
+		return cni_fail(ret, VELO_ERR_IF_EXISTS, "interface %s already exists in %s",
 				spec->pod_ifname, spec->netns_path);
-	if (ret != -ENODEV)
+	if (ret)
 		return cni_fail(ret, VELO_ERR_NETLINK, "look up %s in %s: %s", spec->pod_ifname,
 				spec->netns_path, strerror(-ret));
 
 	state->host_sk = velo_nl_open();
 	if (!state->host_sk)
 		return cni_fail(-errno, VELO_ERR_NETLINK, "netlink socket: %s", strerror(errno));
-	ret = velo_nl_link_get(state->host_sk, spec->host_ifname, &link);
-	if (!ret && velo_retired_clear(link.ifindex))
-		ret = velo_nl_link_get(state->host_sk, spec->host_ifname, &link);
-	if (!ret)
-		return cni_fail(-EEXIST, VELO_ERR_IF_EXISTS,
-				"interface %s already exists on the node", spec->host_ifname);
-	if (ret != -ENODEV)
+	ret = name_free(state->host_sk, spec->host_ifname, false);
+	if (ret == -EEXIST)
+		return cni_fail(ret, VELO_ERR_IF_EXISTS, "interface %s already exists on the node",
+				spec->host_ifname);
+	if (ret)
 		return cni_fail(ret, VELO_ERR_NETLINK, "look up %s: %s", spec->host_ifname,
 				strerror(-ret));
 	return 0;
@@ -93,9 +111,9 @@ int wiring_create(const struct wiring_spec *spec, struct wiring_state *state)
 {
 	struct nl_sock *sk = state->host_sk;
 	const char *host_name = spec->host_ifname;
-	struct velo_nl_link host = { 0 }, pod = { 0 };
+	struct velo_nl_link pod = { 0 };
 	unsigned mtu;
-	int netns_fd, ret;
+	int host_ifindex, netns_fd, ret;
 
 	if (!sk || !state->pod_sk)
 		return cni_fail(-EINVAL, VELO_ERR_INTERNAL, "wiring: create before precheck");
@@ -111,10 +129,10 @@ int wiring_create(const struct wiring_spec *spec, struct wiring_state *state)
 		return cni_fail(ret, VELO_ERR_NETLINK, "create veth %s / %s: %s", host_name,
 				spec->pod_ifname, strerror(-ret));
 
-	ret = velo_nl_link_get(sk, host_name, &host);
-	if (ret) {
-		ret = cni_fail(ret, VELO_ERR_NETLINK, "host %s: look up: %s", host_name,
-			       strerror(-ret));
+	host_ifindex = velo_nl_link_index(sk, host_name);
+	if (host_ifindex < 0) {
+		ret = cni_fail(host_ifindex, VELO_ERR_NETLINK, "host %s: look up: %s", host_name,
+			       strerror(-host_ifindex));
 		goto err_del_veth;
 	}
 	ret = wiring_host_sysctls(spec);
@@ -127,7 +145,7 @@ int wiring_create(const struct wiring_spec *spec, struct wiring_state *state)
 	 * node doesn't route back to this veth, such as another pod's address,
 	 * is dropped. IPv6 has no rp_filter; docs/threat-model.md says so.
 	 */
-	ret = velo_nl_link_up_forwarding(sk, host.ifindex);
+	ret = velo_nl_link_up_forwarding(sk, host_ifindex);
 	if (ret) {
 		ret = cni_fail(ret, VELO_ERR_NETLINK, "host %s: set up: %s", host_name,
 			       strerror(-ret));
@@ -137,11 +155,12 @@ int wiring_create(const struct wiring_spec *spec, struct wiring_state *state)
 	if (ret)
 		goto err_del_veth;
 
-	state->host_ifindex = host.ifindex;
+	state->host_ifindex = host_ifindex;
 	state->pod_ifindex = pod.ifindex;
-	snprintf(state->host_mac, sizeof(state->host_mac), "%s", host.mac);
+	/* The kernel takes the MAC velo_nl_veth_add gave it as is. */
+	snprintf(state->host_mac, sizeof(state->host_mac), "%s", VELO_HOST_MAC);
 	snprintf(state->pod_mac, sizeof(state->pod_mac), "%s", pod.mac);
-	pr_debug("created %s (ifindex %d) and %s (ifindex %d, %s), mtu %u", host_name, host.ifindex,
+	pr_debug("created %s (ifindex %d) and %s (ifindex %d, %s), mtu %u", host_name, host_ifindex,
 		 spec->pod_ifname, pod.ifindex, pod.mac, mtu);
 	return 0;
 

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include <linux/rtnetlink.h>
-#include <net/if.h>
 
 #include "base/log.h"
 #include "net/netlink.h"
@@ -82,7 +81,6 @@ unsigned wiring_default_mtu(struct nl_sock *sk)
 {
 	struct default_devs devs = { 0 };
 	unsigned mtu = 0;
-	char name[IF_NAMESIZE];
 	int ret;
 
 	ret = default_devs_by_lookup(sk, &devs);
@@ -99,9 +97,7 @@ unsigned wiring_default_mtu(struct nl_sock *sk)
 	for (unsigned i = 0; i < devs.n; i++) {
 		struct velo_nl_link link;
 
-		if (!if_indextoname(devs.ifindex[i], name))
-			continue;
-		if (velo_nl_link_get(sk, name, &link) || !link.mtu)
+		if (velo_nl_link_get_index(sk, devs.ifindex[i], &link) || !link.mtu)
 			continue;
 		if (!mtu || link.mtu < mtu)
 			mtu = link.mtu;

@@ -126,8 +126,13 @@ int wiring_pod_link_setup(const struct wiring_spec *spec, struct nl_sock *sk,
 	const char *name = spec->pod_ifname;
 	int ret;
 
-	ret = velo_nl_link_get(sk, name, pod);
-	if (ret)
+	memset(pod, 0, sizeof(*pod));
+	ret = velo_nl_link_index(sk, name);
+	if (ret > 0) {
+		pod->ifindex = ret;
+		ret = velo_nl_link_mac(sk, name, pod->mac);
+	}
+	if (ret < 0)
 		return cni_fail(ret, VELO_ERR_NETLINK, "pod %s: look up: %s", name, strerror(-ret));
 	/*
 	 * Before up: no router solicitations, no DAD delay on the link-local

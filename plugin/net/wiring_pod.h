@@ -17,8 +17,9 @@ extern const uint8_t wiring_gateway4[16];
 extern const uint8_t wiring_gateway6[16];
 
 /*
- * Looks up the pod link into *pod and sets it up, after its IPv6 sysctls
- * (for which it enters the pod's netns).
+ * Looks up the pod link's ifindex and MAC into *pod (nothing else of it)
+ * and sets it up, after its IPv6 sysctls (for which it enters the pod's
+ * netns).
  */
 int wiring_pod_link_setup(const struct wiring_spec *spec, struct nl_sock *sk,
 			  struct velo_nl_link *pod);
