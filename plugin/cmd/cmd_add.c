@@ -106,7 +106,7 @@ static int take_ipam_addresses(struct velo_request *request, const struct velo_r
 	return 0;
 }
 
-static void build_result(struct velo_request *request, struct velo_result *ipam)
+static int build_result(struct velo_request *request, struct velo_result *ipam)
 {
 	const struct velo_record *record = &request->record;
 	struct velo_result *result = &request->result;
@@ -121,8 +121,9 @@ static void build_result(struct velo_request *request, struct velo_result *ipam)
 		 record->ifname);
 	snprintf(result->interfaces[1].mac, sizeof(result->interfaces[1].mac), "%s",
 		 record->pod_mac);
-	snprintf(result->interfaces[1].sandbox, sizeof(result->interfaces[1].sandbox), "%s",
-		 record->netns);
+	result->interfaces[1].sandbox = strdup(record->netns);
+	if (!result->interfaces[1].sandbox)
+		return cni_fail(-ENOMEM, VELO_ERR_INTERNAL, "print result: out of memory");
 
 	result->n_ips = record->n_ips;
 	memcpy(result->ips, record->ips, sizeof(record->ips[0]) * record->n_ips);
@@ -145,6 +146,7 @@ static void build_result(struct velo_request *request, struct velo_result *ipam)
 	}
 	result->dns = ipam->dns;
 	ipam->dns = NULL;
+	return 0;
 }
 
 static int attach_features(struct velo_request *request)
@@ -299,7 +301,9 @@ int cmd_add(struct velo_request *request)
 	if (ret)
 		goto err_release;
 
-	build_result(request, &ipam_result);
+	ret = build_result(request, &ipam_result);
+	if (ret)
+		goto err_release;
 	json = velo_result_to_json(&request->result, config->version);
 	if (!json) {
 		ret = cni_fail(-ENOMEM, VELO_ERR_INTERNAL, "print result: out of memory");

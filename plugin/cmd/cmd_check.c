@@ -22,7 +22,7 @@
 static const char *prev_pod_mac(const struct velo_result *prev, const char *ifname)
 {
 	for (unsigned i = 0; i < prev->n_interfaces; i++)
-		if (prev->interfaces[i].sandbox[0] && !strcmp(prev->interfaces[i].name, ifname))
+		if (prev->interfaces[i].sandbox && !strcmp(prev->interfaces[i].name, ifname))
 			return prev->interfaces[i].mac;
 	return NULL;
 }

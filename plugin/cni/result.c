@@ -106,11 +106,15 @@ static int parse_interface(const cJSON *json, const cJSON *entry, unsigned index
 				   sizeof(iface->name) - 1);
 	if (mac && *mac && !mac_valid(mac))
 		return result_fail(json, "%s.mac: not a MAC address: \"%s\"", where, mac);
-	if (sandbox && strlen(sandbox) >= sizeof(iface->sandbox))
+	if (sandbox && strlen(sandbox) >= PATH_MAX)
 		return result_fail(json, "%s.sandbox: too long", where);
+	if (sandbox && *sandbox) {
+		iface->sandbox = strdup(sandbox);
+		if (!iface->sandbox)
+			return cni_fail(-ENOMEM, VELO_ERR_INTERNAL, "out of memory");
+	}
 	snprintf(iface->name, sizeof(iface->name), "%s", name);
 	snprintf(iface->mac, sizeof(iface->mac), "%s", mac ? mac : "");
-	snprintf(iface->sandbox, sizeof(iface->sandbox), "%s", sandbox ? sandbox : "");
 	return 0;
 }
 
@@ -287,6 +291,10 @@ err:
 
 void velo_result_free(struct velo_result *result)
 {
+	for (unsigned i = 0; i < VELO_MAX_IFACES; i++) {
+		free(result->interfaces[i].sandbox);
+		result->interfaces[i].sandbox = NULL;
+	}
 	cJSON_Delete(result->dns);
 	result->dns = NULL;
 }
@@ -324,7 +332,7 @@ static bool print_interfaces(cJSON *root, const struct velo_result *result)
 		cJSON_AddItemToArray(array, entry);
 		if (!add_string(entry, "name", iface->name) ||
 		    (iface->mac[0] && !add_string(entry, "mac", iface->mac)) ||
-		    (iface->sandbox[0] && !add_string(entry, "sandbox", iface->sandbox)))
+		    (iface->sandbox && !add_string(entry, "sandbox", iface->sandbox)))
 			return false;
 	}
 	return true;

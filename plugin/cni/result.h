@@ -24,7 +24,7 @@ struct velo_route {
 struct velo_interface {
 	char name[16];
 	char mac[18]; /* "aa:bb:cc:dd:ee:ff" or "" */
-	char sandbox[4096]; /* "" for host interfaces */
+	char *sandbox; /* owned (velo_result_free); NULL for host interfaces */
 };
 
 struct velo_result {
