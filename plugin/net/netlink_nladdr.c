@@ -25,15 +25,32 @@ void velo_nl_mac_fmt(const uint8_t *mac, char out[18])
 		 mac[5]);
 }
 
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Not sscanf: its "%hhx" six times was 2% of an ADD's instructions. */
 struct nl_addr *velo_nl_mac_build(const char *text)
 {
 	unsigned char mac[6];
-	char end;
 
-	if (sscanf(text, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx%c", &mac[0], &mac[1], &mac[2], &mac[3],
-		   &mac[4], &mac[5], &end) != 6) {
-		errno = EINVAL;
-		return NULL;
+	for (unsigned i = 0; i < sizeof(mac); i++) {
+		const char *byte = text + 3 * i;
+		int high = hex_digit(byte[0]);
+		int low = high < 0 ? -1 : hex_digit(byte[1]);
+
+		if (low < 0 || byte[2] != (i + 1 < sizeof(mac) ? ':' : '\0')) {
+			errno = EINVAL;
+			return NULL;
+		}
+		mac[i] = (unsigned char)(high << 4 | low);
 	}
 	return nl_addr_build(AF_LLC, mac, sizeof(mac));
 }
