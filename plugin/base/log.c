@@ -240,12 +240,14 @@ void log_open(const char *path, enum velo_log_level level, unsigned long max_byt
 	if (!path || !*path || strlen(path) >= sizeof(logger.path))
 		goto out;
 	snprintf(logger.path, sizeof(logger.path), "%s", path);
+	/* The directory exists but on a node's first call: make it only then. */
+	logger.fd = open_log_file(path);
 	slash = strrchr(path, '/');
-	if (slash && slash != path) {
+	if (logger.fd < 0 && errno == ENOENT && slash && slash != path) {
 		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
 		lock_mkdirs(dir);
+		logger.fd = open_log_file(path);
 	}
-	logger.fd = open_log_file(path);
 out:
 	errno = saved_errno;
 }

@@ -58,6 +58,13 @@ int wiring_conf_set_all(const char *side, int version, const char *ifname,
 	char path[128];
 	int dirfd, ret = 0;
 
+	/* One key: one open of its path, not of the directory and then the key. */
+	if (n == 1) {
+		ret = wiring_dev_sysctl_write(version, ifname, kv[0].key, kv[0].value);
+		if (ret && ret != -ENOENT)
+			conf_fail(ret, side, version, ifname, kv[0].key, kv[0].value);
+		return ret;
+	}
 	snprintf(path, sizeof(path), "/proc/sys/net/ipv%d/conf/%s", version, ifname);
 	dirfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0 && errno == ENOENT)

@@ -159,11 +159,16 @@ static int write_atomically(const char *dir, const struct velo_record *record, c
 			  record->ifname);
 	if (!ret)
 		ret = temp_path(dir, record->container_id, record->ifname, temp, sizeof(temp));
-	if (!ret)
-		ret = lock_mkdirs(dir);
 	if (ret)
 		return ret;
 	fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	/* The directory is missing only for a network's first record. */
+	if (fd < 0 && errno == ENOENT) {
+		ret = lock_mkdirs(dir);
+		if (ret)
+			return ret;
+		fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	}
 	if (fd < 0)
 		return -errno;
 	ret = write_all(fd, text, strlen(text));
