@@ -95,6 +95,20 @@ int velo_nl_link_mac(struct nl_sock *sk, const char *name, char mac[18])
 	return 0;
 }
 
+int velo_nl_link_mtu(struct nl_sock *sk, int ifindex)
+{
+	struct ifreq ifr = { .ifr_ifindex = ifindex };
+	char name[IFNAMSIZ];
+	int ret;
+
+	if (ioctl(nl_socket_get_fd(sk), SIOCGIFNAME, &ifr))
+		return -errno;
+	memcpy(name, ifr.ifr_name, sizeof(name));
+	name[sizeof(name) - 1] = '\0';
+	ret = link_ioctl(sk, SIOCGIFMTU, name, &ifr);
+	return ret ? ret : ifr.ifr_mtu;
+}
+
 int velo_nl_veth_add(struct nl_sock *sk, const char *name, const char *mac, unsigned mtu,
 		     const char *peer_name, int peer_netns_fd)
 {

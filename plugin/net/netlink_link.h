@@ -30,6 +30,8 @@ int velo_nl_link_get_index(struct nl_sock *sk, int ifindex, struct velo_nl_link 
 int velo_nl_link_index(struct nl_sock *sk, const char *name);
 /* name's MAC as "aa:bb:cc:dd:ee:ff" ("" for a link without one), or -ENODEV. */
 int velo_nl_link_mac(struct nl_sock *sk, const char *name, char mac[18]);
+/* The MTU of the link with ifindex, or -ENODEV. */
+int velo_nl_link_mtu(struct nl_sock *sk, int ifindex);
 int velo_nl_veth_add(struct nl_sock *sk, const char *name, const char *mac, unsigned mtu,
 		     const char *peer_name, int peer_netns_fd);
 int velo_nl_link_up(struct nl_sock *sk, int ifindex);

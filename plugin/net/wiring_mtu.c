@@ -95,12 +95,10 @@ unsigned wiring_default_mtu(struct nl_sock *sk)
 		return FALLBACK_MTU;
 	}
 	for (unsigned i = 0; i < devs.n; i++) {
-		struct velo_nl_link link;
+		int dev_mtu = velo_nl_link_mtu(sk, devs.ifindex[i]);
 
-		if (velo_nl_link_get_index(sk, devs.ifindex[i], &link) || !link.mtu)
-			continue;
-		if (!mtu || link.mtu < mtu)
-			mtu = link.mtu;
+		if (dev_mtu > 0 && (!mtu || (unsigned)dev_mtu < mtu))
+			mtu = dev_mtu;
 	}
 	return mtu ? mtu : FALLBACK_MTU;
 }
