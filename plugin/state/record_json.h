@@ -7,7 +7,13 @@
 
 #include "state/record.h"
 
+/*
+ * The record as a tree to print: its integers are raw items (their exact
+ * digits), so the printed text is what state_record_from_json reads back,
+ * not the tree itself.
+ */
 cJSON *state_record_to_json(const struct velo_record *record);
+/* The record from a parsed file; -EINVAL, nothing owned, if any field is wrong. */
 int state_record_from_json(const cJSON *json, struct velo_record *out);
 
 #endif

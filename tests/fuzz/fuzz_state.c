@@ -11,7 +11,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct velo_record record, again;
-	cJSON *json = fuzz_json(data, size), *printed;
+	cJSON *json = fuzz_json(data, size), *printed, *reread;
+	char *text;
 	int ret;
 
 	if (!json)
@@ -24,16 +25,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    strnlen(record.host_ifname, sizeof(record.host_ifname)) ==
 			    sizeof(record.host_ifname))
 			abort();
+		/* As the file goes: printed as text, parsed, read. */
 		printed = state_record_to_json(&record);
-		if (printed) {
-			if (state_record_from_json(printed, &again))
+		text = printed ? cJSON_PrintUnformatted(printed) : NULL;
+		if (text) {
+			reread = cJSON_Parse(text);
+			if (!reread || state_record_from_json(reread, &again))
 				abort();
 			if (again.n_ips != record.n_ips || again.phase != record.phase ||
+			    again.netns_ino != record.netns_ino ||
+			    again.created_unix != record.created_unix ||
+			    again.cgroup_id != record.cgroup_id ||
 			    strcmp(again.container_id, record.container_id))
 				abort();
 			state_record_free(&again);
-			cJSON_Delete(printed);
+			cJSON_Delete(reread);
+			cJSON_free(text);
 		}
+		cJSON_Delete(printed);
 		state_record_free(&record);
 	}
 	cJSON_Delete(json);
