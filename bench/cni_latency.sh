@@ -192,7 +192,8 @@ driver_args=(-P "$ref_dir" -o "$work/plugins.out"
 	-p "host-local=$ref_dir/host-local:$work/host-local.json" -p "spawn=/bin/true:/dev/null")
 ((shared_node)) || for label in "${labels[@]}"; do driver_args+=(-n "$label=/run/netns/$node-$label"); done
 
-# Pod namespaces: 1..max(pods, many) per plugin plus a probe namespace each.
+# Pod namespaces: 1..max(pods, many) per plugin plus a probe namespace each (for the RSS runs);
+# each probe ADD gets a namespace of its own (make_netns, below).
 count=$((pods > many ? pods : many))
 for label in "${labels[@]}"; do
 	for ((i = 1; i <= count; i++)); do echo "$pod_prefix-$label-$i"; done
@@ -209,7 +210,18 @@ netns_of() { # netns_of LABEL N
 
 samples=$work/samples.csv
 echo "tag,label,verb,containerid,usec,maxrss_kb,hwm_kb,status" >"$samples"
+# make_netns PLANFILE: the plan's pod namespaces not made yet, made before it runs (untimed)
+# and deleted at exit. A runtime gives every new sandbox a new netns; probes sharing one met
+# the veth of the DEL before them, which velo leaves to velod to delete, and velo-velod's ADD
+# then deleted it itself (~20 ms of grace periods).
+make_netns() {
+	awk '{ print $5 }' "$1" | sed -n "s|^/run/netns/\($pod_prefix-.*\)|\1|p" | sort -u |
+		{ grep -vxFf "$netns_list" || true; } >"$work/netns.new"
+	cat "$work/netns.new" >>"$netns_list"
+	sed 's/^/netns add /' "$work/netns.new" | ip -batch -
+}
 run_plan() { # run_plan PLANFILE: the driver runs it inside the base node, each plugin in its own
+	make_netns "$1"
 	in_node "$driver" "${driver_args[@]}" <"$1" | tail -n +2 >>"$samples"
 }
 # shuffled N WORD...: the words in an order drawn afresh for each N (and the same in every
@@ -269,7 +281,7 @@ probe() { # probe TAG FROM TO LABEL...: ADD and DEL of a probe pod per plugin, n
 	for ((k = from; k <= to; k++)); do
 		for verb in ADD DEL; do
 			for label in $(shuffled "$k" "$@"); do
-				invocation "$tag" "$label" "$verb" "$label-$tag-$k" probe time
+				invocation "$tag" "$label" "$verb" "$label-$tag-$k" "probe-$tag-$k" time
 			done
 		done
 	done
