@@ -20,10 +20,6 @@ struct velo_nl_link {
 int velo_nl_link_get(struct nl_sock *sk, const char *name, struct velo_nl_link *link);
 int velo_nl_link_get_index(struct nl_sock *sk, int ifindex, struct velo_nl_link *link);
 /*
- * One RTM_NEWLINK, NLM_F_CREATE|NLM_F_EXCL: a veth name (with mac, may be NULL)
- * here and its peer peer_name created directly in the netns peer_netns_fd.
- */
-/*
  * name's ifindex, or -ENODEV: for the hot path, which needs no more than
  * that. An ioctl costs a fraction of a look-up's netlink round trip.
  */
@@ -32,6 +28,10 @@ int velo_nl_link_index(struct nl_sock *sk, const char *name);
 int velo_nl_link_mac(struct nl_sock *sk, const char *name, char mac[18]);
 /* The MTU of the link with ifindex, or -ENODEV. */
 int velo_nl_link_mtu(struct nl_sock *sk, int ifindex);
+/*
+ * One RTM_NEWLINK, NLM_F_CREATE|NLM_F_EXCL: a veth name (with mac, may be NULL)
+ * here and its peer peer_name created directly in the netns peer_netns_fd.
+ */
 int velo_nl_veth_add(struct nl_sock *sk, const char *name, const char *mac, unsigned mtu,
 		     const char *peer_name, int peer_netns_fd);
 int velo_nl_link_up(struct nl_sock *sk, int ifindex);
