@@ -111,7 +111,6 @@ int wiring_create(const struct wiring_spec *spec, struct wiring_state *state)
 {
 	struct nl_sock *sk = state->host_sk;
 	const char *host_name = spec->host_ifname;
-	struct velo_nl_link pod = { 0 };
 	unsigned mtu;
 	int host_ifindex, netns_fd, ret;
 
@@ -151,17 +150,15 @@ int wiring_create(const struct wiring_spec *spec, struct wiring_state *state)
 			       strerror(-ret));
 		goto err_del_veth;
 	}
-	ret = wiring_pod_link_setup(spec, state->pod_sk, &pod);
+	ret = wiring_pod_link_setup(spec, state->pod_sk, &state->pod_ifindex, state->pod_mac);
 	if (ret)
 		goto err_del_veth;
 
 	state->host_ifindex = host_ifindex;
-	state->pod_ifindex = pod.ifindex;
 	/* The kernel takes the MAC velo_nl_veth_add gave it as is. */
 	snprintf(state->host_mac, sizeof(state->host_mac), "%s", VELO_HOST_MAC);
-	snprintf(state->pod_mac, sizeof(state->pod_mac), "%s", pod.mac);
 	pr_debug("created %s (ifindex %d) and %s (ifindex %d, %s), mtu %u", host_name, host_ifindex,
-		 spec->pod_ifname, pod.ifindex, pod.mac, mtu);
+		 spec->pod_ifname, state->pod_ifindex, state->pod_mac, mtu);
 	return 0;
 
 err_del_veth:

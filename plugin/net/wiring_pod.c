@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "net/netlink.h"
 #include "net/netlink_ip.h"
+#include "net/netlink_link.h"
 #include "net/netns.h"
 #include "net/wiring_spec.h"
 #include "net/wiring_add.h"
@@ -120,19 +121,15 @@ static int pod_ipv6_sysctls(const struct wiring_spec *spec)
 	return ret == -ENOENT ? 0 : ret;
 }
 
-int wiring_pod_link_setup(const struct wiring_spec *spec, struct nl_sock *sk,
-			  struct velo_nl_link *pod)
+int wiring_pod_link_setup(const struct wiring_spec *spec, struct nl_sock *sk, int *ifindex,
+			  char mac[18])
 {
 	const char *name = spec->pod_ifname;
 	int ret;
 
-	memset(pod, 0, sizeof(*pod));
-	ret = velo_nl_link_index(sk, name);
-	if (ret > 0) {
-		pod->ifindex = ret;
-		ret = velo_nl_link_mac(sk, name, pod->mac);
-	}
-	if (ret < 0)
+	*ifindex = velo_nl_link_index(sk, name);
+	ret = *ifindex < 0 ? *ifindex : velo_nl_link_mac(sk, name, mac);
+	if (ret)
 		return cni_fail(ret, VELO_ERR_NETLINK, "pod %s: look up: %s", name, strerror(-ret));
 	/*
 	 * Before up: no router solicitations, no DAD delay on the link-local
@@ -143,7 +140,7 @@ int wiring_pod_link_setup(const struct wiring_spec *spec, struct nl_sock *sk,
 		if (ret)
 			return ret;
 	}
-	ret = velo_nl_link_up(sk, pod->ifindex);
+	ret = velo_nl_link_up(sk, *ifindex);
 	if (ret)
 		return cni_fail(ret, VELO_ERR_NETLINK, "pod %s: set up: %s", name, strerror(-ret));
 	return 0;

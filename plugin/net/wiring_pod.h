@@ -9,7 +9,6 @@
 
 #include <stdint.h>
 
-#include "net/netlink_link.h"
 #include "net/wiring_spec.h"
 
 /* VELO_GATEWAY4 and VELO_GATEWAY6 as bytes. */
@@ -17,12 +16,11 @@ extern const uint8_t wiring_gateway4[16];
 extern const uint8_t wiring_gateway6[16];
 
 /*
- * Looks up the pod link's ifindex and MAC into *pod (nothing else of it)
- * and sets it up, after its IPv6 sysctls (for which it enters the pod's
- * netns).
+ * Looks up the pod link's ifindex and MAC and sets it up, after its IPv6
+ * sysctls (for which it enters the pod's netns).
  */
-int wiring_pod_link_setup(const struct wiring_spec *spec, struct nl_sock *sk,
-			  struct velo_nl_link *pod);
+int wiring_pod_link_setup(const struct wiring_spec *spec, struct nl_sock *sk, int *ifindex,
+			  char mac[18]);
 /* Its addresses and default routes. */
 int wiring_pod_addressing(const struct wiring_spec *spec, struct nl_sock *sk, int ifindex);
 
