@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# velo in a real Kubernetes cluster on this machine, built from source with no registry:
+#
+#   hack/kind.sh up [dual-stack]   build what is missing (hack/kind/build-bins.sh, images.sh),
+#                                  create the kind cluster (1 control plane + 2 workers, no
+#                                  default CNI, kube-proxy iptables), install velo from
+#                                  manifests/, wait for every node Ready and CoreDNS answering
+#   hack/kind.sh e2e               velo's own checks in the cluster (e2e/kind/run.sh)
+#   hack/kind.sh conformance       upstream e2e.test, [sig-network] [Conformance]; prints
+#                                  "conformance: N passed, N failed, N skipped" and the JUnit file
+#   hack/kind.sh down              delete the cluster
+#
+# Needs root, Docker, debootstrap and Go (hack/kind/deps.sh installs the Debian parts). Caches
+# under $VELO_KIND_CACHE (/var/cache/velo-kind). Environment: VELO_KIND_CLUSTER (velo),
+# VELO_KIND_TIMEOUT (300s), VELO_CONFORMANCE_FOCUS / _SKIP / _NODES (parallel ginkgo nodes).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+# shellcheck source=hack/kind/versions.sh
+. "$here/kind/versions.sh"
+
+cluster=${VELO_KIND_CLUSTER:-velo}
+timeout=${VELO_KIND_TIMEOUT:-300s}
+bin=$VELO_KIND_CACHE/bin/$K8S_VERSION
+artifacts=${VELO_KIND_ARTIFACTS:-$VELO_KIND_CACHE/artifacts}
+export PATH=$bin:$PATH
+export KUBECONFIG=$VELO_KIND_CACHE/kubeconfig-$cluster
+
+log() { printf '== kind.sh: %s\n' "$*" >&2; }
+die() {
+	printf 'kind.sh: error: %s\n' "$*" >&2
+	exit 1
+}
+kc() { kubectl "$@"; }
+
+diagnose() {
+	local pod
+	kc get nodes -o wide || true
+	kc get pods -A -o wide || true
+	for pod in $(kc -n velo-system get pods -o name 2>/dev/null); do
+		kc -n velo-system logs "$pod" --all-containers --prefix --tail=30 || true
+	done
+}
+
+# The node's clock starts when docker does; wait until the apiserver answers at all.
+wait_api() {
+	local i
+	for i in $(seq 1 60); do
+		kc get --raw /readyz >/dev/null 2>&1 && return 0
+		sleep 2
+	done
+	return 1
+}
+
+cmd_up() {
+	local family=${1:-ipv4} config start
+	case $family in
+	ipv4) config=$top/e2e/kind/cluster.yaml ;;
+	dual-stack) config=$top/e2e/kind/cluster-dual-stack.yaml ;;
+	*) die "up: unknown family '$family' (ipv4, dual-stack)" ;;
+	esac
+	start=$(date +%s)
+	"$here/kind/build-bins.sh"
+	"$here/kind/images.sh"
+	log "built in $(($(date +%s) - start)) s"
+	kind delete cluster --name "$cluster" >/dev/null 2>&1 || true
+	log "creating cluster $cluster ($family)"
+	kind create cluster --name "$cluster" --image "velo-kind/node:$K8S_VERSION" \
+		--config "$config" --kubeconfig "$KUBECONFIG" --retain
+	wait_api || die "the API server does not answer"
+	kind load docker-image velo:dev --name "$cluster"
+	log "installing velo"
+	kc apply -f "$top/manifests/velo.yaml"
+	if ! kc -n velo-system rollout status daemonset/velo --timeout="$timeout" ||
+		! kc wait --for=condition=Ready node --all --timeout="$timeout" ||
+		! kc -n kube-system rollout status deployment/coredns --timeout="$timeout"; then
+		diagnose
+		die "the cluster did not come up"
+	fi
+	coredns_answers || {
+		diagnose
+		die "CoreDNS does not answer"
+	}
+	log "up in $(($(date +%s) - start)) s: KUBECONFIG=$KUBECONFIG"
+}
+
+# A pod on the cluster network resolves the API's Service name through CoreDNS.
+coredns_answers() {
+	local out
+	kc delete pod velo-dns-check --ignore-not-found --wait=true >/dev/null
+	out=$(kc run velo-dns-check --rm -i --restart=Never --quiet \
+		--image="registry.k8s.io/e2e-test-images/agnhost:$AGNHOST_TAG" --command -- \
+		dig +short +search kubernetes.default.svc.cluster.local 2>&1) || {
+		printf '%s\n' "$out" >&2
+		return 1
+	}
+	grep -Eq '^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$' <<<"$out"
+}
+
+cmd_e2e() {
+	VELO_E2E_KUBECONFIG=$KUBECONFIG VELO_E2E_CLUSTER=$cluster \
+		VELO_E2E_TEST_IMAGE="registry.k8s.io/e2e-test-images/busybox:$BUSYBOX_TAG" \
+		"$top/e2e/kind/run.sh"
+}
+
+# junit_counts FILE: "passed failed skipped" of a ginkgo JUnit report.
+junit_counts() {
+	python3 - "$1" <<'PY'
+import sys, xml.etree.ElementTree as ET
+passed = failed = skipped = 0
+for case in ET.parse(sys.argv[1]).getroot().iter("testcase"):
+    status = case.get("status", "")
+    if case.find("skipped") is not None or status == "skipped":
+        skipped += 1
+    elif case.find("failure") is not None or case.find("error") is not None:
+        failed += 1
+    else:
+        passed += 1
+print(passed, failed, skipped)
+PY
+}
+
+# run_e2e_test NAME FOCUS SKIP: upstream e2e.test through ginkgo against the cluster; prints
+# "NAME: N passed, N failed, N skipped" (skips: tests the focus matched but SKIP named).
+run_e2e_test() {
+	local name=$1 focus=$2 skip=$3 dir counts passed failed skipped
+	dir=$artifacts/$name
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	log "$name: focus '$focus', skip '$skip'"
+	ginkgo --nodes="${VELO_CONFORMANCE_NODES:-4}" --focus="$focus" --skip="$skip" \
+		--junit-report=junit.xml --output-dir="$dir" --timeout=60m \
+		"$bin/e2e.test" -- --kubeconfig="$KUBECONFIG" --provider=skeleton \
+		--report-dir="$dir" --disable-log-dump=true --dump-logs-on-failure=false \
+		--num-nodes=2 >"$dir/e2e.log" 2>&1 || true
+	tail -n 30 "$dir/e2e.log" >&2
+	[ -f "$dir/junit.xml" ] || die "$name: no JUnit report (see $dir/e2e.log)"
+	counts=$(junit_counts "$dir/junit.xml")
+	read -r passed failed skipped <<<"$counts"
+	# JUnit lists every spec of the suite; the ones outside the focus are not ours to count.
+	skipped=$(grep -c . < <(grep -oE '\[sig-network\][^"]*\[Conformance\]' <<<"") || true)
+	printf '%s: %d passed, %d failed, %d skipped\n' "$name" "$passed" "$failed" "$skipped"
+	printf 'JUnit: %s\n' "$dir/junit.xml"
+	[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+}
+
+cmd_conformance() {
+	local focus=${VELO_CONFORMANCE_FOCUS:-'\[sig-network\].*\[Conformance\]'}
+	local skip=${VELO_CONFORMANCE_SKIP:-'\[Serial\]|\[Disruptive\]'}
+	run_e2e_test conformance "$focus" "$skip"
+}
+
+cmd_down() {
+	kind delete cluster --name "$cluster"
+	rm -f "$KUBECONFIG"
+}
+
+case ${1:-} in
+up) shift && cmd_up "$@" ;;
+e2e) cmd_e2e ;;
+conformance) cmd_conformance ;;
+down) cmd_down ;;
+*)
+	sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//'
+	exit 2
+	;;
+esac

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Builds every image the kind cluster runs, locally, with no registry:
+#   velo-kind/base:bookworm   Debian 12 from debootstrap, imported into Docker
+#   registry.k8s.io/...       the control plane, kube-proxy, etcd, CoreDNS, pause and the e2e
+#                             test images (agnhost, busybox, nginx), from the binaries of
+#                             build-bins.sh and Debian packages; saved into one tar
+#   velo:dev                  velo's own image (Containerfile) on the same base
+#   velo-kind/node:<k8s>      the kind node (hack/kind/node/) with that tar baked in
+# An image that exists is kept; VELO_KIND_REBUILD=1 rebuilds all but the base.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+# shellcheck source=hack/kind/versions.sh
+. "$here/versions.sh"
+
+bin=$VELO_KIND_CACHE/bin/$K8S_VERSION
+base=velo-kind/base:$DEBIAN_SUITE
+node=velo-kind/node:$K8S_VERSION
+velo_image=${VELO_IMAGE:-velo:dev}
+rebuild=${VELO_KIND_REBUILD:-0}
+work=$(mktemp -d /tmp/velo-kind-images.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+log() { printf '== images: %s\n' "$*" >&2; }
+have() { [ "$rebuild" != 1 ] && docker image inspect "$1" >/dev/null 2>&1; }
+
+build_base() {
+	local root=$VELO_KIND_CACHE/rootfs/$DEBIAN_SUITE
+	docker image inspect "$base" >/dev/null 2>&1 && return 0
+	log "$base from debootstrap"
+	rm -rf "$root"
+	mkdir -p "$root"
+	debootstrap --variant=minbase "$DEBIAN_SUITE" "$root" http://deb.debian.org/debian >&2
+	rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
+	tar -C "$root" -c . | docker import - "$base" >/dev/null
+	rm -rf "$root"
+}
+
+# image TAG DOCKERFILE FILE...: builds TAG from DOCKERFILE (stdin) with FILEs in its context.
+image() {
+	local tag=$1 ctx
+	shift
+	have "$tag" && return 0
+	log "$tag"
+	ctx=$work/ctx.$RANDOM
+	mkdir -p "$ctx"
+	[ $# -eq 0 ] || cp -a "$@" "$ctx/"
+	docker build -q --build-arg "BASE=$base" -t "$tag" -f - "$ctx" >/dev/null
+	rm -rf "$ctx"
+}
+
+# A Go binary alone in an image: the control plane, etcd and CoreDNS need nothing else.
+static_image() {
+	local tag=$1 name=$2
+	image "$tag" "$bin/$name" <<DOCKERFILE
+FROM scratch
+COPY $name /usr/local/bin/$name
+ENV PATH=/usr/local/bin
+ENTRYPOINT ["/usr/local/bin/$name"]
+DOCKERFILE
+}
+
+build_pause() {
+	have "registry.k8s.io/pause:$PAUSE_TAG" && return 0
+	gcc -static -O2 -Wall -Werror -o "$work/pause" "$here/images/pause.c"
+	image "registry.k8s.io/pause:$PAUSE_TAG" "$work/pause" <<'DOCKERFILE'
+FROM scratch
+COPY pause /pause
+ENTRYPOINT ["/pause"]
+DOCKERFILE
+}
+
+k8s_images() {
+	local c
+	for c in kube-apiserver kube-controller-manager kube-scheduler; do
+		static_image "registry.k8s.io/$c:$K8S_VERSION" "$c"
+	done
+	static_image "registry.k8s.io/etcd:$ETCD_TAG" etcd
+	static_image "registry.k8s.io/coredns/coredns:$COREDNS_VERSION" coredns
+	build_pause
+	# kube-proxy programs iptables (nft backend, as the node) and conntrack.
+	image "registry.k8s.io/kube-proxy:$K8S_VERSION" "$bin/kube-proxy" <<'DOCKERFILE'
+ARG BASE
+FROM ${BASE}
+RUN apt-get update && apt-get install -y --no-install-recommends iptables conntrack kmod \
+	&& rm -rf /var/lib/apt/lists/*
+COPY kube-proxy /usr/local/bin/kube-proxy
+DOCKERFILE
+	# The e2e tests exec shells, curl, nc and dig in agnhost pods.
+	image "registry.k8s.io/e2e-test-images/agnhost:$AGNHOST_TAG" "$bin/agnhost" <<'DOCKERFILE'
+ARG BASE
+FROM ${BASE}
+RUN apt-get update && apt-get install -y --no-install-recommends curl netcat-openbsd \
+		dnsutils iproute2 iputils-ping conntrack iptables procps ca-certificates \
+	&& rm -rf /var/lib/apt/lists/*
+COPY agnhost /agnhost
+ENTRYPOINT ["/agnhost"]
+CMD ["pause"]
+DOCKERFILE
+	image "registry.k8s.io/e2e-test-images/busybox:$BUSYBOX_TAG" /bin/busybox <<'DOCKERFILE'
+FROM scratch
+COPY busybox /bin/busybox
+RUN ["/bin/busybox", "--install", "-s", "/bin"]
+ENV PATH=/bin
+CMD ["sh"]
+DOCKERFILE
+	# Debian's nginx under the e2e name (the tests only need an HTTP server on port 80).
+	image "registry.k8s.io/e2e-test-images/nginx:$NGINX_TAG" <<'DOCKERFILE'
+ARG BASE
+FROM ${BASE}
+RUN apt-get update && apt-get install -y --no-install-recommends nginx-light \
+	&& rm -rf /var/lib/apt/lists/* && ln -sf /dev/stdout /var/log/nginx/access.log \
+	&& ln -sf /dev/stderr /var/log/nginx/error.log
+CMD ["nginx", "-g", "daemon off;"]
+DOCKERFILE
+}
+
+cluster_images() {
+	printf '%s\n' \
+		"registry.k8s.io/kube-apiserver:$K8S_VERSION" \
+		"registry.k8s.io/kube-controller-manager:$K8S_VERSION" \
+		"registry.k8s.io/kube-scheduler:$K8S_VERSION" \
+		"registry.k8s.io/kube-proxy:$K8S_VERSION" \
+		"registry.k8s.io/etcd:$ETCD_TAG" \
+		"registry.k8s.io/coredns/coredns:$COREDNS_VERSION" \
+		"registry.k8s.io/pause:$PAUSE_TAG" \
+		"registry.k8s.io/e2e-test-images/agnhost:$AGNHOST_TAG" \
+		"registry.k8s.io/e2e-test-images/busybox:$BUSYBOX_TAG" \
+		"registry.k8s.io/e2e-test-images/nginx:$NGINX_TAG"
+}
+
+build_node() {
+	have "$node" && return 0
+	log "$node"
+	mkdir -p "$work/node"
+	# One tar: layers the images share are stored (and imported on each node) once.
+	mapfile -t images < <(cluster_images)
+	docker save -o "$work/node/images.tar" "${images[@]}"
+	cp "$bin/kubelet" "$bin/kubeadm" "$bin/kubectl" "$work/node/"
+	cp -a "$here/node" "$work/node/node"
+	docker build -q --build-arg "BASE=$base" --build-arg "K8S_VERSION=$K8S_VERSION" \
+		-t "$node" -f "$here/node/Dockerfile" "$work/node" >/dev/null
+}
+
+build_velo() {
+	log "$velo_image (Containerfile on $base)"
+	docker build -q --build-arg "BASE=$base" -t "$velo_image" -f "$top/Containerfile" "$top" \
+		>/dev/null
+}
+
+start=$(date +%s)
+build_base
+k8s_images
+build_node
+[ "${1:-}" = --no-velo ] || build_velo
+log "done in $(($(date +%s) - start)) s"
