@@ -41,7 +41,7 @@ for ((i = 0; i < endpoints; i++)); do
 		podNamespace: "bench", podName: "pod-\($i)", podUid: "uid-\($i)", created: 1764547200,
 		phase: "ready", features: 0, netconf: "{}",
 		ips: [{address: "10.\(240 + ($i / 65536 | floor)).\($i / 256 % 256 | floor).\($i % 256)/32"}]}' \
-		>"$work/state/velobench/scrape${i}_eth0.json"
+		>"$work/state/velobench/scrape${i}:eth0.json"
 done
 jq -n --arg w "$work" '{stateDir: ($w + "/state"), runDir: ($w + "/run"),
 	bpffsDir: ($w + "/bpffs"), listen: "127.0.0.1:19199", reconcileIntervalSeconds: 0,

@@ -5,7 +5,7 @@
  * turns into CNI code 11 (try again later).
  *
  * Lock order (take in this order, never the reverse):
- *   1. the attachment lock   <run_dir>/locks/<network>/<container>_<ifname>.lock
+ *   1. the attachment lock   <run_dir>/locks/<network>/<container>:<ifname>.lock
  *   2. the pod cgroup lock   <run_dir>/cgroup.lock
  *   3. the BPF loader lock   <run_dir>/bpf.lock
  *   4. the log rotation lock <log_file>.lock

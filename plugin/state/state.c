@@ -75,8 +75,20 @@ static int record_dir(const struct velo_paths *paths, bool pending, const char *
 	return format_path(buf, len, "%s/%s", root, network);
 }
 
-static int record_path(const struct velo_paths *paths, bool pending, const char *network,
-		       const char *container_id, const char *ifname, char *buf, size_t len)
+/*
+ * An attachment's files are "<container>:<ifname>": a container id is
+ * alphanumeric plus '_', '.' and '-', an ifname can't hold ':' (CNI spec,
+ * cni_env.c, the kernel), so no two attachments share a name. Velos before
+ * this wrote "<container>_<ifname>", which ("ctr_x", "eth0") and ("ctr",
+ * "x_eth0") share: such a legacy record is read and removed only when its
+ * content names this attachment (legacy_owned()); no velo writes one now.
+ */
+#define NAME_SEP ":"
+#define LEGACY_SEP "_"
+
+static int record_path_sep(const struct velo_paths *paths, bool pending, const char *network,
+			   const char *container_id, const char *ifname, const char *sep, char *buf,
+			   size_t len)
 {
 	char dir[PATH_MAX];
 	int ret;
@@ -86,7 +98,13 @@ static int record_path(const struct velo_paths *paths, bool pending, const char 
 	ret = record_dir(paths, pending, network, dir, sizeof(dir));
 	if (ret)
 		return ret;
-	return format_path(buf, len, "%s/%s_%s" STATE_SUFFIX, dir, container_id, ifname);
+	return format_path(buf, len, "%s/%s%s%s" STATE_SUFFIX, dir, container_id, sep, ifname);
+}
+
+static int record_path(const struct velo_paths *paths, bool pending, const char *network,
+		       const char *container_id, const char *ifname, char *buf, size_t len)
+{
+	return record_path_sep(paths, pending, network, container_id, ifname, NAME_SEP, buf, len);
 }
 
 /*
@@ -97,7 +115,7 @@ static int record_path(const struct velo_paths *paths, bool pending, const char 
 static int temp_path(const char *dir, const char *container_id, const char *ifname, char *buf,
 		     size_t len)
 {
-	return format_path(buf, len, "%s/.%s_%s.tmp", dir, container_id, ifname);
+	return format_path(buf, len, "%s/.%s" NAME_SEP "%s.tmp", dir, container_id, ifname);
 }
 
 int state_lock_path(const struct velo_paths *paths, const char *network, const char *container_id,
@@ -105,7 +123,7 @@ int state_lock_path(const struct velo_paths *paths, const char *network, const c
 {
 	if (!component_valid(network) || !component_valid(container_id) || !component_valid(ifname))
 		return -EINVAL;
-	return format_path(buf, len, "%s/locks/%s/%s_%s.lock", paths->run_dir, network,
+	return format_path(buf, len, "%s/locks/%s/%s" NAME_SEP "%s.lock", paths->run_dir, network,
 			   container_id, ifname);
 }
 
@@ -155,8 +173,8 @@ static int write_atomically(const char *dir, const struct velo_record *record, c
 	char path[PATH_MAX], temp[PATH_MAX];
 	int fd, ret;
 
-	ret = format_path(path, sizeof(path), "%s/%s_%s" STATE_SUFFIX, dir, record->container_id,
-			  record->ifname);
+	ret = format_path(path, sizeof(path), "%s/%s" NAME_SEP "%s" STATE_SUFFIX, dir,
+			  record->container_id, record->ifname);
 	if (!ret)
 		ret = temp_path(dir, record->container_id, record->ifname, temp, sizeof(temp));
 	if (ret)
@@ -256,6 +274,34 @@ static int read_record_file(const char *path, struct velo_record *out)
 	return ret;
 }
 
+static bool names_attachment(const struct velo_record *record, const char *network,
+			     const char *container_id, const char *ifname)
+{
+	return !strcmp(record->network, network) && !strcmp(record->container_id, container_id) &&
+	       !strcmp(record->ifname, ifname);
+}
+
+/*
+ * Reads the legacy "<container>_<ifname>" record at path for this attachment:
+ * 0 when it names it; -ENOENT when there is none or it is another
+ * attachment's; -EINVAL when it is unreadable and only this attachment can
+ * have written it (neither name holds a '_', so the name splits one way).
+ */
+static int read_legacy(const char *path, const char *network, const char *container_id,
+		       const char *ifname, struct velo_record *out)
+{
+	int ret = read_record_file(path, out);
+
+	if (!ret && !names_attachment(out, network, container_id, ifname)) {
+		state_record_free(out);
+		memset(out, 0, sizeof(*out));
+		return -ENOENT;
+	}
+	if (ret == -EINVAL && (strchr(container_id, '_') || strchr(ifname, '_')))
+		return -ENOENT;
+	return ret;
+}
+
 int state_record_read(const struct velo_paths *paths, const char *network, const char *container_id,
 		      const char *ifname, struct velo_record *out)
 {
@@ -273,11 +319,18 @@ int state_record_read(const struct velo_paths *paths, const char *network, const
 		if (ret != -ENOENT)
 			break;
 	}
+	/* Then the name older velos gave it. */
+	for (int pending = 0; pending <= 1 && ret == -ENOENT; pending++) {
+		ret = record_path_sep(paths, pending, network, container_id, ifname, LEGACY_SEP,
+				      path, sizeof(path));
+		if (ret)
+			return ret;
+		ret = read_legacy(path, network, container_id, ifname, out);
+	}
 	if (ret)
 		return ret;
 	/* A record under another attachment's name was copied or tampered with. */
-	if (strcmp(out->network, network) || strcmp(out->container_id, container_id) ||
-	    strcmp(out->ifname, ifname)) {
+	if (!names_attachment(out, network, container_id, ifname)) {
 		state_record_free(out);
 		memset(out, 0, sizeof(*out));
 		return -EINVAL;
@@ -288,6 +341,25 @@ int state_record_read(const struct velo_paths *paths, const char *network, const
 static int unlink_missing_ok(const char *path)
 {
 	return unlink(path) && errno != ENOENT ? -errno : 0;
+}
+
+/* The legacy record of this attachment (read_legacy()), if there is one. */
+static int remove_legacy(const struct velo_paths *paths, bool pending, const char *network,
+			 const char *container_id, const char *ifname)
+{
+	struct velo_record record = { 0 };
+	char path[PATH_MAX];
+	int ret;
+
+	ret = record_path_sep(paths, pending, network, container_id, ifname, LEGACY_SEP, path,
+			      sizeof(path));
+	if (!ret)
+		ret = read_legacy(path, network, container_id, ifname, &record);
+	state_record_free(&record);
+	if (ret == -ENOENT)
+		return 0;
+	/* Ours, readable or not (-EINVAL: only ours can have that name). */
+	return ret && ret != -EINVAL ? ret : unlink_missing_ok(path);
 }
 
 int state_record_remove(const struct velo_paths *paths, const char *network,
@@ -307,6 +379,8 @@ int state_record_remove(const struct velo_paths *paths, const char *network,
 		/* A writer killed between creating its temp file and renaming it. */
 		if (!err && !temp_path(dir, container_id, ifname, path, sizeof(path)))
 			err = unlink_missing_ok(path);
+		if (!err)
+			err = remove_legacy(paths, pending, network, container_id, ifname);
 		if (err && !ret)
 			ret = err;
 	}

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Endpoint records under <state_dir>/<network>/<container>_<ifname>.json.
+ * Endpoint records under <state_dir>/<network>/<container>:<ifname>.json
+ * (older velos wrote <container>_<ifname>.json: still read and removed, see
+ * state.c).
  * ADD writes the record before each side effect (with the phase it is about
  * to enter), so a DEL or GC after a crash knows what to undo. Until the ADD
  * is ready the record lives under <run_dir>/pending/<network>/ instead (see
@@ -38,7 +40,8 @@ int state_network_foreach(const struct velo_paths *paths, state_network_fn fn, v
 
 /*
  * Temp files a writer killed before its rename left in network's record dirs
- * (both): fn gets each one's path and its attachment's "<container>_<ifname>".
+ * (both): fn gets each one's path and its attachment's "<container>:<ifname>"
+ * (or, from older velos, "<container>_<ifname>", whose lock has that name too).
  * Older velos named them ".<attachment>.tmp.XXXXXX"; those are listed too.
  * Stops at and returns fn's first non-zero.
  */
@@ -46,7 +49,7 @@ typedef int (*state_temp_fn)(const char *path, const char *attachment, void *ctx
 int state_temp_foreach(const struct velo_paths *paths, const char *network, state_temp_fn fn,
 		       void *ctx);
 
-/* <run_dir>/locks/<network>/<container>_<ifname>.lock */
+/* <run_dir>/locks/<network>/<container>:<ifname>.lock */
 int state_lock_path(const struct velo_paths *paths, const char *network, const char *container_id,
 		    const char *ifname, char *buf, unsigned len);
 

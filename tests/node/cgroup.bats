@@ -280,7 +280,7 @@ time.sleep(3)
 		'{"velo.dev/accounting": "true"}')"
 	vt_add "$pod" ctr-acctnocg "$conf"
 	grep -q 'accounting.*no pod cgroup' "$VT_LOG"
-	record="$VT_STATE/$VT_NETWORK/ctr-acctnocg_eth0.json"
+	record="$VT_STATE/$VT_NETWORK/ctr-acctnocg:eth0.json"
 	# Bit 2 (accounting) is clear: nothing was attached.
 	[ "$(jq '(.features / 2 | floor) % 2' "$record")" -eq 0 ] || { cat "$record"; false; }
 	vt_cni CHECK ctr-acctnocg "$pod" eth0 "$(vt_with_prev "$conf" "$VT_RESULT")"
@@ -297,7 +297,7 @@ time.sleep(3)
 		'{"velo.dev/sockmap": "true"}')"
 	vt_add "$pod" ctr-smnocg "$conf"
 	grep -q "sockmap: the pod's cgroup is unknown" "$VT_LOG"
-	record="$VT_STATE/$VT_NETWORK/ctr-smnocg_eth0.json"
+	record="$VT_STATE/$VT_NETWORK/ctr-smnocg:eth0.json"
 	# Bit 16 (sockmap) is clear: nothing was attached.
 	[ "$(jq '(.features / 16 | floor) % 2' "$record")" -eq 0 ] || { cat "$record"; false; }
 	vt_cni CHECK ctr-smnocg "$pod" eth0 "$(vt_with_prev "$conf" "$VT_RESULT")"

@@ -66,9 +66,9 @@ cr_kill_add() {
 # The phase the killed ADD had reached: none (no record), ipam, wiring, features, ready,
 # or "done" when it printed its result before the kill.
 cr_phase() {
-	local cid="$1" record="$VT_STATE/$VT_NETWORK/${1}_eth0.json"
+	local cid="$1" record="$VT_STATE/$VT_NETWORK/${1}:eth0.json"
 	# Until the ADD is ready its record is in runDir (state.h).
-	[ -f "$record" ] || record="$VT/run/pending/$VT_NETWORK/${cid}_eth0.json"
+	[ -f "$record" ] || record="$VT/run/pending/$VT_NETWORK/${cid}:eth0.json"
 	if [ -s "$VT/work/add.out" ] && jq -e '.ips' "$VT/work/add.out" >/dev/null 2>&1; then
 		echo "done"
 	elif [ -f "$record" ]; then

@@ -97,13 +97,13 @@ bad_add() {
 	[ "$(vt_leases)" = 10.99.0.5 ] || { echo "leases: $(vt_leases)"; false; }
 	[ "$(vt_host_links)" = "$(vt_host_ifname vt ctr-first eth0)" ] ||
 		{ echo "host links: $(vt_host_links)"; false; }
-	[ "$(vt_records)" = "$VT_NETWORK/ctr-first_eth0.json" ] || { echo "records: $(vt_records)"; false; }
+	[ "$(vt_records)" = "$VT_NETWORK/ctr-first:eth0.json" ] || { echo "records: $(vt_records)"; false; }
 	# An IPAM plugin that isn't on CNI_PATH.
 	vt_cni ADD ctr-third "$(vt_pod_new)" eth0 "$(jq -c '.ipam.type = "no-such-ipam"' <<<"$conf")"
 	vt_assert_failed
 	[ "$(vt_host_links)" = "$(vt_host_ifname vt ctr-first eth0)" ] ||
 		{ echo "host links: $(vt_host_links)"; false; }
-	[ "$(vt_records)" = "$VT_NETWORK/ctr-first_eth0.json" ] || { echo "records: $(vt_records)"; false; }
+	[ "$(vt_records)" = "$VT_NETWORK/ctr-first:eth0.json" ] || { echo "records: $(vt_records)"; false; }
 }
 
 @test "errors answer in the config's cniVersion" {

@@ -12,12 +12,6 @@ setup() {
 }
 teardown() { vt_teardown; }
 
-# gc CONFIG VALID_JSON: GC with cni.dev/valid-attachments = VALID_JSON.
-gc() {
-	vt_cni_env "$(jq -c --argjson v "$2" '.["cni.dev/valid-attachments"] = $v' <<<"$1")" \
-		CNI_COMMAND=GC "CNI_PATH=$VT_BIN"
-}
-
 @test "STATUS with a 1.1.0 config succeeds and prints nothing" {
 	vt_cni_env "$(vt_config -v 1.1.0)" CNI_COMMAND=STATUS "CNI_PATH=$VT_BIN"
 	vt_assert_ok
@@ -27,7 +21,7 @@ gc() {
 @test "STATUS and GC with a 1.0.0 config fail with code 1" {
 	vt_cni_env "$(vt_config -v 1.0.0)" CNI_COMMAND=STATUS "CNI_PATH=$VT_BIN"
 	vt_assert_error 1
-	gc "$(vt_config -v 1.0.0)" '[]'
+	vt_gc "$(vt_config -v 1.0.0)" '[]'
 	vt_assert_error 1
 }
 
@@ -44,13 +38,13 @@ gc() {
 	ip6_stale="$(vt_ip "$VT_RESULT" 6)"
 	[ "$(vt_host_links | wc -l)" -eq 2 ]
 
-	gc "$conf" '[{"containerID": "ctr-keep", "ifname": "eth0"}]'
+	vt_gc "$conf" '[{"containerID": "ctr-keep", "ifname": "eth0"}]'
 	vt_assert_ok
 	[ -z "$VT_OUT" ] || { echo "stdout: $VT_OUT"; false; }
 
 	[ "$(vt_host_links)" = "$(vt_host_ifname vt ctr-keep eth0)" ] ||
 		{ echo "host links: $(vt_host_links)"; false; }
-	[ "$(vt_records)" = "$VT_NETWORK/ctr-keep_eth0.json" ] || { echo "records: $(vt_records)"; false; }
+	[ "$(vt_records)" = "$VT_NETWORK/ctr-keep:eth0.json" ] || { echo "records: $(vt_records)"; false; }
 	if vt_lease_exists "$ip_stale" || vt_lease_exists "$ip6_stale"; then
 		echo "stale leases kept: $(vt_leases)"
 		false
@@ -67,12 +61,12 @@ gc() {
 	conf="$(vt_config -v 1.1.0 -f 4)"
 	pod="$(vt_pod_new)"
 	vt_add "$pod" ctr-mine "$conf"
-	gc "$(jq -c '.name = "othernet"' <<<"$conf")" '[]'
+	vt_gc "$(jq -c '.name = "othernet"' <<<"$conf")" '[]'
 	vt_assert_ok
 	[ "$(vt_host_links | wc -l)" -eq 1 ] || { echo "host links: $(vt_host_links)"; false; }
 	[ "$(vt_records | wc -l)" -eq 1 ] || { echo "records: $(vt_records)"; false; }
 	[ "$(vt_leases | wc -l)" -eq 1 ] || { echo "leases: $(vt_leases)"; false; }
-	gc "$conf" '[]'
+	vt_gc "$conf" '[]'
 	vt_assert_ok
 	vt_assert_nothing_left
 }
@@ -95,7 +89,7 @@ gc() {
 	vt_lease_exists "$ip_b"
 	vt_ping_from_node "$ip_a"
 
-	gc "$conf" '[]'
+	vt_gc "$conf" '[]'
 	vt_assert_ok
 	vt_assert_nothing_left
 }
@@ -109,7 +103,7 @@ gc() {
 	ip="$(vt_ip "$VT_RESULT" 4)"
 	vt_lease_exists "$ip"
 
-	gc "$moved" '[]'
+	vt_gc "$moved" '[]'
 	vt_assert_ok
 	if vt_lease_exists "$ip"; then echo "lease $ip in the ADD's dataDir kept"; false; fi
 	vt_assert_nothing_left

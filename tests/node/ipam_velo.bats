@@ -88,7 +88,7 @@ owners() {
 	vt_cni ADD ctr-b "$b" eth0 "$conf"
 	vt_assert_error 101 'ipam.ranges\[0\]: 10\.99\.0\.0/24 \(10\.99\.0\.7-10\.99\.0\.7\) is exhausted'
 	[ "$(vt_host_links)" = "$(vt_host_ifname vt ctr-a eth0)" ] || { vt_host_links; false; }
-	[ "$(vt_records)" = "$VT_NETWORK/ctr-a_eth0.json" ] || { vt_records; false; }
+	[ "$(vt_records)" = "$VT_NETWORK/ctr-a:eth0.json" ] || { vt_records; false; }
 	vt_cni DEL ctr-a "$a" eth0 "$conf"
 	vt_assert_ok
 	vt_assert_nothing_left
@@ -120,7 +120,7 @@ owners() {
 	vt_add "$orphan" ctr-orphan "$conf"
 	# The orphan's record and veth vanish (as after a crash at the wrong moment): only its
 	# leases remain for GC to find.
-	rm "$VT_STATE/$VT_NETWORK/ctr-orphan_eth0.json"
+	rm "$VT_STATE/$VT_NETWORK/ctr-orphan:eth0.json"
 	vt_node ip link del "$(vt_host_ifname vt ctr-orphan eth0)"
 	gc_conf="$(jq -c '.["cni.dev/valid-attachments"] = [{"containerID": "ctr-keep", "ifname": "eth0"}]' <<<"$conf")"
 	vt_cni_env "$gc_conf" CNI_COMMAND=GC "CNI_PATH=$VT_BIN"

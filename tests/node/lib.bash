@@ -349,6 +349,12 @@ vt_cni() {
 	vt_cni_env "$config" "${final[@]}" "${envs[@]}"
 }
 
+# vt_gc CONFIG VALID_JSON: GC with cni.dev/valid-attachments = VALID_JSON.
+vt_gc() {
+	vt_cni_env "$(jq -c --argjson v "$2" '.["cni.dev/valid-attachments"] = $v' <<<"$1")" \
+		CNI_COMMAND=GC "CNI_PATH=$VT_BIN"
+}
+
 # Shows what the plugin said (bats prints it when the test fails).
 vt_show() {
 	echo "rc=$VT_RC"

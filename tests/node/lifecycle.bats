@@ -182,7 +182,7 @@ teardown() {
 		host_new="$(vt_host_ifname vt ctr-new-sandbox eth0)"
 		run vt_node ip route show "$ip/32"
 		[[ "$output" == *"dev $host_new "* ]] || { echo "route to $ip: $output"; false; }
-		[ "$(vt_records)" = "$VT_NETWORK/ctr-new-sandbox_eth0.json" ] ||
+		[ "$(vt_records)" = "$VT_NETWORK/ctr-new-sandbox:eth0.json" ] ||
 			{ echo "records: $(vt_records)"; false; }
 		vt_cni CHECK ctr-new-sandbox "$new" eth0 "$prev_new"
 		vt_assert_ok
@@ -283,7 +283,7 @@ teardown() {
 	vt_velo_only
 	local pod conf ip host record content i=0
 	conf="$(vt_config -f 4)"
-	record="$VT_STATE/$VT_NETWORK/ctr-torn_eth0.json"
+	record="$VT_STATE/$VT_NETWORK/ctr-torn:eth0.json"
 	# A power loss can leave an empty record (they are not fsynced), or any bytes at all.
 	for content in "" 'garbage {"network":'; do
 		pod="$(vt_pod_new)"
@@ -317,7 +317,7 @@ teardown() {
 		'{"velo.dev/accounting": "true"}')"
 	vt_add "$pod" ctr-busy "$conf"
 	ip="$(vt_ip "$VT_RESULT" 4)"
-	record="$VT_STATE/$VT_NETWORK/ctr-busy_eth0.json"
+	record="$VT_STATE/$VT_NETWORK/ctr-busy:eth0.json"
 	vtc_attached "$cg" | grep -qx velo_cg_acct_in
 
 	lock="$VT/run/cgroup.lock"
@@ -361,7 +361,7 @@ teardown() {
 	pod="$(vt_pod_new)"
 	vt_add "$pod" ctr-fellback "$conf"
 	grep -q 'stays on the routed path' "$VT_LOG"
-	record="$VT_STATE/$VT_NETWORK/ctr-fellback_eth0.json"
+	record="$VT_STATE/$VT_NETWORK/ctr-fellback:eth0.json"
 	# The ready record says what ADD set up: no fastpath bit (1).
 	[ "$(jq '.features % 2' "$record")" -eq 0 ] || { cat "$record"; false; }
 	vt_cni CHECK ctr-fellback "$pod" eth0 "$(vt_with_prev "$conf" "$VT_RESULT")"
@@ -380,7 +380,7 @@ teardown() {
 	pod="$(vt_pod_new)"
 	vt_add "$pod" ctr-pin "$conf"
 	host="$(vt_host_ifname vt ctr-pin eth0)"
-	record="$VT_STATE/$VT_NETWORK/ctr-pin_eth0.json"
+	record="$VT_STATE/$VT_NETWORK/ctr-pin:eth0.json"
 	[ "$(jq '.features % 2' "$record")" -eq 1 ] || { cat "$record"; false; }
 	vt_cni CHECK ctr-pin "$pod" eth0 "$(vt_with_prev "$conf" "$VT_RESULT")"
 	vt_assert_ok

@@ -19,7 +19,7 @@ teardown() {
 }
 
 # lock_path CONTAINER: the attachment lock velo takes (docs/design.md).
-lock_path() { echo "$VT/run/locks/$VT_NETWORK/${1}_eth0.lock"; }
+lock_path() { echo "$VT/run/locks/$VT_NETWORK/${1}:eth0.lock"; }
 
 # hold_lock CONTAINER: holds the attachment's flock in the background; sets HOLDER.
 hold_lock() {

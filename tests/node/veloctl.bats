@@ -198,7 +198,7 @@ vc_show() {
 	jq -e --arg a "$VT/bug.tar.gz" '.archive == $a' <<<"$VC_OUT" >/dev/null || { vc_show; false; }
 	list="$(tar -tzf "$VT/bug.tar.gz")"
 	for want in "files$VT/netd/10-velotest.conflist" "files$VT_LOG" \
-		"files$VT/state/$VT_NETWORK/ctr-bug_eth0.json" commands/ip-link.txt \
+		"files$VT/state/$VT_NETWORK/ctr-bug:eth0.json" commands/ip-link.txt \
 		commands/ip-route.txt commands/ip-neigh.txt commands/ip-addr.txt \
 		commands/tc-filter.txt commands/veloctl-status.json commands/veloctl-endpoints.json \
 		commands/veloctl-sockets.json; do

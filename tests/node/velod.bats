@@ -57,7 +57,7 @@ vd_assert_kept() {
 		vd_show_log
 		return 1
 	fi
-	[ -f "$VT_STATE/$VT_NETWORK/$1_eth0.json" ] || { echo "record of $1 gone"; vd_show_log; return 1; }
+	[ -f "$VT_STATE/$VT_NETWORK/$1:eth0.json" ] || { echo "record of $1 gone"; vd_show_log; return 1; }
 	vt_lease_exists "$2" || { echo "lease $2 of $1 gone"; vd_show_log; return 1; }
 }
 
@@ -66,7 +66,7 @@ vd_assert_released() {
 	local host
 	host="$(vt_host_ifname vt "$1" eth0)"
 	if vt_node ip link show "$host" >/dev/null 2>&1; then echo "veth $host of $1 kept"; vd_show_log; return 1; fi
-	if [ -f "$VT_STATE/$VT_NETWORK/$1_eth0.json" ]; then echo "record of $1 kept"; vd_show_log; return 1; fi
+	if [ -f "$VT_STATE/$VT_NETWORK/$1:eth0.json" ]; then echo "record of $1 kept"; vd_show_log; return 1; fi
 	if vt_lease_exists "$2"; then echo "lease $2 of $1 kept"; vd_show_log; return 1; fi
 }
 
@@ -139,7 +139,7 @@ vd_metric() {
 	ip="$(vt_ip "$VT_RESULT" 4)"
 	ip netns del "$pod"
 	vd_config 0
-	lock="$VT/run/locks/$VT_NETWORK/ctr-busy_eth0.lock"
+	lock="$VT/run/locks/$VT_NETWORK/ctr-busy:eth0.lock"
 	mkdir -p "$(dirname "$lock")"
 	exec {fd}>"$lock"
 	flock -n "$fd"
@@ -449,7 +449,7 @@ vd_link_group() {
 	if vt_node ip route show | grep -q "^$ip "; then echo "route to $ip left"; false; fi
 	if vt_node ip -6 route show | grep -q "dev $host"; then echo "IPv6 route left"; false; fi
 	if vt_lease_exists "$ip"; then echo "lease $ip kept"; false; fi
-	[ ! -f "$VT_STATE/$VT_NETWORK/ctr-ret_eth0.json" ]
+	[ ! -f "$VT_STATE/$VT_NETWORK/ctr-ret:eth0.json" ]
 
 	# The same sandbox ADDed again at once: the retired pair is no conflict.
 	vt_add "$pod" ctr-ret "$conf"

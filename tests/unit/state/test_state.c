@@ -123,7 +123,7 @@ static void test_file_stores_ips_as_prefix_strings(void **state)
 	(void)state;
 	fill_record(&record, "ctr-text");
 	assert_int_equal(state_record_write(&paths, &record), 0);
-	snprintf(path, sizeof(path), "%s/podnet/ctr-text_eth0.json", paths.state_dir);
+	snprintf(path, sizeof(path), "%s/podnet/ctr-text:eth0.json", paths.state_dir);
 	file = fopen(path, "r");
 	assert_non_null(file);
 	assert_true(fread(text, 1, sizeof(text) - 1, file) > 0);
@@ -155,8 +155,8 @@ static void test_files_private_and_no_temp_left(void **state)
 	struct stat st;
 
 	(void)state;
-	snprintf(pending, sizeof(pending), "%s/pending/podnet/ctr-perm_eth0.json", paths.run_dir);
-	snprintf(ready, sizeof(ready), "%s/podnet/ctr-perm_eth0.json", paths.state_dir);
+	snprintf(pending, sizeof(pending), "%s/pending/podnet/ctr-perm:eth0.json", paths.run_dir);
+	snprintf(ready, sizeof(ready), "%s/podnet/ctr-perm:eth0.json", paths.state_dir);
 	fill_record(&record, "ctr-perm");
 	/* An ADD in progress: its record is in run_dir only. */
 	record.phase = VELO_PHASE_WIRING;
@@ -214,7 +214,7 @@ static void test_crash_leftovers(void **state)
 	state_record_free(&record);
 
 	/* A writer killed before its rename leaves the temp file: remove takes it too. */
-	snprintf(path, sizeof(path), "%s/pending/podnet/.ctr-crash_eth0.tmp", paths.run_dir);
+	snprintf(path, sizeof(path), "%s/pending/podnet/.ctr-crash:eth0.tmp", paths.run_dir);
 	file = fopen(path, "w");
 	assert_non_null(file);
 	fclose(file);
@@ -222,6 +222,62 @@ static void test_crash_leftovers(void **state)
 	assert_int_equal(access(path, F_OK), -1);
 	assert_int_equal(state_record_read(&paths, "podnet", "ctr-crash", "eth0", &record),
 			 -ENOENT);
+}
+
+/* Renames (container_id, ifname)'s record to the "<container>_<ifname>" older velos wrote. */
+static void make_legacy(const char *container_id, const char *ifname)
+{
+	char from[PATH_MAX + 300], to[PATH_MAX + 300];
+
+	snprintf(from, sizeof(from), "%s/podnet/%s:%s.json", paths.state_dir, container_id, ifname);
+	snprintf(to, sizeof(to), "%s/podnet/%s_%s.json", paths.state_dir, container_id, ifname);
+	assert_int_equal(rename(from, to), 0);
+}
+
+static void test_names_are_unambiguous_and_legacy_found(void **state)
+{
+	struct velo_record record;
+	char legacy[PATH_MAX + 64];
+
+	(void)state;
+	/* ("ctr_x", "eth0") and ("ctr", "x_eth0") are two records. */
+	fill_record(&record, "ctr_x");
+	assert_int_equal(state_record_write(&paths, &record), 0);
+	snprintf(record.container_id, sizeof(record.container_id), "ctr");
+	snprintf(record.ifname, sizeof(record.ifname), "x_eth0");
+	assert_int_equal(state_record_write(&paths, &record), 0);
+	state_record_free(&record);
+	assert_int_equal(state_record_read(&paths, "podnet", "ctr", "x_eth0", &record), 0);
+	assert_string_equal(record.container_id, "ctr");
+	state_record_free(&record);
+	assert_int_equal(state_record_read(&paths, "podnet", "ctr_x", "eth0", &record), 0);
+	assert_string_equal(record.container_id, "ctr_x");
+	state_record_free(&record);
+	assert_int_equal(state_record_remove(&paths, "podnet", "ctr", "x_eth0"), 0);
+
+	/* Legacy ctr_x_eth0.json is ("ctr_x", "eth0")'s: never ("ctr", "x_eth0")'s. */
+	make_legacy("ctr_x", "eth0");
+	snprintf(legacy, sizeof(legacy), "%s/podnet/ctr_x_eth0.json", paths.state_dir);
+	assert_int_equal(state_record_read(&paths, "podnet", "ctr", "x_eth0", &record), -ENOENT);
+	assert_int_equal(state_record_remove(&paths, "podnet", "ctr", "x_eth0"), 0);
+	assert_int_equal(access(legacy, F_OK), 0);
+	assert_int_equal(state_record_read(&paths, "podnet", "ctr_x", "eth0", &record), 0);
+	assert_string_equal(record.container_id, "ctr_x");
+	state_record_free(&record);
+	assert_int_equal(state_record_remove(&paths, "podnet", "ctr_x", "eth0"), 0);
+	assert_int_equal(access(legacy, F_OK), -1);
+
+	/* An unreadable legacy record is only taken as ours when its name splits one way. */
+	write_file(&paths, "ctr_x_eth0.json", "{");
+	assert_int_equal(state_record_read(&paths, "podnet", "ctr_x", "eth0", &record), -ENOENT);
+	assert_int_equal(state_record_remove(&paths, "podnet", "ctr_x", "eth0"), 0);
+	assert_int_equal(access(legacy, F_OK), 0);
+	unlink(legacy);
+	write_file(&paths, "ctr-y_eth0.json", "{");
+	assert_int_equal(state_record_read(&paths, "podnet", "ctr-y", "eth0", &record), -EINVAL);
+	assert_int_equal(state_record_remove(&paths, "podnet", "ctr-y", "eth0"), 0);
+	snprintf(legacy, sizeof(legacy), "%s/podnet/ctr-y_eth0.json", paths.state_dir);
+	assert_int_equal(access(legacy, F_OK), -1);
 }
 
 static void test_read_missing_is_enoent(void **state)
@@ -254,7 +310,7 @@ static void test_corrupt_files_are_einval(void **state)
 	assert_int_equal(state_record_write(&paths, &good), 0);
 
 	for (size_t i = 0; i < sizeof(corrupt) / sizeof(corrupt[0]); i++) {
-		write_file(&paths, "ctr-bad_eth0.json", corrupt[i]);
+		write_file(&paths, "ctr-bad:eth0.json", corrupt[i]);
 		assert_int_equal(state_record_read(&paths, "podnet", "ctr-bad", "eth0", &record),
 				 -EINVAL);
 		assert_null(record.netconf);
@@ -283,7 +339,7 @@ static void test_corrupt_files_are_einval(void **state)
 						       cJSON_Parse(mutations[i][1]));
 		text = cJSON_PrintUnformatted(json);
 		cJSON_Delete(json);
-		write_file(&paths, "ctr-bad_eth0.json", text);
+		write_file(&paths, "ctr-bad:eth0.json", text);
 		cJSON_free(text);
 		assert_int_equal(state_record_read(&paths, "podnet", "ctr-bad", "eth0", &record),
 				 -EINVAL);
@@ -379,7 +435,7 @@ static void test_foreach(void **state)
 		assert_int_equal(state_record_write(&pending_only, &record), 0);
 		state_record_free(&record);
 	}
-	write_file(&fresh, "ctr-corrupt_eth0.json", "{\"version\":");
+	write_file(&fresh, "ctr-corrupt:eth0.json", "{\"version\":");
 	write_file(&fresh, ".ctr-9_eth0.tmp.a1b2c3", "{}");
 	write_file(&fresh, "README", "not a record");
 
@@ -436,7 +492,7 @@ static void test_temp_foreach(void **state)
 	record.phase = VELO_PHASE_WIRING;
 	assert_int_equal(state_record_write(&fresh, &record), 0);
 	state_record_free(&record);
-	snprintf(path, sizeof(path), "%s/pending/podnet/.ctr-a_eth0.tmp", fresh.run_dir);
+	snprintf(path, sizeof(path), "%s/pending/podnet/.ctr-a:eth0.tmp", fresh.run_dir);
 	file = fopen(path, "w");
 	assert_non_null(file);
 	fclose(file);
@@ -445,7 +501,7 @@ static void test_temp_foreach(void **state)
 
 	assert_int_equal(state_temp_foreach(&fresh, "podnet", collect_temp, &seen), 0);
 	assert_int_equal(seen.calls, 2);
-	assert_true(saw(&seen, "ctr-a_eth0"));
+	assert_true(saw(&seen, "ctr-a:eth0"));
 	assert_true(saw(&seen, "ctr-b_eth0"));
 }
 
@@ -455,7 +511,7 @@ static void test_lock_path(void **state)
 
 	(void)state;
 	assert_int_equal(state_lock_path(&paths, "podnet", "ctr1", "eth0", buf, sizeof(buf)), 0);
-	snprintf(expected, sizeof(expected), "%s/locks/podnet/ctr1_eth0.lock", paths.run_dir);
+	snprintf(expected, sizeof(expected), "%s/locks/podnet/ctr1:eth0.lock", paths.run_dir);
 	assert_string_equal(buf, expected);
 	assert_int_equal(state_lock_path(&paths, "podnet", "ctr1", "eth0", small, sizeof(small)),
 			 -ENAMETOOLONG);
@@ -493,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_read_missing_is_enoent),
 		cmocka_unit_test(test_corrupt_files_are_einval),
 		cmocka_unit_test(test_remove),
+		cmocka_unit_test(test_names_are_unambiguous_and_legacy_found),
 		cmocka_unit_test(test_foreach),
 		cmocka_unit_test(test_temp_foreach),
 		cmocka_unit_test(test_lock_path),
