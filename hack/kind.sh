@@ -25,7 +25,7 @@ cluster=${VELO_KIND_CLUSTER:-velo}
 timeout=${VELO_KIND_TIMEOUT:-300s}
 bin=$VELO_KIND_CACHE/bin/$K8S_VERSION
 artifacts=${VELO_KIND_ARTIFACTS:-$VELO_KIND_CACHE/artifacts}
-export PATH=$bin:$PATH
+export PATH=$here/kind/shim:$bin:$PATH
 export KUBECONFIG=$VELO_KIND_CACHE/kubeconfig-$cluster
 
 log() { printf '== kind.sh: %s\n' "$*" >&2; }
@@ -72,7 +72,8 @@ cmd_up() {
 	wait_api || die "the API server does not answer"
 	kind load docker-image velo:dev --name "$cluster"
 	log "installing velo"
-	kc apply -f "$top/manifests/velo.yaml"
+	"$here/kind/manifest.py" "$top/manifests/velo.yaml" "$top/e2e/kind/velo-overrides.json" \
+		velo:dev | kc apply -f -
 	if ! kc -n velo-system rollout status daemonset/velo --timeout="$timeout" ||
 		! kc wait --for=condition=Ready node --all --timeout="$timeout" ||
 		! kc -n kube-system rollout status deployment/coredns --timeout="$timeout"; then
