@@ -169,18 +169,23 @@ void velo_svc_sync_free(struct velo_svc_sync *sync)
 	sync->n_gone = 0;
 }
 
-/* The old set's backends that aren't in entry (NULL: the service went), into sync->gone. */
+/*
+ * The old set's backends that no EndpointSlice of the service port's Service
+ * lists any more, into sync->gone: their connections are stale. Those that are
+ * only not ready, or terminating, and those of a Service (or port) that went
+ * are left alone, as kube-proxy leaves established flows alone.
+ */
 static void note_gone(int be_fd, const struct velo_svc_key *key, const struct velo_svc *old,
-		      const struct velo_svc_entry *entry, struct velo_svc_sync *sync)
+		      const struct velo_svc_table *table, struct velo_svc_sync *sync)
 {
+	if (!velo_svc_table_has_port(table, key))
+		return;
 	for (unsigned i = 0; i < old->count; i++) {
 		struct velo_svc_be_key be_key = { .id = old->id, .slot = i };
 		struct velo_svc_bc_key *grown, gone = { .svc = *key };
 
-		if (bpf_map_lookup_elem(be_fd, &be_key, &gone.be))
-			continue;
-		if (entry && entry->value.count &&
-		    bsearch(&gone.be, entry->be, entry->value.count, sizeof(*entry->be), cmp_be))
+		if (bpf_map_lookup_elem(be_fd, &be_key, &gone.be) ||
+		    velo_svc_table_knows(table, key, &gone.be))
 			continue;
 		grown = realloc(sync->gone, (sync->n_gone + 1) * sizeof(*grown));
 		if (!grown)
@@ -243,7 +248,7 @@ int velo_svc_maps_sync(const struct velo_svc_bpf *bpf, const struct velo_svc_tab
 		if (value.id > next_id)
 			next_id = value.id;
 		if (!entry) {
-			note_gone(bpf->be_fd, &keys[i], &value, NULL, sync);
+			note_gone(bpf->be_fd, &keys[i], &value, table, sync);
 			bpf_map_delete_elem(bpf->svc_fd, &keys[i]);
 			bpf_map_delete_elem(bpf->cnt_fd, &keys[i]);
 			slots_delete(bpf->be_fd, value.id, value.count);
@@ -260,7 +265,7 @@ int velo_svc_maps_sync(const struct velo_svc_bpf *bpf, const struct velo_svc_tab
 			continue;
 		}
 		if (had)
-			note_gone(bpf->be_fd, &entry->key, &old, entry, sync);
+			note_gone(bpf->be_fd, &entry->key, &old, table, sync);
 		ret = write_entry(bpf, entry, next_id_after(&next_id));
 		if (ret) {
 			pr_warn("services: write %s: %s", entry->name, strerror(-ret));

@@ -15,7 +15,11 @@
 
 struct velo_svc_sync {
 	unsigned added, changed, removed, unchanged;
-	/* Backends that left a service port (or went with it): their connections are stale. */
+	/*
+	 * Backends no EndpointSlice of their service port's Service lists any more: their
+	 * connections are stale. (Not those that are only unready or terminating, nor
+	 * those of a Service that went: established flows stay, as with kube-proxy.)
+	 */
 	struct velo_svc_bc_key *gone;
 	unsigned n_gone;
 };

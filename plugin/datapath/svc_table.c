@@ -36,6 +36,8 @@ void velo_svc_table_free(struct velo_svc_table *table)
 	for (unsigned i = 0; i < table->n; i++)
 		free(table->entries[i].be);
 	free(table->entries);
+	free(table->ports);
+	free(table->known);
 	memset(table, 0, sizeof(*table));
 }
 
@@ -48,6 +50,57 @@ static int cmp_key(const void *a, const void *b)
 static int cmp_be(const void *a, const void *b)
 {
 	return memcmp(a, b, sizeof(struct velo_svc_be));
+}
+
+static int cmp_port(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct velo_svc_key));
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct velo_svc_bc_key));
+}
+
+int velo_svc_table_has_port(const struct velo_svc_table *table, const struct velo_svc_key *key)
+{
+	return table->n_ports &&
+	       bsearch(key, table->ports, table->n_ports, sizeof(*key), cmp_port) != NULL;
+}
+
+int velo_svc_table_knows(const struct velo_svc_table *table, const struct velo_svc_key *key,
+			 const struct velo_svc_be *be)
+{
+	struct velo_svc_bc_key pair = { .svc = *key, .be = *be };
+
+	return table->n_known &&
+	       bsearch(&pair, table->known, table->n_known, sizeof(pair), cmp_pair) != NULL;
+}
+
+static void svc_key(const struct velo_k8s_ip *ip, const struct velo_k8s_port *port,
+		    struct velo_svc_key *key)
+{
+	memset(key, 0, sizeof(*key));
+	velo_svc_addr16(ip, key->addr);
+	key->port = htons(port->port);
+	key->proto = port->proto;
+}
+
+/* Room for one more of size in *array (n used, *cap allocated): 0 or -ENOMEM. */
+static int grow(void **array, unsigned n, unsigned *cap, size_t size)
+{
+	unsigned grown_cap;
+	void *grown;
+
+	if (n < *cap)
+		return 0;
+	grown_cap = *cap ? *cap * 2 : 16;
+	grown = realloc(*array, grown_cap * size);
+	if (!grown)
+		return -ENOMEM;
+	*array = grown;
+	*cap = grown_cap;
+	return 0;
 }
 
 /* Endpoint classes, in the order kube-proxy falls back through them. */
@@ -78,6 +131,55 @@ static bool is_slice_of(const struct velo_k8s_slice *slice, const struct velo_k8
 {
 	return slice->family == family && !strcmp(slice->ns, svc->ns) &&
 	       !strcmp(slice->service, svc->name);
+}
+
+struct known_caps {
+	unsigned ports, known;
+};
+
+/* The service port and every endpoint its slices list, usable or not, into table. */
+static int note_known(const struct velo_svc_state *state, const struct velo_k8s_svc *svc,
+		      const struct velo_k8s_ip *ip, const struct velo_k8s_port *port,
+		      struct velo_svc_table *table, struct known_caps *caps)
+{
+	struct velo_svc_bc_key pair = {};
+
+	svc_key(ip, port, &pair.svc);
+	if (grow((void **)&table->ports, table->n_ports, &caps->ports, sizeof(pair.svc)))
+		return -ENOMEM;
+	table->ports[table->n_ports++] = pair.svc;
+	for (unsigned s = 0; s < state->n_slices; s++) {
+		const struct velo_k8s_slice *slice = &state->slices[s];
+		const struct velo_k8s_port *target;
+
+		if (!is_slice_of(slice, svc, ip->family) || !(target = slice_port(slice, port)))
+			continue;
+		for (unsigned e = 0; e < slice->n_eps; e++) {
+			if (grow((void **)&table->known, table->n_known, &caps->known,
+				 sizeof(pair)))
+				return -ENOMEM;
+			velo_svc_addr16(&slice->eps[e].ip, pair.be.addr);
+			pair.be.port = htons(target->port);
+			table->known[table->n_known++] = pair;
+		}
+	}
+	return 0;
+}
+
+/* Sorts n elements of size and drops duplicates; the count left. */
+static unsigned sort_unique_array(void *array, unsigned n, size_t size,
+				  int (*cmp)(const void *, const void *))
+{
+	char *base = array;
+	unsigned out = 0;
+
+	if (!n)
+		return 0;
+	qsort(base, n, size, cmp);
+	for (unsigned i = 1; i < n; i++)
+		if (cmp(base + i * size, base + out * size))
+			memmove(base + ++out * size, base + i * size, size);
+	return out + 1;
 }
 
 struct collect {
@@ -127,20 +229,6 @@ static int collect_pass(const struct velo_svc_state *state, const struct velo_k8
 	return 0;
 }
 
-/* Sorted, duplicates (the same endpoint in two slices) dropped. */
-static void sort_unique(struct collect *c)
-{
-	unsigned out = 0;
-
-	if (!c->n)
-		return;
-	qsort(c->be, c->n, sizeof(*c->be), cmp_be);
-	for (unsigned i = 1; i < c->n; i++)
-		if (cmp_be(&c->be[i], &c->be[out]))
-			c->be[++out] = c->be[i];
-	c->n = out + 1;
-}
-
 /* 1 with *c filled when the service port gets an entry, 0 when not, -ENOMEM. */
 static int backends(const struct velo_svc_state *state, const struct velo_k8s_svc *svc,
 		    const struct velo_k8s_port *port, int family, const char *node,
@@ -154,7 +242,8 @@ static int backends(const struct velo_svc_state *state, const struct velo_k8s_sv
 	}
 	if (svc->local && !c->n && c->any)
 		return 0; /* endpoints elsewhere only: kube-proxy's DROP stays in charge */
-	sort_unique(c);
+	/* Sorted, duplicates (the same endpoint in two slices) dropped. */
+	c->n = sort_unique_array(c->be, c->n, sizeof(*c->be), cmp_be);
 	return 1;
 }
 
@@ -164,20 +253,11 @@ static int table_add(struct velo_svc_table *table, unsigned *cap, const struct v
 {
 	struct velo_svc_entry *entry;
 
-	if (table->n == *cap) {
-		unsigned grown_cap = *cap ? *cap * 2 : 16;
-		struct velo_svc_entry *grown = realloc(table->entries, grown_cap * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		table->entries = grown;
-		*cap = grown_cap;
-	}
+	if (grow((void **)&table->entries, table->n, cap, sizeof(*entry)))
+		return -ENOMEM;
 	entry = &table->entries[table->n++];
 	memset(entry, 0, sizeof(*entry));
-	velo_svc_addr16(ip, entry->key.addr);
-	entry->key.port = htons(port->port);
-	entry->key.proto = port->proto;
+	svc_key(ip, port, &entry->key);
 	entry->value.count = (__u16)c->n;
 	if (svc->affinity) {
 		entry->value.flags |= VELO_SVC_F_AFFINITY;
@@ -197,6 +277,7 @@ static int table_add(struct velo_svc_table *table, unsigned *cap, const struct v
 int velo_svc_table_build(const struct velo_svc_state *state, const char *node,
 			 struct velo_svc_table *table)
 {
+	struct known_caps caps = {};
 	unsigned cap = 0;
 	int ret = 0;
 
@@ -208,8 +289,11 @@ int velo_svc_table_build(const struct velo_svc_state *state, const char *node,
 			for (unsigned p = 0; !ret && p < svc->n_ports; p++) {
 				struct collect c = {};
 
-				ret = backends(state, svc, &svc->ports[p], svc->ips[i].family, node,
-					       &c);
+				ret = note_known(state, svc, &svc->ips[i], &svc->ports[p], table,
+						 &caps);
+				if (!ret)
+					ret = backends(state, svc, &svc->ports[p],
+						       svc->ips[i].family, node, &c);
 				table->cut += c.cut;
 				if (ret == 1)
 					ret = table_add(table, &cap, svc, &svc->ips[i],
@@ -222,6 +306,10 @@ int velo_svc_table_build(const struct velo_svc_state *state, const char *node,
 		velo_svc_table_free(table);
 		return ret;
 	}
+	table->n_ports =
+		sort_unique_array(table->ports, table->n_ports, sizeof(*table->ports), cmp_port);
+	table->n_known =
+		sort_unique_array(table->known, table->n_known, sizeof(*table->known), cmp_pair);
 	if (table->n)
 		qsort(table->entries, table->n, sizeof(*table->entries), cmp_key);
 	/* Two services can't share a ClusterIP and port; if input says so, the first wins. */

@@ -61,13 +61,21 @@ static int teardown(void **unused)
 	return 0;
 }
 
-/* The file with web (10.96.0.10:80) over the given endpoints, and dns when with_dns. */
-static void build(const char *endpoints, bool with_dns)
+static void build_text(const char *text)
 {
-	char text[4096], why[200] = "";
+	char why[200] = "";
 
 	velo_svc_table_free(&table);
 	velo_svc_state_free(&state);
+	assert_int_equal(velo_svc_state_parse(text, strlen(text), &state, why, sizeof(why)), 0);
+	assert_int_equal(velo_svc_table_build(&state, "node-a", &table), 0);
+}
+
+/* The file with web (10.96.0.10:80) over the given endpoints, and dns when with_dns. */
+static void build(const char *endpoints, bool with_dns)
+{
+	char text[4096];
+
 	snprintf(text, sizeof(text),
 		 "{\"services\": [{\"metadata\": {\"name\": \"web\"}, \"spec\": {\"clusterIP\":"
 		 " \"10.96.0.10\", \"ports\": [{\"port\": 80}]}}%s], \"endpointSlices\": ["
@@ -78,8 +86,7 @@ static void build(const char *endpoints, bool with_dns)
 			    " \"10.96.0.53\", \"ports\": [{\"port\": 53, \"protocol\": \"UDP\"}]}}"
 			  : "",
 		 endpoints);
-	assert_int_equal(velo_svc_state_parse(text, strlen(text), &state, why, sizeof(why)), 0);
-	assert_int_equal(velo_svc_table_build(&state, "node-a", &table), 0);
+	build_text(text);
 }
 
 static unsigned count(int fd, size_t key_size)
@@ -165,10 +172,48 @@ static void test_sync(void **unused)
 	assert_int_equal(lookup("10.96.0.10", 80, IPPROTO_TCP).id, web.id);
 }
 
+/*
+ * Established connections stay while an EndpointSlice still lists their
+ * backend: one that is no longer ready, one serving and terminating, and
+ * every backend of a Service that was deleted, as kube-proxy leaves them.
+ */
+static void test_gone_only_unlisted(void **unused)
+{
+	struct velo_svc_sync sync;
+
+	(void)unused;
+	if (geteuid())
+		skip();
+	build("{\"addresses\": [\"10.244.1.5\"]}, {\"addresses\": [\"10.244.1.6\"]}", false);
+	assert_int_equal(velo_svc_maps_sync(&bpf, &table, &sync), 0);
+	velo_svc_sync_free(&sync);
+
+	/* .5 terminating (still serving), .6 not ready: both leave the set, neither is gone. */
+	build("{\"addresses\": [\"10.244.1.5\"], \"conditions\": {\"ready\": false,"
+	      " \"serving\": true, \"terminating\": true}},"
+	      " {\"addresses\": [\"10.244.1.6\"], \"conditions\": {\"ready\": false}},"
+	      " {\"addresses\": [\"10.244.1.7\"]}",
+	      false);
+	assert_int_equal(velo_svc_maps_sync(&bpf, &table, &sync), 0);
+	assert_int_equal(sync.changed, 1);
+	assert_int_equal(sync.n_gone, 0);
+	velo_svc_sync_free(&sync);
+	assert_int_equal(lookup("10.96.0.10", 80, IPPROTO_TCP).count, 1);
+
+	/* The Service is deleted (its slice stays a while): nothing is closed. */
+	build_text("{\"services\": [], \"endpointSlices\": []}");
+	assert_int_equal(velo_svc_maps_sync(&bpf, &table, &sync), 0);
+	assert_int_equal(sync.removed, 1);
+	assert_int_equal(sync.n_gone, 0);
+	velo_svc_sync_free(&sync);
+	assert_int_equal(count(bpf.svc_fd, sizeof(struct velo_svc_key)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_sync, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gone_only_unlisted, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

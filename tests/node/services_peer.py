@@ -11,6 +11,15 @@ udpc ADDR PORT: connected UDP; prints "peer ADDR PORT", "from ADDR PORT", "echo 
 refused tcp|udp ADDR PORT: prints the errno name of connect (tcp) or sendto (udp).
 tcpwait ADDR PORT SECONDS: as tcp with 1 KiB, then waits up to SECONDS for the connection to
   end: prints "closed ERRNO-NAME", "eof" or "open" (still open at the end).
+tcphold ADDR PORT FILE: as tcp with 1 KiB, then waits for FILE to exist and looks at the
+  connection without waiting: prints "closed ERRNO-NAME", "eof" or "open".
+udptag PORT...: UDP echo servers (dual-stack) that put "PORT " before each reply.
+udpmany ADDR PORT N [FILE]: one unconnected socket sends N datagrams, then reads N replies of
+  udptag servers: prints "from ADDR PORT via TAG" each; with FILE, waits for it and does it again.
+udpdirect VIP PORT ADDR ADDR_PORT: one unconnected socket: sendto VIP, then to ADDR directly;
+  prints "from ADDR PORT" for each reply.
+udpreconnect VIP PORT ADDR ADDR_PORT: one UDP socket connected to VIP, then to ADDR directly;
+  after each, prints "peer ADDR PORT" and "from ADDR PORT" of a reply.
 """
 import errno
 import hashlib
@@ -99,13 +108,19 @@ def tcp(addr, port, size, hold):
     sock.close()
 
 
-def tcpwait(addr, port, seconds):
+def tcp_exchanged(addr, port):
+    """A connection that did one 1 KiB exchange: prints "peer" and "got" lines."""
     sock = socket.socket(family(addr), socket.SOCK_STREAM)
     sock.settimeout(20)
     sock.connect((addr, port))
     show_addr("peer", sock.getpeername())
     sock.sendall(struct.pack("!Q", 1024) + os.urandom(1024))
     print("got", recv_exact(sock, 64).decode(), flush=True)
+    return sock
+
+
+def tcpwait(addr, port, seconds):
+    sock = tcp_exchanged(addr, port)
     sock.settimeout(seconds)
     try:
         print("eof" if not sock.recv(1) else "data", flush=True)
@@ -113,6 +128,74 @@ def tcpwait(addr, port, seconds):
         print("open", flush=True)
     except OSError as err:
         print("closed", errno.errorcode.get(err.errno, str(err)), flush=True)
+
+
+def wait_file(path):
+    for _ in range(1200):
+        if os.path.exists(path):
+            return
+        time.sleep(0.05)
+    sys.exit("no " + path)
+
+
+def tcphold(addr, port, path):
+    sock = tcp_exchanged(addr, port)
+    wait_file(path)
+    sock.setblocking(False)
+    try:
+        print("eof" if not sock.recv(1) else "data", flush=True)
+    except BlockingIOError:
+        print("open", flush=True)
+    except OSError as err:
+        print("closed", errno.errorcode.get(err.errno, str(err)), flush=True)
+
+
+def udptag(ports):
+    def loop(sock, port):
+        while True:
+            data, peer = sock.recvfrom(65535)
+            sock.sendto(b"%d " % port + data, peer)
+
+    for port in ports:
+        sock = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        sock.bind(("::", port))
+        threading.Thread(target=loop, args=(sock, port), daemon=True).start()
+    print("listening", flush=True)
+    while True:
+        time.sleep(3600)
+
+
+def udpmany(addr, port, n, path):
+    sock = socket.socket(family(addr), socket.SOCK_DGRAM)
+    sock.settimeout(5)
+    for rnd in range(2 if path else 1):
+        if rnd:
+            wait_file(path)
+        for i in range(n):
+            sock.sendto(b"q%d" % i, (addr, port))
+        for _ in range(n):
+            data, src = sock.recvfrom(65535)
+            host = src[0][7:] if src[0].startswith("::ffff:") else src[0]
+            print("from %s %d via %s" % (host, src[1], data.split(b" ")[0].decode()), flush=True)
+
+
+def udpdirect(vip, port, addr, addr_port):
+    sock = socket.socket(family(vip), socket.SOCK_DGRAM)
+    sock.settimeout(5)
+    for dest in ((vip, port), (addr, addr_port)):
+        sock.sendto(b"q", dest)
+        show_addr("from", sock.recvfrom(65535)[1])
+
+
+def udpreconnect(vip, port, addr, addr_port):
+    sock = socket.socket(family(vip), socket.SOCK_DGRAM)
+    sock.settimeout(5)
+    for dest in ((vip, port), (addr, addr_port)):
+        sock.connect(dest)
+        show_addr("peer", sock.getpeername())
+        sock.send(b"q")
+        show_addr("from", sock.recvfrom(65535)[1])
 
 
 def udp(addr, port, connected):
@@ -152,6 +235,16 @@ def main():
         tcp(args[0], int(args[1]), int(args[2]), float(args[3]) if len(args) > 3 else 0)
     elif mode == "tcpwait":
         tcpwait(args[0], int(args[1]), float(args[2]))
+    elif mode == "tcphold":
+        tcphold(args[0], int(args[1]), args[2])
+    elif mode == "udptag":
+        udptag([int(p) for p in args])
+    elif mode == "udpmany":
+        udpmany(args[0], int(args[1]), int(args[2]), args[3] if len(args) > 3 else None)
+    elif mode == "udpdirect":
+        udpdirect(args[0], int(args[1]), args[2], int(args[3]))
+    elif mode == "udpreconnect":
+        udpreconnect(args[0], int(args[1]), args[2], int(args[3]))
     elif mode in ("udp", "udpc"):
         udp(args[0], int(args[1]), mode == "udpc")
     elif mode == "refused":
