@@ -308,6 +308,11 @@ int ipam_sweep(const struct ipam_conf *conf, const char *network,
 			ret = open_range(conf, network, &conf->sets[s].ranges[r], false, &pool);
 			if (ret == -ENOENT)
 				continue;
+			/* As for DEL: a file velo can't use holds no lease it could free. */
+			if (ret == -EBADMSG || ret == -ESTALE) {
+				pr_warn("IPAM GC: %s; skipped", cni_error_get()->msg);
+				continue;
+			}
 			if (ret) {
 				first = first ? first : ret;
 				continue;

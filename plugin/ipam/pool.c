@@ -118,6 +118,8 @@ static int pool_map(struct pool *pool, const struct pool_shape *shape, bool crea
 
 	if (fstat(pool->fd, &st))
 		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return corrupt(why, why_len, "not a regular file");
 	got = st.st_size ? pread(pool->fd, &header, sizeof(header), 0) : 0;
 	if (got < 0)
 		return -errno;
@@ -153,13 +155,20 @@ static int pool_map(struct pool *pool, const struct pool_shape *shape, bool crea
 int pool_open(const char *path, const struct pool_shape *shape, bool create, unsigned timeout_ms,
 	      struct pool *pool, char *why, size_t why_len)
 {
+	struct stat st;
 	int ret;
 
 	memset(pool, 0, sizeof(*pool));
 	why[0] = '\0';
-	if (!create && access(path, F_OK))
+	/* lstat: a dangling symlink is there (and unusable), not missing. */
+	if (!create && lstat(path, &st))
 		return -errno;
+	/* The lock opens with O_NOFOLLOW: a symlink is never followed, for ADD or DEL. */
 	pool->fd = lock_acquire(path, timeout_ms);
+	if (pool->fd == -ELOOP)
+		return corrupt(why, why_len, "a symbolic link, not followed");
+	if (pool->fd == -EISDIR)
+		return corrupt(why, why_len, "a directory");
 	if (pool->fd < 0)
 		return pool->fd;
 	ret = pool_map(pool, shape, create, why, why_len);

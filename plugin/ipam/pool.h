@@ -71,7 +71,8 @@ int pool_parse(const void *data, size_t len, bool all_slots, char *why, size_t w
 /*
  * Opens path locked (exclusive flock, waiting up to timeout_ms: -EAGAIN) and
  * maps it. A missing file is created for shape when create, else -ENOENT. A
- * file of another shape is -ESTALE, a corrupt one -EBADMSG (why filled).
+ * file of another shape is -ESTALE, a corrupt one -EBADMSG (why filled), as is
+ * anything not a regular file: a symlink is never followed (O_NOFOLLOW).
  */
 int pool_open(const char *path, const struct pool_shape *shape, bool create, unsigned timeout_ms,
 	      struct pool *pool, char *why, size_t why_len);

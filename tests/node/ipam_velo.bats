@@ -191,3 +191,35 @@ owners() {
 	vt_assert_ok
 	vt_assert_nothing_left
 }
+
+@test "velo IPAM: a symlink or directory where an allocation file belongs: DEL and GC skip it, saying so; ADD refuses it, never following the link" {
+	local conf pod kind file target sum
+	conf="$(vt_config -i velo -v 1.1.0 -f 4)"
+	file="$VT_IPAM/$VT_NETWORK/10.99.0.0_24"
+	for kind in symlink directory; do
+		pod="$(vt_pod_new)"
+		vt_add "$pod" "ctr-$kind" "$conf"
+		target="$VT/work/pool-$kind"
+		mv "$file" "$target"
+		if [ "$kind" = symlink ]; then ln -s "$target" "$file"; else mkdir "$file"; fi
+		sum="$(sha256sum <"$target")"
+		vt_cni DEL "ctr-$kind" "$pod" eth0 "$conf"
+		vt_assert_ok
+		grep -Eq "release of ctr-$kind/eth0 skipped: .*10\.99\.0\.0_24.*: (a symbolic link, not followed|a directory)" "$VT_LOG" ||
+			{ echo "no skip logged"; tail -n 5 "$VT_LOG"; false; }
+		# A second DEL (the runtime's retry) is just as fine.
+		vt_cni DEL "ctr-$kind" "$pod" eth0 "$conf"
+		vt_assert_ok
+		vt_gc "$conf" '[]'
+		vt_assert_ok
+		vt_cni ADD ctr-new "$pod" eth0 "$conf"
+		vt_assert_error 101 "allocation file .*10\.99\.0\.0_24 .*(a symbolic link, not followed|a directory); nothing allocated"
+		# Nothing went through the link: the file behind it still has the old lease only.
+		[ "$(sha256sum <"$target")" = "$sum" ] || { echo "$target changed"; false; }
+		[ "$(vt_pool_leases "$target")" = "10.99.0.2 ctr-$kind eth0" ] ||
+			{ echo "leases behind the link: $(vt_pool_leases "$target")"; false; }
+		[ -z "$(vt_host_links)" ] || { echo "links: $(vt_host_links)"; false; }
+		[ -z "$(vt_records)" ] || { echo "records: $(vt_records)"; false; }
+		rm -rf "$file" "$target"
+	done
+}

@@ -130,6 +130,37 @@ static void test_other_shape_is_stale(void **state)
 	assert_non_null(strstr(why, "another range"));
 }
 
+/* A symlink, dangling or not, or a directory there is refused (-EBADMSG), never followed. */
+static void test_symlink_and_directory_are_refused(void **state)
+{
+	char target[600], why[128];
+	struct stat before, after;
+	struct pool pool;
+
+	(void)state;
+	make_file();
+	snprintf(target, sizeof(target), "%s/elsewhere", test_dir);
+	assert_int_equal(rename(path, target), 0);
+	assert_int_equal(symlink(target, path), 0);
+	assert_int_equal(stat(target, &before), 0);
+	for (int create = 0; create <= 1; create++) {
+		assert_int_equal(pool_open(path, &shape, create, 100, &pool, why, sizeof(why)),
+				 -EBADMSG);
+		assert_string_equal(why, "a symbolic link, not followed");
+	}
+	assert_int_equal(stat(target, &after), 0);
+	assert_int_equal(before.st_mtime, after.st_mtime);
+	assert_int_equal(unlink(target), 0);
+	/* Dangling: there, not missing, and not created through. */
+	assert_int_equal(pool_open(path, &shape, false, 100, &pool, why, sizeof(why)), -EBADMSG);
+	assert_int_equal(pool_open(path, &shape, true, 100, &pool, why, sizeof(why)), -EBADMSG);
+	assert_int_equal(access(target, F_OK), -1);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(pool_open(path, &shape, false, 100, &pool, why, sizeof(why)), -EBADMSG);
+	assert_string_equal(why, "a directory");
+}
+
 static void test_cut_short_creation_is_redone(void **state)
 {
 	struct pool pool;
@@ -196,6 +227,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_truncated_file_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_shape_is_stale, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symlink_and_directory_are_refused, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_cut_short_creation_is_redone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_slot_is_never_handed_out, setup,
 						teardown),
