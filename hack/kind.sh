@@ -46,8 +46,8 @@ diagnose() {
 
 # The node's clock starts when docker does; wait until the apiserver answers at all.
 wait_api() {
-	local i
-	for i in $(seq 1 60); do
+	local _
+	for _ in $(seq 1 60); do
 		kc get --raw /readyz >/dev/null 2>&1 && return 0
 		sleep 2
 	done
@@ -101,7 +101,7 @@ coredns_answers() {
 }
 
 cmd_e2e() {
-	VELO_E2E_KUBECONFIG=$KUBECONFIG VELO_E2E_CLUSTER=$cluster \
+	VELO_E2E_KUBECONFIG=$KUBECONFIG \
 		VELO_E2E_TEST_IMAGE="registry.k8s.io/e2e-test-images/busybox:$BUSYBOX_TAG" \
 		"$top/e2e/kind/run.sh"
 }

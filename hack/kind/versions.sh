@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034
 # SPDX-License-Identifier: Apache-2.0
 # The pinned versions of everything the kind cluster is built from (sourced by hack/kind/*.sh).
 # Kubernetes 1.34: the newest release whose kubelet still starts on a cgroup v1 host by
