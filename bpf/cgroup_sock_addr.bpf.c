@@ -116,32 +116,26 @@ static __always_inline bool be_equal(const struct velo_svc_be *a, const struct v
 	return addr_equal(a->addr, b->addr) && a->port == b->port;
 }
 
-/* The backend this pod stuck to, if it is still one of the service's. */
-static __always_inline bool affinity_find(const struct velo_svc *svc,
-					  const struct velo_svc_aff_key *aff_key,
-					  struct velo_svc_be *out, __u32 *slot)
+/* be, picked from set id at slot, is still in svc's set: *slot says where now. */
+static __always_inline bool set_find(const struct velo_svc *svc, const struct velo_svc_be *be,
+				     const struct velo_svc_pin *pin, __u32 *slot)
 {
-	struct velo_svc_aff *aff = bpf_map_lookup_elem(&velo_svc_aff_v1, aff_key);
 	struct velo_svc_be_key be_key = { .id = svc->id };
-	struct velo_svc_be *be;
+	struct velo_svc_be *found;
 
-	if (!aff || bpf_ktime_get_ns() - aff->last_ns > (__u64)svc->affinity_s * NS_PER_S)
-		return false;
-	if (aff->id == svc->id && aff->slot < svc->count) {
-		be_key.slot = aff->slot;
-		be = bpf_map_lookup_elem(&velo_svc_be_v1, &be_key);
-		if (be && be_equal(be, &aff->be)) {
-			*out = *be;
-			*slot = aff->slot;
+	if (pin->id == svc->id && pin->slot < svc->count) {
+		be_key.slot = pin->slot;
+		found = bpf_map_lookup_elem(&velo_svc_be_v1, &be_key);
+		if (found && be_equal(found, be)) {
+			*slot = pin->slot;
 			return true;
 		}
 	}
 	/* The set changed: the backend may still be in it, in another slot. */
 	for (__u32 i = 0; i < VELO_SVC_AFF_SCAN && i < svc->count; i++) {
 		be_key.slot = i;
-		be = bpf_map_lookup_elem(&velo_svc_be_v1, &be_key);
-		if (be && be_equal(be, &aff->be)) {
-			*out = *be;
+		found = bpf_map_lookup_elem(&velo_svc_be_v1, &be_key);
+		if (found && be_equal(found, be)) {
 			*slot = i;
 			return true;
 		}
@@ -149,46 +143,56 @@ static __always_inline bool affinity_find(const struct velo_svc *svc,
 	return false;
 }
 
-/* 1: *out is the backend; 0: not a service; -1: a service without endpoints. */
-static __always_inline int pick(void *ctx, const struct velo_svc_key *key, struct velo_svc_be *out)
+/* The backend this pod stuck to, if it is still one of the service's. */
+static __always_inline bool affinity_find(const struct velo_svc *svc,
+					  const struct velo_svc_aff_key *aff_key,
+					  struct velo_svc_be *out, __u32 *slot)
 {
-	struct velo_svc *svc = bpf_map_lookup_elem(&velo_svc_v1, key);
+	struct velo_svc_aff *aff = bpf_map_lookup_elem(&velo_svc_aff_v1, aff_key);
+	struct velo_svc_pin pin;
+
+	if (!aff || bpf_ktime_get_ns() - aff->last_ns > (__u64)svc->affinity_s * NS_PER_S)
+		return false;
+	pin.id = aff->id;
+	pin.slot = aff->slot;
+	if (!set_find(svc, &aff->be, &pin, slot))
+		return false;
+	*out = aff->be;
+	return true;
+}
+
+/* 0: *out is a backend of svc, picked at *slot; -1: a set being replaced. */
+static __always_inline int pick(void *ctx, const struct velo_svc *svc,
+				const struct velo_svc_key *key, struct velo_svc_be *out,
+				__u32 *slot)
+{
 	struct velo_svc_aff_key aff_key = {};
 	struct velo_svc_be_key be_key;
 	struct velo_svc_be *be;
 	struct velo_svc_aff aff;
-	__u32 slot;
 
-	if (!svc)
-		return 0;
-	if (!svc->count) {
-		count(key, true);
-		return -1;
-	}
 	if (svc->flags & VELO_SVC_F_AFFINITY) {
 		aff_key.svc = *key;
 		aff_key.client = bpf_get_netns_cookie(ctx);
-		if (affinity_find(svc, &aff_key, out, &slot))
+		if (affinity_find(svc, &aff_key, out, slot))
 			goto found;
 	}
-	slot = bpf_get_prandom_u32() % svc->count;
+	*slot = bpf_get_prandom_u32() % svc->count;
 	be_key.id = svc->id;
-	be_key.slot = slot;
+	be_key.slot = *slot;
 	be = bpf_map_lookup_elem(&velo_svc_be_v1, &be_key);
 	if (!be)
-		return 0; /* a set being replaced: the next connect sees the new one */
+		return -1; /* the next connect sees the new set */
 	*out = *be;
 found:
 	if (svc->flags & VELO_SVC_F_AFFINITY) {
 		aff.be = *out;
 		aff.id = svc->id;
-		aff.slot = slot;
+		aff.slot = *slot;
 		aff.last_ns = bpf_ktime_get_ns();
 		bpf_map_update_elem(&velo_svc_aff_v1, &aff_key, &aff, BPF_ANY);
 	}
-	count(key, false);
-	count_backend(key, out);
-	return 1;
+	return 0;
 }
 
 static __always_inline void key_v4(struct velo_svc_key *key, __u32 ip4)
@@ -231,7 +235,8 @@ static __always_inline void set_addr(struct bpf_sock_addr *ctx, bool v6, const _
 }
 
 static __always_inline void remember(struct velo_svc_sock *sock, __u32 i,
-				     const struct velo_svc_key *key, const struct velo_svc_be *be)
+				     const struct velo_svc_key *key, const struct velo_svc_be *be,
+				     __u32 id, __u32 slot)
 {
 	if (i >= VELO_SVC_SK_PEERS)
 		return;
@@ -239,15 +244,71 @@ static __always_inline void remember(struct velo_svc_sock *sock, __u32 i,
 	__builtin_memcpy(sock->peers[i].be, be->addr, 16);
 	sock->peers[i].vip_port = key->port;
 	sock->peers[i].be_port = be->port;
+	sock->pins[i].id = id;
+	sock->pins[i].slot = slot;
 }
 
-/* connect4/6 and sendmsg4/6: the destination in ctx becomes a backend. */
+/* The entries a datagram may use: all, or all but a connect's. */
+static __always_inline __u32 first_datagram_peer(const struct velo_svc_sock *sock)
+{
+	return sock->connected ? 1 : 0;
+}
+
+/* The datagram entry of the VIP in key, or VELO_SVC_SK_PEERS. */
+static __always_inline __u32 datagram_peer(const struct velo_svc_sock *sock,
+					   const struct velo_svc_key *key)
+{
+	for (__u32 i = first_datagram_peer(sock); i < VELO_SVC_SK_PEERS; i++)
+		if (addr_equal(sock->peers[i].vip, key->addr) &&
+		    sock->peers[i].vip_port == key->port)
+			return i;
+	return VELO_SVC_SK_PEERS;
+}
+
+/* Entry i's backend, while it is still in svc's set: 0 with *be and *slot, else -1. */
+static __always_inline int pinned(const struct velo_svc *svc, struct velo_svc_sock *sock, __u32 i,
+				  struct velo_svc_be *be, __u32 *slot)
+{
+	if (i >= VELO_SVC_SK_PEERS)
+		return -1;
+	__builtin_memset(be, 0, sizeof(*be));
+	__builtin_memcpy(be->addr, sock->peers[i].be, 16);
+	be->port = sock->peers[i].be_port;
+	return set_find(svc, be, &sock->pins[i], slot) ? 0 : -1;
+}
+
+/*
+ * A connect or send to key, no Service: the reverse state must not name it as
+ * a backend any more (the socket talks to it directly now), and after a
+ * connect the socket's peer is no VIP.
+ */
+static __always_inline void forget(struct bpf_sock_addr *ctx, const struct velo_svc_key *key,
+				   bool datagram)
+{
+	struct velo_svc_sock *sock = bpf_sk_storage_get(&velo_svc_sk_v2, ctx->sk, 0, 0);
+
+	if (!sock)
+		return;
+	for (__u32 i = 0; i < VELO_SVC_SK_PEERS; i++)
+		if ((!datagram && i == 0) || (addr_equal(sock->peers[i].be, key->addr) &&
+					      sock->peers[i].be_port == key->port))
+			__builtin_memset(&sock->peers[i], 0, sizeof(sock->peers[i]));
+	if (!datagram)
+		sock->connected = 0;
+}
+
+/*
+ * connect4/6 and sendmsg4/6: the destination in ctx becomes a backend. An
+ * unconnected socket's datagrams to a VIP keep going to the backend the first
+ * one went to while it stays in the set.
+ */
 static __always_inline int translate(struct bpf_sock_addr *ctx, bool v6, bool datagram)
 {
+	__u32 i = VELO_SVC_SK_PEERS, slot = 0;
 	struct velo_svc_sock *sock;
 	struct velo_svc_key key;
+	struct velo_svc *svc;
 	struct velo_svc_be be;
-	int ret;
 
 	if (ctx->protocol != VELO_IPPROTO_TCP && ctx->protocol != VELO_IPPROTO_UDP)
 		return 1;
@@ -257,34 +318,38 @@ static __always_inline int translate(struct bpf_sock_addr *ctx, bool v6, bool da
 		key_v4(&key, ctx->user_ip4);
 	key.port = (__u16)ctx->user_port;
 	key.proto = (__u8)ctx->protocol;
-	ret = pick(ctx, &key, &be);
-	if (ret < 0) {
+	svc = bpf_map_lookup_elem(&velo_svc_v1, &key);
+	if (!svc) {
+		forget(ctx, &key, datagram);
+		return 1;
+	}
+	if (!svc->count) {
+		count(&key, true);
 		bpf_set_retval(-VELO_ECONNREFUSED);
 		return 0;
 	}
-	if (!ret)
+	sock = bpf_sk_storage_get(&velo_svc_sk_v2, ctx->sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (datagram && sock) {
+		i = datagram_peer(sock, &key);
+		if (!pinned(svc, sock, i, &be, &slot))
+			goto found;
+	}
+	if (pick(ctx, svc, &key, &be, &slot))
 		return 1;
-	sock = bpf_sk_storage_get(&velo_svc_sk_v1, ctx->sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
-	if (sock) {
-		if (!datagram) {
-			remember(sock, 0, &key, &be);
-			sock->connected = 1;
-		} else {
-			__u32 i, first = sock->connected ? 1 : 0, n = VELO_SVC_SK_PEERS - first;
+found:
+	count(&key, false);
+	count_backend(&key, &be);
+	if (sock && !datagram) {
+		remember(sock, 0, &key, &be, svc->id, slot);
+		sock->connected = 1;
+	} else if (sock) {
+		if (i >= VELO_SVC_SK_PEERS) {
+			__u32 first = first_datagram_peer(sock);
 
-			/* Same VIP and backend as before: nothing to add. */
-			for (i = 0; i < VELO_SVC_SK_PEERS; i++)
-				if (addr_equal(sock->peers[i].be, be.addr) &&
-				    sock->peers[i].be_port == be.port &&
-				    addr_equal(sock->peers[i].vip, key.addr) &&
-				    sock->peers[i].vip_port == key.port)
-					break;
-			if (i == VELO_SVC_SK_PEERS) {
-				i = first + sock->next % n;
-				sock->next++;
-				remember(sock, i, &key, &be);
-			}
+			i = first + sock->next % (VELO_SVC_SK_PEERS - first);
+			sock->next++;
 		}
+		remember(sock, i, &key, &be, svc->id, slot);
 	}
 	set_addr(ctx, v6, be.addr, be.port);
 	return 1;
@@ -296,7 +361,7 @@ static __always_inline int untranslate(struct bpf_sock_addr *ctx, bool v6, bool 
 	struct velo_svc_sock *sock;
 	struct velo_svc_key key;
 
-	sock = bpf_sk_storage_get(&velo_svc_sk_v1, ctx->sk, 0, 0);
+	sock = bpf_sk_storage_get(&velo_svc_sk_v2, ctx->sk, 0, 0);
 	if (!sock)
 		return 1;
 	if (v6)

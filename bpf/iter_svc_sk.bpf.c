@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR Apache-2.0)
 /*
  * veloctl sockets: which connections came through a Service. The reverse
- * state connect wrote (velo_svc_sk_v1, sk_storage) can't be read by key from
+ * state connect wrote (velo_svc_sk_v2, sk_storage) can't be read by key from
  * userspace without the socket's fd, so this TCP socket iterator, read in
  * each pod's netns, writes one record per socket connect translated: its own
  * 4-tuple and netns cookie (what its sockhash key holds) and the VIP it

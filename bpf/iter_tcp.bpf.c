@@ -4,7 +4,7 @@
  * the connections an opted-in pod made through a Service to a backend that is
  * gone from it. velod fills velo_svc_gone (service port, backend) and reads
  * the iterator in each opted-in pod's netns; a socket whose reverse state
- * (velo_svc_sk_v1) says connect translated its VIP to such a backend is
+ * (velo_svc_sk_v2) says connect translated its VIP to such a backend is
  * destroyed (kfunc bpf_sock_destroy: the application gets ECONNABORTED, the
  * peer a reset). Its own object: a kernel without the kfunc can't load it,
  * and costs nothing else.

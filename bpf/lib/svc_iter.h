@@ -27,7 +27,7 @@ static __always_inline struct velo_svc_sock *svc_iter_state(struct sock_common *
 	tp = bpf_skc_to_tcp_sock(common);
 	if (!tp)
 		return NULL;
-	state = bpf_sk_storage_get(&velo_svc_sk_v1, tp, 0, 0);
+	state = bpf_sk_storage_get(&velo_svc_sk_v2, tp, 0, 0);
 	return state && state->connected ? state : NULL;
 }
 

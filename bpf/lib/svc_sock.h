@@ -19,6 +19,6 @@ struct {
 	__type(key, int);
 	__type(value, struct velo_svc_sock);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} velo_svc_sk_v1 SEC(".maps");
+} velo_svc_sk_v2 SEC(".maps");
 
 #endif

@@ -18,7 +18,7 @@
 #define VELO_MAP_SVC_BE "velo_svc_be_v1"
 #define VELO_MAP_SVC_AFF "velo_svc_aff_v1"
 #define VELO_MAP_SVC_CNT "velo_svc_cnt_v1"
-#define VELO_MAP_SVC_SK "velo_svc_sk_v1"
+#define VELO_MAP_SVC_SK "velo_svc_sk_v2"
 #define VELO_MAP_SVC_BC "velo_svc_bc_v1"
 
 /* Program names, pinned under the generation dir. */
@@ -42,7 +42,7 @@
 #define VELO_SVC_MAX_BACKENDS 1024
 /* Backends an affinity entry is looked for in when the service's backend set changed. */
 #define VELO_SVC_AFF_SCAN 64
-/* Datagram peers one unconnected UDP socket remembers (backend -> VIP for recvmsg). */
+/* VIPs one unconnected UDP socket remembers (its backend, and backend -> VIP for recvmsg). */
 #define VELO_SVC_SK_PEERS 4
 
 /* A service port: the ClusterIP, the port, IPPROTO_TCP or IPPROTO_UDP. */
@@ -122,13 +122,24 @@ struct velo_svc_peer {
 	__u16 be_port;
 };
 
+/* Where a socket's backend was picked: its set id and slot (is it still in the set?). */
+struct velo_svc_pin {
+	__u32 id;
+	__u32 slot;
+};
+
 /*
  * Per socket (sk_storage: lives and dies with the socket, never evicted):
  * peers[0] is what connect translated (getpeername); every entry maps a
- * datagram source back to the VIP the application sent to (recvmsg).
+ * datagram source back to the VIP the application sent to (recvmsg). An
+ * unconnected socket keeps one entry per VIP: its datagrams to the VIP go to
+ * that backend while it stays in the set (pins[i] says where it was picked),
+ * as conntrack keeps a UDP flow on one backend. A connect or send to an
+ * address that is no Service's drops the entries naming it as backend.
  */
 struct velo_svc_sock {
 	struct velo_svc_peer peers[VELO_SVC_SK_PEERS];
+	struct velo_svc_pin pins[VELO_SVC_SK_PEERS];
 	__u32 next; /* the entry sendmsg overwrites next */
 	__u32 connected; /* peers[0] is a connect's */
 };
@@ -157,7 +168,8 @@ _Static_assert(sizeof(struct velo_svc_aff) == 40, "velo_svc_aff layout");
 _Static_assert(sizeof(struct velo_svc_counters) == 16, "velo_svc_counters layout");
 _Static_assert(sizeof(struct velo_svc_bc_key) == 40, "velo_svc_bc_key layout");
 _Static_assert(sizeof(struct velo_svc_peer) == 36, "velo_svc_peer layout");
-_Static_assert(sizeof(struct velo_svc_sock) == 152, "velo_svc_sock layout");
+_Static_assert(sizeof(struct velo_svc_pin) == 8, "velo_svc_pin layout");
+_Static_assert(sizeof(struct velo_svc_sock) == 184, "velo_svc_sock layout");
 _Static_assert(sizeof(struct velo_svc_sk_rec) == 88, "velo_svc_sk_rec layout");
 
 #endif

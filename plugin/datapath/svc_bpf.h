@@ -30,7 +30,7 @@ struct velo_svc_bpf {
 	int be_fd; /* velo_svc_be_v1 */
 	int aff_fd; /* velo_svc_aff_v1 */
 	int cnt_fd; /* velo_svc_cnt_v1 */
-	int sk_fd; /* velo_svc_sk_v1 */
+	int sk_fd; /* velo_svc_sk_v2 */
 	int bc_fd; /* velo_svc_bc_v1 */
 	int prog_fds[VELO_SVC_N_HOOKS];
 };

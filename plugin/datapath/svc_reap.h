@@ -14,7 +14,7 @@
 
 struct velo_svc_reap;
 
-/* Loads the iterator (reusing velo_svc_sk_v1 under paths' bpffs dir): 0 or -errno. */
+/* Loads the iterator (reusing velo_svc_sk_v2 under paths' bpffs dir): 0 or -errno. */
 int velo_svc_reap_open(const struct velo_paths *paths, struct velo_svc_reap **out);
 /*
  * Destroys, in each of the n_netns network namespaces (nsfs paths), the TCP

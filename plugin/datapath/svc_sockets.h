@@ -13,7 +13,7 @@
 /*
  * The records of every TCP socket connect translated in the n_netns network
  * namespaces (nsfs paths; one that is gone is skipped), in *out (free()),
- * their number in *n. 0; -ENOENT when velo_svc_sk_v1 isn't pinned (no pod
+ * their number in *n. 0; -ENOENT when velo_svc_sk_v2 isn't pinned (no pod
  * opted in); else -errno.
  */
 int velo_svc_sockets_read(const struct velo_paths *paths, char *const *netns, size_t n_netns,
