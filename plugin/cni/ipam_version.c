@@ -102,7 +102,7 @@ static int cache_read(const char *path, const struct binary_key *key, unsigned *
 
 static int mkdir_one(const char *path)
 {
-	return mkdir(path, 0755) && errno != EEXIST ? -errno : 0;
+	return mkdir(path, 0700) && errno != EEXIST ? -errno : 0;
 }
 
 /* Temp file and rename: a reader sees the old cache or the new one. */
@@ -141,7 +141,7 @@ static int cache_write(const struct ipam_call *call, const char *path, const str
 		goto out;
 	}
 	len = strlen(text);
-	if (fchmod(fd, 0644) || write(fd, text, len) != (ssize_t)len || rename(tmp, path)) {
+	if (fchmod(fd, 0600) || write(fd, text, len) != (ssize_t)len || rename(tmp, path)) {
 		ret = errno ? -errno : -EIO;
 		unlink(tmp);
 		goto out;

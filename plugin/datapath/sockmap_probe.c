@@ -18,10 +18,9 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "base/lock.h"
 #include "base/log.h"
-#include "cni/kernel_bugs.h"
 #include "datapath/sockmap_bugs.h"
+#include "datapath/sockmap_cache.h"
 #include "datapath/sockmap_probe.h"
 #include "sockmap_probe.skel.h"
 #include "net/netns.h"
@@ -183,77 +182,42 @@ void velo_sockmap_probe_uncached(struct velo_sockmap_features *out)
 		out->permanent_flag = value;
 }
 
-/* The boot id: a cache from an earlier boot (run_dir not on tmpfs) is stale. */
-static int boot_id(char *buf, size_t len)
+/*
+ * A cached non-zero permanent_flag goes into BPF rodata: it must still be the
+ * value this kernel's BTF gives BPF_F_PERMANENT.
+ */
+static bool flag_matches_btf(uint64_t flag)
 {
-	FILE *file = fopen("/proc/sys/kernel/random/boot_id", "re");
-	int ret = 0;
+	uint64_t value;
 
-	if (!file)
-		return -errno;
-	if (!fgets(buf, (int)len, file))
-		ret = -EIO;
-	else
-		buf[strcspn(buf, "\n")] = '\0';
-	fclose(file);
-	return ret;
-}
-
-static int cache_read(const char *path, const char *boot, struct velo_sockmap_features *out)
-{
-	char cached_boot[64];
-	unsigned long long flag;
-	unsigned bugs;
-	int in_btf, ret = -ENOENT;
-	FILE *file = fopen(path, "re");
-
-	if (!file)
-		return -errno;
-	/* A cache of an older velo has no kernel_bugs line: probe again. */
-	if (fscanf(file, "boot_id=%63s permanent_in_btf=%d permanent_flag=%llx kernel_bugs=%x",
-		   cached_boot, &in_btf, &flag, &bugs) == 4 &&
-	    !strcmp(cached_boot, boot)) {
-		out->permanent_in_btf = in_btf;
-		out->permanent_flag = flag;
-		out->bugs = bugs & VELO_SM_BUGS_ALL;
-		ret = 0;
-	}
-	fclose(file);
-	return ret;
-}
-
-static void cache_write(const char *dir, const char *path, const char *boot,
-			const struct velo_sockmap_features *features)
-{
-	char tmp[PATH_MAX];
-	FILE *file;
-
-	if (lock_mkdirs(dir) ||
-	    snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid()) >= (int)sizeof(tmp))
-		return;
-	file = fopen(tmp, "wxe");
-	if (!file)
-		return;
-	fprintf(file, "boot_id=%s\npermanent_in_btf=%d\npermanent_flag=%llx\nkernel_bugs=%x\n",
-		boot, features->permanent_in_btf, (unsigned long long)features->permanent_flag,
-		features->bugs);
-	/* Concurrent probers write the same answer; rename makes the file whole either way. */
-	if (fclose(file) || rename(tmp, path))
-		unlink(tmp);
+	return !flag || (!velo_sockmap_btf_flag(PERMANENT_NAME, &value) && value == flag);
 }
 
 void velo_sockmap_probe(const struct velo_paths *paths, struct velo_sockmap_features *out)
 {
-	char path[PATH_MAX], boot[64];
+	struct sockmap_cache_key key;
+	char path[PATH_MAX];
+	const char *why;
+	int ret;
 
 	memset(out, 0, sizeof(*out));
-	if (boot_id(boot, sizeof(boot)) || snprintf(path, sizeof(path), "%s/%s", paths->run_dir,
-						    CACHE_NAME) >= (int)sizeof(path)) {
+	if (sockmap_cache_key(&key) || snprintf(path, sizeof(path), "%s/%s", paths->run_dir,
+						CACHE_NAME) >= (int)sizeof(path)) {
 		velo_sockmap_probe_uncached(out);
 		return;
 	}
-	if (!cache_read(path, boot, out))
+	ret = sockmap_cache_read(path, &key, out, &why);
+	if (!ret && !flag_matches_btf(out->permanent_flag)) {
+		ret = -EINVAL;
+		why = "permanent_flag is not the kernel BTF's " PERMANENT_NAME;
+	}
+	if (!ret)
 		return;
+	if (ret != -ENOENT)
+		pr_info("sockmap: probe cache %s not used (%s); probing again", path,
+			why ? why : strerror(-ret));
 	velo_sockmap_probe_uncached(out);
-	cache_write(paths->run_dir, path, boot, out);
+	ret = sockmap_cache_write(paths->run_dir, path, &key, out);
+	if (ret)
+		pr_warn("sockmap: probe cache %s not written: %s", path, strerror(-ret));
 }
