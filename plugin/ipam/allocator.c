@@ -303,6 +303,8 @@ int ipam_sweep(const struct ipam_conf *conf, const char *network,
 	for (unsigned s = 0; s < conf->n_sets; s++)
 		for (unsigned r = 0; r < conf->sets[s].n_ranges; r++) {
 			struct pool pool;
+			unsigned repaired;
+			char text[160];
 			int ret;
 
 			ret = open_range(conf, network, &conf->sets[s].ranges[r], false, &pool);
@@ -317,6 +319,13 @@ int ipam_sweep(const struct ipam_conf *conf, const char *network,
 				first = first ? first : ret;
 				continue;
 			}
+			repaired = pool_repair(&pool);
+			if (repaired)
+				pr_warn("IPAM GC: freed %u damaged slot(s) of range %s (a state or "
+					"owner no ADD writes)",
+					repaired,
+					ipam_range_fmt(&conf->sets[s].ranges[r], text,
+						       sizeof(text)));
 			pool_foreach(&pool, sweep_one, &walk);
 			pool_close(&pool);
 		}

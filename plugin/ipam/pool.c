@@ -238,6 +238,25 @@ void pool_release(struct pool *pool, uint32_t idx)
 		__atomic_store_n(&pool->slots[idx].state, POOL_SLOT_FREE, __ATOMIC_RELEASE);
 }
 
+unsigned pool_repair(struct pool *pool)
+{
+	unsigned n = 0;
+
+	for (uint32_t i = 0; i < pool->header->n_slots; i++) {
+		const struct pool_slot *slot = &pool->slots[i];
+
+		if (slot->state == POOL_SLOT_FREE ||
+		    (slot->state == POOL_SLOT_LEASED &&
+		     terminated(slot->ifname, sizeof(slot->ifname)) &&
+		     terminated(slot->container_id, sizeof(slot->container_id)) &&
+		     slot->container_id[0] && slot->ifname[0]))
+			continue;
+		pool_release(pool, i);
+		n++;
+	}
+	return n;
+}
+
 int pool_foreach(struct pool *pool, int (*fn)(struct pool *pool, uint32_t idx, void *ctx),
 		 void *ctx)
 {

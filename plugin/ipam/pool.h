@@ -88,6 +88,13 @@ bool pool_owned(const struct pool *pool, uint32_t idx, const char *container_id,
 int pool_alloc(struct pool *pool, const char *container_id, const char *ifname,
 	       bool (*usable)(uint32_t idx, void *ctx), void *ctx, uint32_t *idx);
 void pool_release(struct pool *pool, uint32_t idx);
+/*
+ * Frees the slots no ADD can leave (a crash leaves each slot free or leased to
+ * a complete owner): a state byte neither free nor leased, or a leased slot
+ * whose owner is not a string. They count as taken until then, so only GC
+ * calls this. Returns how many it freed.
+ */
+unsigned pool_repair(struct pool *pool);
 /* Calls fn for each leased slot; a nonzero return stops the walk and is returned. */
 int pool_foreach(struct pool *pool, int (*fn)(struct pool *pool, uint32_t idx, void *ctx),
 		 void *ctx);

@@ -132,6 +132,11 @@ static int parse_range(const cJSON *obj, const char *field, struct ipam_range *r
 		return bad(name, "required");
 	if (velo_prefix_parse(text, &family, range->subnet, &range->prefix))
 		return bad(name, "expected a CIDR such as 10.244.1.0/24");
+	/* Every address, the default route's: never a pod subnet. */
+	if (range->prefix == 0)
+		return bad(name, family == AF_INET
+					 ? "0.0.0.0/0 is every IPv4 address, not a pod subnet"
+					 : "::/0 is every IPv6 address, not a pod subnet");
 	range->family = family;
 	net = to_num(family, range->subnet);
 	if (net & host_mask(family, range->prefix))

@@ -223,3 +223,41 @@ owners() {
 		rm -rf "$file" "$target"
 	done
 }
+
+@test "velo IPAM: 0.0.0.0/0 or ::/0 as a subnet is code 7 naming the field, before any side effect" {
+	local conf pod
+	pod="$(vt_pod_new)"
+	conf="$(jq -c '.ipam.ranges = [[{"subnet": "0.0.0.0/0"}]]' <<<"$(vt_config -i velo -f 4)")"
+	vt_cni ADD ctr-all "$pod" eth0 "$conf"
+	vt_assert_error 7 'ipam.ranges\[0\]\[0\].subnet: 0\.0\.0\.0/0 is every IPv4 address, not a pod subnet'
+	conf="$(jq -c '.ipam.ranges = [[{"subnet": "10.99.0.0/24"}], [{"subnet": "::/0"}]]' <<<"$conf")"
+	vt_cni ADD ctr-all "$pod" eth0 "$conf"
+	vt_assert_error 7 'ipam.ranges\[1\]\[0\].subnet: ::/0 is every IPv6 address, not a pod subnet'
+	vt_assert_nothing_left
+	[ -z "$(ls -A "$VT_IPAM/$VT_NETWORK" 2>/dev/null)" ] || { ls -l "$VT_IPAM/$VT_NETWORK"; false; }
+}
+
+@test "velo IPAM: a slot with a state byte no ADD writes is held until GC, which frees it and says so" {
+	local conf a b file
+	conf="$(vt_config -i velo -v 1.1.0 -f 4 -r 10.99.0.2-10.99.0.3)"
+	a="$(vt_pod_new)"
+	b="$(vt_pod_new)"
+	file="$VT_IPAM/$VT_NETWORK/10.99.0.0_24"
+	vt_add "$a" ctr-a "$conf"
+	[ "$(vt_ip "$VT_RESULT" 4)" = 10.99.0.2 ] || { echo "got $(vt_ip "$VT_RESULT" 4)"; false; }
+	vt_cni DEL ctr-a "$a" eth0 "$conf"
+	vt_assert_ok
+	# Slot 0 (10.99.0.2) gets state 7: neither free (0) nor leased (1).
+	printf '\7' | dd of="$file" bs=1 seek=256 conv=notrunc status=none
+	vt_add "$b" ctr-b "$conf"
+	[ "$(vt_ip "$VT_RESULT" 4)" = 10.99.0.3 ] || { echo "got $(vt_ip "$VT_RESULT" 4)"; false; }
+	vt_cni ADD ctr-a "$a" eth0 "$conf"
+	vt_assert_error 101 'is exhausted'
+	vt_gc "$conf" '[{"containerID": "ctr-b", "ifname": "eth0"}]'
+	vt_assert_ok
+	vt_add "$a" ctr-a "$conf"
+	[ "$(vt_ip "$VT_RESULT" 4)" = 10.99.0.2 ] || { echo "got $(vt_ip "$VT_RESULT" 4)"; false; }
+	grep -q 'IPAM GC: freed 1 damaged slot(s) of range 10.99.0.0/24' "$VT_LOG" ||
+		{ echo "no repair logged"; tail -n 5 "$VT_LOG"; false; }
+	[ "$(owners)" = "$(printf '10.99.0.2 ctr-a eth0\n10.99.0.3 ctr-b eth0')" ] || { echo "leases: $(owners)"; false; }
+}

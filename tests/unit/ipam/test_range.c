@@ -58,6 +58,10 @@ static const struct bad_case bad_cases[] = {
 	  "[{\"subnet\": \"10.2.0.0/24\"}], [{\"subnet\": \"10.3.0.0/24\"}], "
 	  "[{\"subnet\": \"10.4.0.0/24\"}]]",
 	  "ipam.ranges: more than 4" },
+	{ "\"ranges\": [[{\"subnet\": \"0.0.0.0/0\"}]]",
+	  "ipam.ranges[0][0].subnet: 0.0.0.0/0 is every IPv4 address" },
+	{ "\"ranges\": [[{\"subnet\": \"10.0.0.0/24\"}], [{\"subnet\": \"::/0\"}]]",
+	  "ipam.ranges[1][0].subnet: ::/0 is every IPv6 address" },
 	{ "\"ranges\": [[{\"subnet\": \"10.0.0.0/24\"}]], \"routes\": {}", "ipam.routes" },
 	{ "\"ranges\": [[{\"subnet\": \"10.0.0.0/24\"}]], \"routes\": [{}]", "ipam.routes[0].dst" },
 	{ "\"ranges\": [[{\"subnet\": \"10.0.0.0/24\"}]], \"routes\": [{\"dst\": \"0.0.0.0/0\", "
