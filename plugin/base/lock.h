@@ -9,6 +9,8 @@
  *   2. the pod cgroup lock   <run_dir>/cgroup.lock
  *   3. the BPF loader lock   <run_dir>/bpf.lock
  *   4. the log rotation lock <log_file>.lock
+ * and, a leaf taken holding any of 1-3 but never with anything taken under it,
+ * the sockmap probe lock <run_dir>/sockmap-probe.lock (datapath/sockmap_probe.c).
  */
 #ifndef VELO_LOCK_H
 #define VELO_LOCK_H

@@ -26,6 +26,7 @@
 #define DEFAULT_LOG_MAX_BYTES (10ul << 20)
 #define DEFAULT_LOCK_TIMEOUT_MS 10000
 #define LOCK_TIMEOUT_MS_MAX 600000
+#define SOCKMAP_PROBE_TIMEOUT_MS_MAX 10000 /* well below any runtime's CNI timeout */
 #define MTU_MIN 68 /* the IPv4 minimum */
 #define MTU_MAX 65535
 #define LOG_MAX_BYTES_MAX (1ul << 40)
@@ -213,6 +214,7 @@ static int parse_log_level(const cJSON *root, struct velo_config *config)
 static int parse_numbers(const cJSON *root, struct velo_config *config)
 {
 	double mtu = 0, log_max = DEFAULT_LOG_MAX_BYTES, lock_ms = DEFAULT_LOCK_TIMEOUT_MS;
+	double probe_ms = VELO_SOCKMAP_PROBE_TIMEOUT_MS;
 	int ret;
 
 	ret = config_get_integer(root, "mtu", 0, MTU_MAX, &mtu);
@@ -230,7 +232,12 @@ static int parse_numbers(const cJSON *root, struct velo_config *config)
 		return ret;
 	config->mtu = (unsigned)mtu;
 	config->log_max_bytes = (unsigned long)log_max;
+	ret = config_get_integer(root, "sockmapProbeTimeoutMs", 1, SOCKMAP_PROBE_TIMEOUT_MS_MAX,
+				 &probe_ms);
+	if (ret)
+		return ret;
 	config->lock_timeout_ms = (unsigned)lock_ms;
+	config->sockmap_probe_timeout_ms = (unsigned)probe_ms;
 	return 0;
 }
 
@@ -459,6 +466,7 @@ static void set_defaults(struct velo_config *config)
 	config->log_level = VELO_LOG_INFO;
 	config->log_max_bytes = DEFAULT_LOG_MAX_BYTES;
 	config->lock_timeout_ms = DEFAULT_LOCK_TIMEOUT_MS;
+	config->sockmap_probe_timeout_ms = VELO_SOCKMAP_PROBE_TIMEOUT_MS;
 }
 
 static int parse_fields(const cJSON *root, struct velo_config *config)

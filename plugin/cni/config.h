@@ -18,6 +18,9 @@
 
 #define VELO_PLUGIN_TYPE_MAX 64
 
+/* sockmapProbeTimeoutMs's default: a few seconds, far below a runtime's CNI timeout. */
+#define VELO_SOCKMAP_PROBE_TIMEOUT_MS 3000
+
 struct velo_config {
 	cJSON *root; /* the whole config as received; owned */
 	enum cni_version version;
@@ -38,6 +41,8 @@ struct velo_config {
 	bool ipv6_all_forwarding;
 	/* sockmapAcceptKernelBugs: enum velo_sm_bug bits the operator accepts for sockmap pods. */
 	unsigned sockmap_accept_bugs;
+	/* sockmapProbeTimeoutMs: the most an ADD waits for the sockmap probes, another's included. */
+	unsigned sockmap_probe_timeout_ms;
 
 	struct velo_annotations defaults; /* conflist "defaults" */
 	struct velo_annotations pod; /* runtimeConfig pod annotations (or the API's) */

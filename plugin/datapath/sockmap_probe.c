@@ -7,18 +7,22 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "base/lock.h"
 #include "base/log.h"
+#include "cni/kernel_bugs.h"
 #include "datapath/sockmap_bugs.h"
 #include "datapath/sockmap_cache.h"
 #include "datapath/sockmap_probe.h"
@@ -193,31 +197,146 @@ static bool flag_matches_btf(uint64_t flag)
 	return !flag || (!velo_sockmap_btf_flag(PERMANENT_NAME, &value) && value == flag);
 }
 
-void velo_sockmap_probe(const struct velo_paths *paths, struct velo_sockmap_features *out)
+static long long monotonic_ms(void)
 {
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+/*
+ * velo_sockmap_probe_uncached in a child of its own process group, cut at
+ * budget_ms: the group is killed (the probes' own children with it) and
+ * -ETIMEDOUT returned.
+ */
+static int probe_capped(long long budget_ms, struct velo_sockmap_features *out)
+{
+	struct velo_sockmap_features found;
+	struct pollfd pfd;
+	int pipe_fds[2], status, ret = -ETIMEDOUT;
+	ssize_t n = 0;
+	pid_t pid;
+
+	if (pipe2(pipe_fds, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		close(pipe_fds[0]);
+		close(pipe_fds[1]);
+		return ret;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		close(pipe_fds[0]);
+		velo_sockmap_probe_uncached(&found);
+		_exit(write(pipe_fds[1], &found, sizeof(found)) == (ssize_t)sizeof(found) ? 0 : 1);
+	}
+	setpgid(pid, pid); /* as the child does: no window where the kill misses it */
+	close(pipe_fds[1]);
+	pfd = (struct pollfd){ .fd = pipe_fds[0], .events = POLLIN };
+	for (long long deadline = monotonic_ms() + budget_ms;;) {
+		long long left = deadline - monotonic_ms();
+		int ready;
+
+		if (left <= 0)
+			break;
+		ready = poll(&pfd, 1, (int)left);
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready > 0)
+			n = read(pipe_fds[0], &found, sizeof(found));
+		break;
+	}
+	close(pipe_fds[0]);
+	if (n == (ssize_t)sizeof(found)) {
+		*out = found;
+		ret = 0;
+	} else if (n != 0 || pfd.revents) {
+		ret = -EIO; /* the child died without an answer */
+	}
+	if (ret == -ETIMEDOUT)
+		kill(-pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return ret;
+}
+
+/* What a pod gets when the probes did not finish: routed, whatever the conflist accepts. */
+static void unknown(struct velo_sockmap_features *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->bugs = VELO_SM_BUGS_ALL;
+	out->incomplete = true;
+}
+
+/* The cache at path if it can be trusted: 0, else why not into *why (NULL: there is none). */
+static int cache_trusted(const char *path, const struct sockmap_cache_key *key,
+			 struct velo_sockmap_features *out, const char **why)
+{
+	int ret = sockmap_cache_read(path, key, out, why);
+
+	if (!ret && !flag_matches_btf(out->permanent_flag)) {
+		memset(out, 0, sizeof(*out));
+		*why = "permanent_flag is not the kernel BTF's " PERMANENT_NAME;
+		return -EINVAL;
+	}
+	if (ret == -ENOENT)
+		*why = NULL;
+	else if (ret && !*why)
+		*why = strerror(-ret);
+	return ret;
+}
+
+void velo_sockmap_probe_within(const struct velo_paths *paths, unsigned timeout_ms,
+			       struct velo_sockmap_features *out)
+{
+	long long start = monotonic_ms();
+	char path[PATH_MAX], lock[PATH_MAX + 8];
 	struct sockmap_cache_key key;
-	char path[PATH_MAX];
 	const char *why;
-	int ret;
+	int lock_fd, ret;
 
 	memset(out, 0, sizeof(*out));
-	if (sockmap_cache_key(&key) || snprintf(path, sizeof(path), "%s/%s", paths->run_dir,
-						CACHE_NAME) >= (int)sizeof(path)) {
-		velo_sockmap_probe_uncached(out);
+	if (sockmap_cache_key(&key) ||
+	    snprintf(path, sizeof(path), "%s/%s", paths->run_dir, CACHE_NAME) >=
+		    (int)sizeof(path) ||
+	    snprintf(lock, sizeof(lock), "%s.lock", path) >= (int)sizeof(lock)) {
+		if (probe_capped(timeout_ms, out))
+			unknown(out);
 		return;
 	}
-	ret = sockmap_cache_read(path, &key, out, &why);
-	if (!ret && !flag_matches_btf(out->permanent_flag)) {
-		ret = -EINVAL;
-		why = "permanent_flag is not the kernel BTF's " PERMANENT_NAME;
-	}
-	if (!ret)
+	if (!cache_trusted(path, &key, out, &why))
 		return;
-	if (ret != -ENOENT)
-		pr_info("sockmap: probe cache %s not used (%s); probing again", path,
-			why ? why : strerror(-ret));
-	velo_sockmap_probe_uncached(out);
-	ret = sockmap_cache_write(paths->run_dir, path, &key, out);
-	if (ret)
-		pr_warn("sockmap: probe cache %s not written: %s", path, strerror(-ret));
+	if (why)
+		pr_info("sockmap: probe cache %s not used (%s); probing again", path, why);
+	/* One prober at a time: the first ADDs of a boot wait for its answer. */
+	lock_fd = lock_acquire(lock, timeout_ms);
+	if (lock_fd >= 0 && !cache_trusted(path, &key, out, &why)) {
+		pr_debug("sockmap: probe cache written by another prober meanwhile");
+		lock_release(lock_fd);
+		return;
+	}
+	ret = lock_fd < 0 ? lock_fd : probe_capped(timeout_ms - (monotonic_ms() - start), out);
+	if (ret) {
+		pr_warn("sockmap: kernel probes %s within %u ms (sockmapProbeTimeoutMs): %s; "
+			"not cached, sockmap pods stay routed until a probe finishes",
+			lock_fd < 0 ? "waited for another prober, no answer" : "did not finish",
+			timeout_ms, strerror(-ret));
+		unknown(out);
+	} else {
+		pr_info("sockmap: kernel probed in %lld ms: BPF_F_PERMANENT %s, bugs %#x",
+			monotonic_ms() - start, out->permanent_flag ? "usable" : "absent",
+			out->bugs);
+		ret = sockmap_cache_write(paths->run_dir, path, &key, out);
+		if (ret)
+			pr_warn("sockmap: probe cache %s not written: %s", path, strerror(-ret));
+	}
+	lock_release(lock_fd);
+}
+
+void velo_sockmap_probe(const struct velo_paths *paths, struct velo_sockmap_features *out)
+{
+	velo_sockmap_probe_within(paths, VELO_SOCKMAP_PROBE_TIMEOUT_MS, out);
 }

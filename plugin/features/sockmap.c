@@ -225,7 +225,13 @@ static int sockmap_attach(struct velo_request *request)
 	ret = find_cgroup(request, cgroup, sizeof(cgroup));
 	if (ret)
 		return fall_back(request, "the pod's cgroup is unknown", ret);
-	velo_sockmap_probe(&request->config.paths, &features);
+	velo_sockmap_probe_within(&request->config.paths, request->config.sockmap_probe_timeout_ms,
+				  &features);
+	if (features.incomplete)
+		return fall_back(request,
+				 "the kernel probes did not finish within sockmapProbeTimeoutMs "
+				 "(nothing cached: a later ADD probes again)",
+				 0);
 	if (gated_bugs(request, &features, why, sizeof(why)))
 		return fall_back(request, why, 0);
 	ret = velo_sockmap_bpf_open(&request->config.paths, request->config.lock_timeout_ms,

@@ -86,3 +86,50 @@ set_field() {
 	sm_pod true
 	routed_after_reprobe "kernel_bugs has bits of no known bug"
 }
+
+# pod_with CID JQ_FILTER: an opted-in pod (own cgroup) whose config gets JQ_FILTER; ADD in the
+# background when ASYNC=1 (its answer in $VT/work/add.CID), else VT_RC/VT_OUT as vt_cni.
+pod_with() {
+	local rel="/velotest-sm-$VT_TAG-$BATS_TEST_NUMBER-$((SM_N++))" pod conf
+	pod="$(vt_pod_new)"
+	mkdir "$SM_CGMOUNT$rel"
+	SM_CGROUPS+=("$SM_CGMOUNT$rel")
+	conf="$(sm_config true "$rel" | jq -c "$2")"
+	if [ "${ASYNC:-0}" = 1 ]; then
+		(vt_cni ADD "$1" "$pod" eth0 "$conf" && echo "$VT_RC $VT_OUT" >"$VT/work/add.$1") &
+	else
+		vt_cni ADD "$1" "$pod" eth0 "$conf"
+	fi
+}
+
+@test "probes cut at sockmapProbeTimeoutMs: the pod stays routed, saying why, and nothing is cached" {
+	SM_ACCEPT="halfclose-eagain splice-ingress waitall-short rcvlowat-ignored"
+	pod_with sm-cut '.sockmapProbeTimeoutMs = 1'
+	vt_assert_ok
+	[ "$(sockops_links)" -eq 0 ] || { echo "pod accelerated: $(sockops_links) sock_ops link(s)"; false; }
+	grep -q 'sockmap: kernel probes did not finish within 1 ms (sockmapProbeTimeoutMs)' "$VT_LOG" ||
+		{ echo "no timeout logged"; tail -n 5 "$VT_LOG"; false; }
+	grep -q 'sockmap: the kernel probes did not finish within sockmapProbeTimeoutMs .*stays on the routed path' "$VT_LOG" ||
+		{ echo "no fall back logged"; tail -n 5 "$VT_LOG"; false; }
+	[ ! -e "$CACHE" ] || { echo "cached: $(cat "$CACHE")"; false; }
+	# The default cap is ample: the next ADD probes, caches and (all bugs accepted) accelerates.
+	pod_with sm-full '.'
+	vt_assert_ok
+	[ "$(sockops_links)" -eq 1 ] || { echo "$(sockops_links) sock_ops link(s)"; false; }
+	[ -f "$CACHE" ]
+}
+
+@test "the first ADDs of a boot wait for one probe: four at once, one probe" {
+	local i
+	for i in 1 2 3 4; do
+		ASYNC=1 pod_with "sm-par-$i" '.'
+	done
+	wait
+	for i in 1 2 3 4; do
+		[ "$(cut -d' ' -f1 "$VT/work/add.sm-par-$i")" = 0 ] || { cat "$VT/work/add.sm-par-$i"; false; }
+	done
+	[ "$(grep -c 'sockmap: kernel probed in' "$VT_LOG")" -eq 1 ] ||
+		{ grep 'sockmap: ' "$VT_LOG"; false; }
+	[ "$(grep -c 'sockmap: probe cache written by another prober meanwhile' "$VT_LOG")" -le 3 ]
+	[ -f "$CACHE" ]
+}
