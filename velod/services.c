@@ -175,22 +175,27 @@ static int write_table(struct services *services, const struct agent_config *con
 	velo_svc_bpf_close(&bpf);
 	reap_gone(services, config, &sync);
 	velo_svc_sync_free(&sync);
+	if (ret && !sync.added && !sync.changed && !sync.removed && !sync.unchanged &&
+	    !sync.fell_back) {
+		velo_svc_table_free(table);
+		return ret; /* the maps couldn't be read */
+	}
 	for (unsigned i = 0; i < table->n; i++)
 		backends += table->entries[i].value.count;
 	if (table->cut)
 		pr_warn("services: %u backends left out (more than %u in a service port)",
 			table->cut, VELO_SVC_MAX_BACKENDS);
-	if (!ret) {
-		write_names(config, table);
-		if (!keep_names(services, table))
-			services->entries = table->n;
-		else
-			services->entries = 0;
-		services->backends = backends;
-		pr_info("services: %u service ports, %u backends (%u added, %u changed, %u "
-			"removed, %u unchanged)",
-			table->n, backends, sync.added, sync.changed, sync.removed, sync.unchanged);
-	}
+	/* A sync that failed for some sets still wrote the others. */
+	write_names(config, table);
+	if (!keep_names(services, table))
+		services->entries = table->n;
+	else
+		services->entries = 0;
+	services->backends = backends;
+	pr_info("services: %u service ports, %u backends (%u added, %u changed, %u removed, %u "
+		"unchanged, %u to kube-proxy)",
+		table->n, backends, sync.added, sync.changed, sync.removed, sync.unchanged,
+		sync.fell_back);
 	velo_svc_table_free(table);
 	return ret;
 }
@@ -218,7 +223,10 @@ static int sync_file(struct services *services, const struct agent_config *confi
 	velo_svc_state_free(&state);
 	if (ret)
 		return ret;
-	return write_table(services, config, &table);
+	ret = write_table(services, config, &table);
+	if (ret)
+		services->loaded = false; /* unlike a bad file, tried again after servicesSyncMs */
+	return ret;
 }
 
 int services_start(struct services *services, const struct agent_config *config)

@@ -215,73 +215,150 @@ static void remove_stale_backend_counters(const struct velo_svc_bpf *bpf,
 	free(keys);
 }
 
+/* The map's max_entries, or 0 when it can't be read. */
+static unsigned map_capacity(int fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.max_entries;
+}
+
+/* A service port whose set couldn't be written: it goes to kube-proxy, with no slots. */
+static void fall_back(const struct velo_svc_bpf *bpf, const struct velo_svc_entry *entry,
+		      const struct velo_svc *old, bool had, __u32 id, unsigned *used)
+{
+	slots_delete(bpf->be_fd, id, entry->value.count);
+	if (had) {
+		bpf_map_delete_elem(bpf->svc_fd, &entry->key);
+		slots_delete(bpf->be_fd, old->id, old->count);
+		*used -= old->count < *used ? old->count : *used;
+	}
+}
+
+struct sync_pass {
+	const struct velo_svc_bpf *bpf;
+	const struct velo_svc_table *table;
+	struct velo_svc_sync *sync;
+	__u32 next_id;
+	unsigned used; /* slots in the backend map */
+	/* Slots the sets may take: room is left to write the largest beside its old set. */
+	unsigned room;
+	bool *done; /* per table entry: the shrinking pass dealt with it */
+	int first_err;
+};
+
+/*
+ * Writes the table's changed and new sets; shrinking = true: only those that
+ * shrink (run first, so that the slots in use only grow after them). A set
+ * that doesn't fit, or whose write fails, sends its service port to
+ * kube-proxy and fails the sync (velod tries again).
+ */
+static void write_sets(struct sync_pass *pass, bool shrinking)
+{
+	const struct velo_svc_bpf *bpf = pass->bpf;
+
+	for (unsigned i = 0; i < pass->table->n; i++) {
+		const struct velo_svc_entry *entry = &pass->table->entries[i];
+		unsigned count = entry->value.count;
+		struct velo_svc old = {};
+		bool had = !bpf_map_lookup_elem(bpf->svc_fd, &entry->key, &old);
+		__u32 id;
+		int ret;
+
+		if (pass->done[i] || (had && same_backends(bpf->be_fd, &old, entry))) {
+			if (shrinking)
+				pass->sync->unchanged++;
+			continue;
+		}
+		if (shrinking != (had && count <= old.count))
+			continue;
+		pass->done[i] = true;
+		if (had)
+			note_gone(bpf->be_fd, &entry->key, &old, pass->table, pass->sync);
+		id = next_id_after(&pass->next_id);
+		ret = (long)pass->used + count - (had ? old.count : 0) > (long)pass->room ? -E2BIG
+											  : 0;
+		if (!ret)
+			ret = write_entry(bpf, entry, id);
+		if (ret) {
+			pr_warn("services: write %s: %s; it goes to kube-proxy until a later sync",
+				entry->name, strerror(-ret));
+			fall_back(bpf, entry, &old, had, id, &pass->used);
+			pass->sync->fell_back++;
+			if (!pass->first_err)
+				pass->first_err = ret;
+			continue;
+		}
+		pass->used += count;
+		if (had) {
+			slots_delete(bpf->be_fd, old.id, old.count);
+			pass->used -= old.count < pass->used ? old.count : pass->used;
+			pass->sync->changed++;
+		} else {
+			pass->sync->added++;
+		}
+	}
+}
+
 int velo_svc_maps_sync(const struct velo_svc_bpf *bpf, const struct velo_svc_table *table,
 		       struct velo_svc_sync *sync)
 {
-	struct velo_svc_key *keys;
+	struct sync_pass pass = { .bpf = bpf, .table = table, .sync = sync };
+	unsigned n_keys, n_slots, capacity, largest = 0;
 	struct velo_svc_be_key *slots;
-	unsigned n_keys, n_slots;
-	__u32 next_id = 0;
-	int ret, first_err = 0;
+	struct velo_svc_key *keys;
+	int ret;
 
 	memset(sync, 0, sizeof(*sync));
+	pass.done = calloc(table->n ? table->n : 1, sizeof(*pass.done));
+	if (!pass.done)
+		return -ENOMEM;
 	ret = map_keys(bpf->svc_fd, sizeof(*keys), (void **)&keys, &n_keys);
-	if (ret)
+	if (ret) {
+		free(pass.done);
 		return ret;
+	}
 	ret = map_keys(bpf->be_fd, sizeof(*slots), (void **)&slots, &n_slots);
 	if (ret) {
+		free(pass.done);
 		free(keys);
 		return ret;
 	}
 	for (unsigned i = 0; i < n_slots; i++)
-		if (slots[i].id > next_id)
-			next_id = slots[i].id;
+		if (slots[i].id > pass.next_id)
+			pass.next_id = slots[i].id;
 	free(slots);
+	pass.used = n_slots;
+	for (unsigned i = 0; i < table->n; i++)
+		if (table->entries[i].value.count > largest)
+			largest = table->entries[i].value.count;
+	capacity = map_capacity(bpf->be_fd);
+	pass.room = capacity > largest ? capacity - largest : 0;
 
-	/* Services gone, or changed: the old ones first, so ids only grow. */
+	/* Services gone first, so ids only grow. */
 	for (unsigned i = 0; i < n_keys; i++) {
 		const struct velo_svc_entry *entry = table_find(table, &keys[i]);
 		struct velo_svc value;
 
 		if (bpf_map_lookup_elem(bpf->svc_fd, &keys[i], &value))
 			continue;
-		if (value.id > next_id)
-			next_id = value.id;
+		if (value.id > pass.next_id)
+			pass.next_id = value.id;
 		if (!entry) {
 			note_gone(bpf->be_fd, &keys[i], &value, table, sync);
 			bpf_map_delete_elem(bpf->svc_fd, &keys[i]);
 			bpf_map_delete_elem(bpf->cnt_fd, &keys[i]);
 			slots_delete(bpf->be_fd, value.id, value.count);
+			pass.used -= value.count < pass.used ? value.count : pass.used;
 			sync->removed++;
 		}
 	}
-	for (unsigned i = 0; i < table->n; i++) {
-		const struct velo_svc_entry *entry = &table->entries[i];
-		struct velo_svc old;
-		bool had = !bpf_map_lookup_elem(bpf->svc_fd, &entry->key, &old);
-
-		if (had && same_backends(bpf->be_fd, &old, entry)) {
-			sync->unchanged++;
-			continue;
-		}
-		if (had)
-			note_gone(bpf->be_fd, &entry->key, &old, table, sync);
-		ret = write_entry(bpf, entry, next_id_after(&next_id));
-		if (ret) {
-			pr_warn("services: write %s: %s", entry->name, strerror(-ret));
-			if (!first_err)
-				first_err = ret;
-			continue;
-		}
-		if (had) {
-			slots_delete(bpf->be_fd, old.id, old.count);
-			sync->changed++;
-		} else {
-			sync->added++;
-		}
-	}
 	free(keys);
+	write_sets(&pass, true);
+	write_sets(&pass, false);
+	free(pass.done);
 	remove_orphan_slots(bpf);
 	remove_stale_backend_counters(bpf, table);
-	return first_err;
+	return pass.first_err;
 }

@@ -3,7 +3,8 @@
  * Writing a service table (svc_table.h) into the pinned maps, so that every
  * connect sees a whole backend set: a changed set is written under a fresh id
  * first, then the service entry is switched to it, then the old id's slots go.
- * Unchanged services are not touched; services gone from the table are
+ * Unchanged services are not touched; sets that shrink are written before
+ * those that grow; services gone from the table are
  * removed with their slots and counters; slots no service points at (a
  * crash between the steps) are removed too.
  */
@@ -15,6 +16,7 @@
 
 struct velo_svc_sync {
 	unsigned added, changed, removed, unchanged;
+	unsigned fell_back; /* sets that didn't fit or failed: their ports go to kube-proxy */
 	/*
 	 * Backends no EndpointSlice of their service port's Service lists any more: their
 	 * connections are stale. (Not those that are only unready or terminating, nor
@@ -24,7 +26,13 @@ struct velo_svc_sync {
 	unsigned n_gone;
 };
 
-/* 0, or the first -errno (the maps then hold a mix, each service whole). Free sync after. */
+/*
+ * 0, or the first -errno (the maps then hold a mix, each service whole; a set
+ * that couldn't be written has no entry, so kube-proxy serves it until a later
+ * sync writes it). The sets take at most the backend map's capacity less the
+ * largest set, so that a changed set always fits beside its old one while it
+ * is switched. Free sync after.
+ */
 int velo_svc_maps_sync(const struct velo_svc_bpf *bpf, const struct velo_svc_table *table,
 		       struct velo_svc_sync *sync);
 void velo_svc_sync_free(struct velo_svc_sync *sync);

@@ -209,11 +209,54 @@ static void test_gone_only_unlisted(void **unused)
 	assert_int_equal(count(bpf.svc_fd, sizeof(struct velo_svc_key)), 0);
 }
 
+/*
+ * A changed set that doesn't fit (the backend map full) sends its service
+ * port to kube-proxy (no entry: never the old backends) and fails the sync;
+ * the next sync, with room again, writes it.
+ */
+static void test_full_falls_back(void **unused)
+{
+	struct velo_svc_key key = { .addr = { [10] = 0xff, [11] = 0xff }, .proto = IPPROTO_TCP };
+	struct velo_svc_be be = {};
+	struct velo_svc_sync sync;
+	struct velo_svc value;
+
+	(void)unused;
+	if (geteuid())
+		skip();
+	build("{\"addresses\": [\"10.244.1.5\"]}", false);
+	assert_int_equal(velo_svc_maps_sync(&bpf, &table, &sync), 0);
+	velo_svc_sync_free(&sync);
+	/* Slots of no service (a crashed sync's) take all that is left. */
+	for (__u32 slot = 0;; slot++) {
+		struct velo_svc_be_key orphan = { .id = 0x7fff0000, .slot = slot };
+
+		if (bpf_map_update_elem(bpf.be_fd, &orphan, &be, BPF_ANY)) {
+			assert_int_equal(errno, E2BIG);
+			break;
+		}
+	}
+	build("{\"addresses\": [\"10.244.1.6\"]}", false);
+	assert_int_equal(velo_svc_maps_sync(&bpf, &table, &sync), -E2BIG);
+	assert_int_equal(sync.fell_back, 1);
+	velo_svc_sync_free(&sync);
+	assert_int_equal(inet_pton(AF_INET, "10.96.0.10", &key.addr[12]), 1);
+	key.port = htons(80);
+	assert_int_equal(bpf_map_lookup_elem(bpf.svc_fd, &key, &value), -ENOENT);
+	assert_int_equal(count(bpf.be_fd, sizeof(struct velo_svc_be_key)), 0);
+
+	assert_int_equal(velo_svc_maps_sync(&bpf, &table, &sync), 0);
+	assert_int_equal(sync.added, 1);
+	velo_svc_sync_free(&sync);
+	assert_int_equal(lookup("10.96.0.10", 80, IPPROTO_TCP).count, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_sync, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gone_only_unlisted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_falls_back, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

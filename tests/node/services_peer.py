@@ -18,9 +18,12 @@ udpmany ADDR PORT N [FILE]: one unconnected socket sends N datagrams, then reads
   udptag servers: prints "from ADDR PORT via TAG" each; with FILE, waits for it and does it again.
 udpdirect VIP PORT ADDR ADDR_PORT: one unconnected socket: sendto VIP, then to ADDR directly;
   prints "from ADDR PORT" for each reply.
+fillmap PIN ID: fills the pinned velo_svc_be_v1 with slots of set ID (no service's) until the
+  map refuses (E2BIG); prints how many went in.
 udpreconnect VIP PORT ADDR ADDR_PORT: one UDP socket connected to VIP, then to ADDR directly;
   after each, prints "peer ADDR PORT" and "from ADDR PORT" of a reply.
 """
+import ctypes
 import errno
 import hashlib
 import os
@@ -198,6 +201,31 @@ def udpreconnect(vip, port, addr, addr_port):
         show_addr("from", sock.recvfrom(65535)[1])
 
 
+def bpf(cmd, attr):
+    libc = ctypes.CDLL(None, use_errno=True)
+    ret = libc.syscall(321, cmd, ctypes.byref(attr), ctypes.sizeof(attr))
+    return ret, ctypes.get_errno()
+
+
+def fillmap(pin, set_id):
+    path = ctypes.create_string_buffer(pin.encode())
+    attr = (ctypes.c_uint64 * 4)(ctypes.addressof(path), 0, 0, 0)
+    fd, err = bpf(7, attr)  # BPF_OBJ_GET
+    if fd < 0:
+        sys.exit("BPF_OBJ_GET %s: %s" % (pin, os.strerror(err)))
+    key = (ctypes.c_uint32 * 2)(set_id, 0)
+    value = (ctypes.c_uint8 * 20)(*([0] * 10 + [0xFF, 0xFF, 192, 0, 2, 1, 0, 80, 0, 0]))
+    update = (ctypes.c_uint64 * 4)(fd, ctypes.addressof(key), ctypes.addressof(value), 0)
+    while True:
+        ret, err = bpf(2, update)  # BPF_MAP_UPDATE_ELEM
+        if ret < 0:
+            break
+        key[1] += 1
+    if err != errno.E2BIG:
+        sys.exit("BPF_MAP_UPDATE_ELEM: %s" % os.strerror(err))
+    print(key[1], flush=True)
+
+
 def udp(addr, port, connected):
     sock = socket.socket(family(addr), socket.SOCK_DGRAM)
     sock.settimeout(5)
@@ -243,6 +271,8 @@ def main():
         udpmany(args[0], int(args[1]), int(args[2]), args[3] if len(args) > 3 else None)
     elif mode == "udpdirect":
         udpdirect(args[0], int(args[1]), args[2], int(args[3]))
+    elif mode == "fillmap":
+        fillmap(args[0], int(args[1]))
     elif mode == "udpreconnect":
         udpreconnect(args[0], int(args[1]), args[2], int(args[3]))
     elif mode in ("udp", "udpc"):
