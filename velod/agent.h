@@ -50,6 +50,7 @@ struct agent_config {
 	unsigned route_sync_s; /* how often the node list is read and routes synced */
 	bool masquerade; /* pod traffic leaving the cluster takes the node's address */
 	char guard_prefix[16]; /* host veths whose sources are checked (nftables); "" = off */
+	char forward_prefix[16]; /* host veths accepted in iptables' FORWARD chains; "" = off */
 	char uplink_xdp[16]; /* device for velo_xdp_uplink (uplink_xdp.h); "" = off */
 	bool uplink_xdp_auto; /* uplinkXdp true: the device holding nodeName's address */
 	unsigned n_cluster_cidrs;

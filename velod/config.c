@@ -39,6 +39,7 @@ static void config_defaults(struct agent_config *config)
 	config->services_sync_ms = 1000;
 	snprintf(config->guard_prefix, sizeof(config->guard_prefix),
 		 "velo"); /* the plugin's default */
+	snprintf(config->forward_prefix, sizeof(config->forward_prefix), "velo");
 	config->log_level = VELO_LOG_INFO;
 }
 
@@ -116,16 +117,16 @@ static int get_networks(const cJSON *item, struct agent_config *config)
 }
 
 /* The plugin's vethPrefix rule (a-z 0-9), so the nft interface pattern can't be bent. */
-static int get_guard_prefix(const cJSON *item, struct agent_config *config)
+static int get_veth_prefix(const cJSON *item, char *prefix, size_t size)
 {
 	const char *c;
 
-	if (!cJSON_IsString(item) || strlen(item->valuestring) >= sizeof(config->guard_prefix))
+	if (!cJSON_IsString(item) || strlen(item->valuestring) >= size)
 		return -EINVAL;
 	for (c = item->valuestring; *c; c++)
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9')))
 			return -EINVAL;
-	snprintf(config->guard_prefix, sizeof(config->guard_prefix), "%s", item->valuestring);
+	snprintf(prefix, size, "%s", item->valuestring);
 	return 0;
 }
 
@@ -251,7 +252,10 @@ static int parse_field(const cJSON *item, struct agent_config *config)
 	if (!strcmp(key, "uplinkXdp"))
 		return get_uplink_xdp(item, config);
 	if (!strcmp(key, "sourceGuardPrefix"))
-		return get_guard_prefix(item, config);
+		return get_veth_prefix(item, config->guard_prefix, sizeof(config->guard_prefix));
+	if (!strcmp(key, "forwardAcceptPrefix"))
+		return get_veth_prefix(item, config->forward_prefix,
+				       sizeof(config->forward_prefix));
 	if (!strcmp(key, "clusterCIDRs"))
 		return get_cluster_cidrs(item, config);
 	if (!strcmp(key, "servicesFile"))

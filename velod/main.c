@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "forward.h"
 #include "guard.h"
 #include "hostgw.h"
 #include "http.h"
@@ -97,6 +98,7 @@ static void run_loop(struct agent *agent, struct http_server *server)
 
 		if (config->reconcile_interval_s && now >= next_reconcile) {
 			reconcile_run(agent);
+			forward_apply(config); /* puts back rules a flush removed; logs */
 			now = velo_monotonic_ns();
 			next_reconcile = now + config->reconcile_interval_s * 1000 * NS_PER_MS;
 		}
@@ -226,6 +228,7 @@ int main(int argc, char **argv)
 	/* Without nf_tables velod still does its other jobs; the IPv4 rp_filter stays. */
 	if (agent.config.guard_prefix[0] && guard_apply(&agent.config))
 		pr_err("guard: no strict source check for IPv6 on this node");
+	forward_apply(&agent.config); /* logs what it did or couldn't do */
 	uplink_xdp_apply(&agent.config);
 	if (agent_nodes_from_api(&agent.config)) {
 		agent.hostgw.watch = k8s_nodes_start(&agent.config);
