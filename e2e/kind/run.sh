@@ -22,6 +22,8 @@ timeout=${VELO_E2E_TIMEOUT:-300s}
 churn=${VELO_E2E_CHURN:-100}
 ns=velo-e2e
 passed=0 failed=0
+work=$(mktemp -d /tmp/velo-e2e.XXXXXX)
+holders=()
 
 log() { printf '== %s\n' "$*" >&2; }
 die() {
@@ -46,6 +48,8 @@ check() {
 
 cleanup() {
 	local rc=$?
+	[ "${#holders[@]}" -eq 0 ] || kill "${holders[@]}" 2>/dev/null || true
+	rm -rf "$work"
 	if [ "$failed" -gt 0 ] || [ "$rc" -ne 0 ]; then
 		kn get pods -o wide 2>/dev/null || true
 	fi
@@ -104,7 +108,7 @@ pod_yaml() {
 		command='mkdir -p /www && hostname >/www/index.html &&
           dd if=/dev/urandom of=/www/blob bs=1M count=4 2>/dev/null &&
           md5sum /www/blob | cut -d" " -f1 >/www/blob.md5 &&
-          (nc -lk -p 9000 -e cat &) && exec httpd -f -p 8080 -h /www'
+          (nc -ll -p 9000 -e cat &) && exec httpd -f -p 8080 -h /www'
 	else
 		command='exec sleep 3600'
 	fi
@@ -164,7 +168,7 @@ svc_ip() { kn get service "$1" -o jsonpath='{.spec.clusterIP}'; }
 # fetch_name CLIENT URL SERVER: CLIENT gets URL and the answer is SERVER's name.
 fetch_name() {
 	local got
-	got=$(kn exec "$1" -- wget -qO- -T 5 "$2") || return 1
+	got=$(kn exec "$1" -- timeout 5 wget -qO- "$2") || return 1
 	[ "$got" = "$3" ] || {
 		printf '    got "%s", want "%s"\n' "$got" "$3"
 		return 1
@@ -174,8 +178,8 @@ fetch_name() {
 # fetch_blob CLIENT BASE_URL: the 4 MiB blob arrives intact (md5 as the server computed it).
 fetch_blob() {
 	local want got
-	want=$(kn exec "$1" -- wget -qO- -T 5 "$2/blob.md5") || return 1
-	got=$(kn exec "$1" -- sh -c "wget -qO- -T 20 '$2/blob' | md5sum" | cut -d' ' -f1)
+	want=$(kn exec "$1" -- timeout 5 wget -qO- "$2/blob.md5") || return 1
+	got=$(kn exec "$1" -- sh -c "timeout 20 wget -qO- '$2/blob' | md5sum" | cut -d' ' -f1)
 	[ -n "$want" ] && [ "$want" = "$got" ]
 }
 
@@ -252,36 +256,44 @@ check "veloctl: a pod without annotations runs no velo program" \
 	no_features "${workers[0]}" plain-cli-a
 
 # hold_connection CLIENT TARGET PORT NAME: a TCP connection from CLIENT to TARGET:PORT that
-# stays open, writing a numbered line every 0.2 s into the echo server; its replies go to
-# /tmp/NAME.out in the client, its exit status to /tmp/NAME.rc.
+# stays open, writing a numbered line every 0.2 s into the echo server. The kubectl exec that
+# carries it runs here in the background: its echoes go to $work/NAME.out, its exit status
+# (the connection ended) to $work/NAME.rc.
 hold_connection() {
-	kn exec "$1" -- sh -c "rm -f /tmp/$4.out /tmp/$4.rc; (i=0; while :; do i=\$((i+1));
-		echo $4-\$i; sleep 0.2; done | nc $2 $3 >/tmp/$4.out; echo \$? >/tmp/$4.rc) \
-		>/dev/null 2>&1 &"
+	local name=$4
+	rm -f "$work/$name.out" "$work/$name.rc"
+	(
+		rc=0
+		kn exec "$1" -- sh -c "i=0; while :; do i=\$((i+1)); echo $name-\$i; sleep 0.2; done |
+			nc $2 $3" >"$work/$name.out" 2>/dev/null || rc=$?
+		echo "$rc" >"$work/$name.rc"
+	) &
+	holders+=("$!")
 }
-# connection_alive CLIENT NAME: the held connection still gets fresh echoes.
+# connection_alive NAME: the held connection still gets fresh echoes.
 connection_alive() {
 	local before after
-	before=$(kn exec "$1" -- sh -c "wc -l </tmp/$2.out") || return 1
+	sleep 1
+	before=$(wc -l <"$work/$1.out")
 	sleep 2
-	after=$(kn exec "$1" -- sh -c "wc -l </tmp/$2.out") || return 1
-	kn exec "$1" -- test ! -e "/tmp/$2.rc" || {
-		echo "    $2 ended: rc $(kn exec "$1" -- cat "/tmp/$2.rc")"
+	after=$(wc -l <"$work/$1.out")
+	[ ! -e "$work/$1.rc" ] || {
+		echo "    $1 ended: rc $(cat "$work/$1.rc")"
 		return 1
 	}
 	[ "$after" -gt "$before" ] || {
-		echo "    $2: $before -> $after lines"
+		echo "    $1: $before -> $after lines"
 		return 1
 	}
 }
-# connection_closed CLIENT NAME: the held connection has ended.
+# connection_closed NAME: the held connection has ended.
 connection_closed() {
-	local i
-	for i in $(seq 1 20); do
-		kn exec "$1" -- test -e "/tmp/$2.rc" && return 0
+	local _
+	for _ in $(seq 1 20); do
+		[ -e "$work/$1.rc" ] && return 0
 		sleep 0.5
 	done
-	echo "    $2 still open"
+	echo "    $1 still open"
 	return 1
 }
 
@@ -298,7 +310,7 @@ accelerated_between() {
 	return 1
 }
 hold_connection fast-cli-a "$(pod_ip fast-srv-a)" 9000 direct
-check "sockmap: a held same-node connection echoes" connection_alive fast-cli-a direct
+check "sockmap: a held same-node connection echoes" connection_alive direct
 check "sockmap: veloctl shows it accelerated (both ends in the sockhash)" \
 	accelerated_between "${workers[0]}" fast-cli-a fast-srv-a
 
@@ -320,7 +332,7 @@ check "services: annotated client reaches the ClusterIP" \
 check "services: veloctl shows the connect translated to the backend pod" \
 	service_translated_to "${workers[0]}" "$vip_a" 80 "$(pod_ip fast-srv-a)"
 hold_connection fast-cli-a "$vip_a" 9000 viasvc
-check "services: a held connection through the ClusterIP echoes" connection_alive fast-cli-a viasvc
+check "services: a held connection through the ClusterIP echoes" connection_alive viasvc
 
 # velod's /metrics, scraped from the node as Prometheus would.
 metrics_have() {
@@ -392,16 +404,16 @@ check "services: scaled back to one, one backend" backends_are_web_pods "${worke
 # flush would time them out); the connection through plain-srv's kube-proxy path is not ours.
 kn delete pod fast-srv-a --wait=true >/dev/null
 check "services: deleting the backend pod closes the held connection" \
-	connection_closed fast-cli-a viasvc
+	connection_closed viasvc
 
 # A velo DaemonSet rollout keeps established connections: the datapath lives in the kernel.
-hold_connection fast-cli-a "$(pod_ip fast-srv-b)" 9000 rollout
-hold_connection plain-cli-a "$(pod_ip plain-srv-a)" 9000 rollout
+hold_connection fast-cli-a "$(pod_ip fast-srv-b)" 9000 rollout-fast
+hold_connection plain-cli-a "$(pod_ip plain-srv-a)" 9000 rollout-plain
 kc -n velo-system rollout restart daemonset/velo >/dev/null
 kc -n velo-system rollout status daemonset/velo --timeout="$timeout" >/dev/null
 check "rollout: an annotated pod's cross-node connection survives" \
-	connection_alive fast-cli-a rollout
-check "rollout: a plain pod's same-node connection survives" connection_alive plain-cli-a rollout
+	connection_alive rollout-fast
+check "rollout: a plain pod's same-node connection survives" connection_alive rollout-plain
 
 # node_leftovers NODE: host veths, IPAM leases and endpoint records beyond the node's pods.
 node_state() {

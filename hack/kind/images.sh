@@ -98,11 +98,14 @@ COPY agnhost /agnhost
 ENTRYPOINT ["/agnhost"]
 CMD ["pause"]
 DOCKERFILE
+	# Debian's busybox-static on the base (glibc's /etc/nsswitch.conf and friends), its applets
+	# first on PATH. Its wget crashes with -T (1.35): the e2e wraps wget in timeout instead.
 	image "registry.k8s.io/e2e-test-images/busybox:$BUSYBOX_TAG" /bin/busybox <<'DOCKERFILE'
-FROM scratch
+ARG BASE
+FROM ${BASE}
 COPY busybox /bin/busybox
-RUN ["/bin/busybox", "--install", "-s", "/bin"]
-ENV PATH=/bin
+RUN mkdir -p /usr/local/busybox && /bin/busybox --install -s /usr/local/busybox
+ENV PATH=/usr/local/busybox:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 CMD ["sh"]
 DOCKERFILE
 	# Debian's nginx under the e2e name (the tests only need an HTTP server on port 80).
@@ -130,6 +133,18 @@ cluster_images() {
 		"registry.k8s.io/e2e-test-images/nginx:$NGINX_TAG"
 }
 
+# The tags kubeadm will ask containerd for must be the ones built here.
+check_kubeadm_images() {
+	local want got
+	want=$(cluster_images | head -n 7 | sort)
+	got=$("$bin/kubeadm" config images list --kubernetes-version "$K8S_VERSION" | sort)
+	[ "$want" = "$got" ] || {
+		log "kubeadm asks for other images than versions.sh pins:"
+		diff <(echo "$want") <(echo "$got") >&2 || true
+		return 1
+	}
+}
+
 build_node() {
 	have "$node" && return 0
 	log "$node"
@@ -150,6 +165,7 @@ build_velo() {
 }
 
 start=$(date +%s)
+check_kubeadm_images
 build_base
 k8s_images
 build_node

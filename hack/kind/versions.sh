@@ -5,9 +5,9 @@
 # default (1.35 turns failCgroupV1 on) and still talks CRI v1 to containerd 1.6, which is what
 # Debian 12 packages and what these machines' Docker runs on.
 K8S_VERSION=v1.34.4
-# kubeadm 1.34's own pins (cmd/kubeadm/app/constants): the tags it asks containerd for.
-ETCD_VERSION=v3.6.4
-ETCD_TAG=3.6.4-0
+# kubeadm's own pins for this release (`kubeadm config images list`; images.sh checks them).
+ETCD_VERSION=v3.6.5
+ETCD_TAG=3.6.5-0
 COREDNS_VERSION=v1.12.1
 PAUSE_TAG=3.10.1
 KIND_VERSION=v0.30.0
