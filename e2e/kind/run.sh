@@ -132,6 +132,14 @@ spec:
     - name: main
       image: $test_image
       command: ["sh", "-c", '$command']
+EOF
+	# A server is Ready once httpd listens (after its blob is written).
+	[ "$role" != server ] || cat <<'EOF'
+      readinessProbe:
+        tcpSocket: {port: 8080}
+        periodSeconds: 1
+EOF
+	cat <<EOF
 ---
 apiVersion: v1
 kind: Service
@@ -302,8 +310,8 @@ accelerated_between() {
 	local node=$1 a=$2 b=$3 i
 	for i in $(seq 1 10); do
 		veloctl "$node" -j sockets | jq -e --arg a "$ns/$a" --arg b "$ns/$b" \
-			'[.connections[] | select(.accelerated and .local.pod == $a and
-				.peer.pod == $b)] | length > 0' >/dev/null && return 0
+			'[.connections[] | select(.accelerated) | [.local.pod, .peer.pod] | sort |
+				select(. == ([$a, $b] | sort))] | length > 0' >/dev/null && return 0
 		sleep 1
 	done
 	veloctl "$node" sockets || true
