@@ -21,6 +21,8 @@ packages=(
 	clang-tidy clang-format cppcheck shellcheck yamllint python3-yaml universal-ctags
 	# benchmarks
 	iperf3 gnuplot-nox
+	# the kind cluster (hack/kind.sh): its Debian base image; Docker and Go come with the machine
+	debootstrap
 )
 
 if [ "${1:-}" = "--print" ]; then

@@ -14,7 +14,7 @@
 #
 # Needs root, Docker, debootstrap and Go (hack/kind/deps.sh installs the Debian parts). Caches
 # under $VELO_KIND_CACHE (/var/cache/velo-kind). Environment: VELO_KIND_CLUSTER (velo),
-# VELO_KIND_TIMEOUT (300s), VELO_CONFORMANCE_FOCUS / _SKIP / _NODES (parallel ginkgo nodes).
+# VELO_KIND_TIMEOUT (300s), VELO_KIND_SKIP_BUILD=1 (use what is built), VELO_CONFORMANCE_FOCUS / _SKIP / _NODES (parallel ginkgo nodes).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -62,8 +62,10 @@ cmd_up() {
 	*) die "up: unknown family '$family' (ipv4, dual-stack)" ;;
 	esac
 	start=$(date +%s)
-	"$here/kind/build-bins.sh"
-	"$here/kind/images.sh"
+	if [ "${VELO_KIND_SKIP_BUILD:-0}" != 1 ]; then
+		"$here/kind/build-bins.sh"
+		"$here/kind/images.sh"
+	fi
 	log "built in $(($(date +%s) - start)) s"
 	kind delete cluster --name "$cluster" >/dev/null 2>&1 || true
 	log "creating cluster $cluster ($family)"
@@ -106,42 +108,54 @@ cmd_e2e() {
 		"$top/e2e/kind/run.sh"
 }
 
-# junit_counts FILE: "passed failed skipped" of a ginkgo JUnit report.
+# junit_counts FILE FOCUS: "passed failed skipped" of the specs of a ginkgo JUnit report that
+# FOCUS matches (the report lists the suite's other specs as skipped too: not ours to count).
 junit_counts() {
-	python3 - "$1" <<'PY'
-import sys, xml.etree.ElementTree as ET
-passed = failed = skipped = 0
+	python3 - "$1" "$2" <<'PY'
+import re, sys, xml.etree.ElementTree as ET
+focus = re.compile(sys.argv[2])
+counts = {"passed": 0, "failed": 0, "skipped": 0}
 for case in ET.parse(sys.argv[1]).getroot().iter("testcase"):
+    if not focus.search(case.get("name", "")):
+        continue
     status = case.get("status", "")
-    if case.find("skipped") is not None or status == "skipped":
-        skipped += 1
-    elif case.find("failure") is not None or case.find("error") is not None:
-        failed += 1
+    if case.find("failure") is not None or case.find("error") is not None:
+        counts["failed"] += 1
+    elif case.find("skipped") is not None or status in ("skipped", "pending"):
+        counts["skipped"] += 1
     else:
-        passed += 1
-print(passed, failed, skipped)
+        counts["passed"] += 1
+print(counts["passed"], counts["failed"], counts["skipped"])
+PY
+}
+
+# skipped_names FILE FOCUS: the FOCUS specs the run skipped, one per line.
+skipped_names() {
+	python3 - "$1" "$2" <<'PY'
+import re, sys, xml.etree.ElementTree as ET
+focus = re.compile(sys.argv[2])
+for case in ET.parse(sys.argv[1]).getroot().iter("testcase"):
+    if focus.search(case.get("name", "")) and case.find("skipped") is not None:
+        print("    skipped:", case.get("name"))
 PY
 }
 
 # run_e2e_test NAME FOCUS SKIP: upstream e2e.test through ginkgo against the cluster; prints
-# "NAME: N passed, N failed, N skipped" (skips: tests the focus matched but SKIP named).
+# "NAME: N passed, N failed, N skipped" over the specs FOCUS matches (SKIP's are skipped).
 run_e2e_test() {
-	local name=$1 focus=$2 skip=$3 dir counts passed failed skipped
+	local name=$1 focus=$2 skip=$3 dir passed failed skipped
 	dir=$artifacts/$name
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	log "$name: focus '$focus', skip '$skip'"
 	ginkgo --nodes="${VELO_CONFORMANCE_NODES:-4}" --focus="$focus" --skip="$skip" \
-		--junit-report=junit.xml --output-dir="$dir" --timeout=60m \
+		--junit-report=junit.xml --output-dir="$dir" --timeout=60m --no-color \
 		"$bin/e2e.test" -- --kubeconfig="$KUBECONFIG" --provider=skeleton \
-		--report-dir="$dir" --disable-log-dump=true --dump-logs-on-failure=false \
-		--num-nodes=2 >"$dir/e2e.log" 2>&1 || true
-	tail -n 30 "$dir/e2e.log" >&2
+		--report-dir="$dir" --disable-log-dump=true --num-nodes=2 >"$dir/e2e.log" 2>&1 || true
+	grep -E '^\s*\[FAIL\]|^(Ran|FAIL|SUCCESS)' "$dir/e2e.log" >&2 || true
 	[ -f "$dir/junit.xml" ] || die "$name: no JUnit report (see $dir/e2e.log)"
-	counts=$(junit_counts "$dir/junit.xml")
-	read -r passed failed skipped <<<"$counts"
-	# JUnit lists every spec of the suite; the ones outside the focus are not ours to count.
-	skipped=$(grep -c . < <(grep -oE '\[sig-network\][^"]*\[Conformance\]' <<<"") || true)
+	read -r passed failed skipped <<<"$(junit_counts "$dir/junit.xml" "$focus")"
+	skipped_names "$dir/junit.xml" "$focus"
 	printf '%s: %d passed, %d failed, %d skipped\n' "$name" "$passed" "$failed" "$skipped"
 	printf 'JUnit: %s\n' "$dir/junit.xml"
 	[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Runs velo's test suites and ends with one line: "N passed, N failed, N skipped".
-# Usage: tests/run.sh [unit|bpf|fuzz|layout|manifests|node|clients|kernel ...]   (default: all of them)
+# Usage: tests/run.sh [unit|bpf|fuzz|layout|manifests|node|clients|kernel|cluster ...]
+# (default: all of them)
 # Every suite speaks TAP; this script counts the TAP lines. A binary that dies
 # without reporting a failure counts as one failure, so a crash can't pass.
 set -uo pipefail
@@ -11,7 +12,7 @@ build=${BUILD:-$top/build}
 log_dir=$build/test-logs
 mkdir -p "$log_dir"
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(unit bpf fuzz layout manifests node clients kernel)
+[ ${#suites[@]} -gt 0 ] || suites=(unit bpf fuzz layout manifests node clients kernel cluster)
 
 passed=0 failed=0 skipped=0
 
@@ -81,6 +82,8 @@ for suite in "${suites[@]}"; do
 	manifests) run_bats "$top/tests/manifests" manifests ;;
 	fuzz) run_bats "$top/tests/fuzz" fuzz ;;
 	kernel) run_tap kernel "$top/tests/kernel/matrix.sh" ;;
+	# A cold cache builds Kubernetes from source first (docs/kind.md: ~35 min on 2 cores).
+	cluster) suite_timeout=${VELO_CLUSTER_TIMEOUT:-4200} run_tap cluster "$top/tests/cluster/run.sh" ;;
 	*) echo "unknown suite: $suite" >&2; exit 2 ;;
 	esac
 done

@@ -87,14 +87,26 @@ RUN apt-get update && apt-get install -y --no-install-recommends iptables conntr
 	&& rm -rf /var/lib/apt/lists/*
 COPY kube-proxy /usr/local/bin/kube-proxy
 DOCKERFILE
-	# The e2e tests exec shells, curl, nc and dig in agnhost pods.
-	image "registry.k8s.io/e2e-test-images/agnhost:$AGNHOST_TAG" "$bin/agnhost" <<'DOCKERFILE'
+	# agnhost as its upstream Dockerfile lays it out (test/images/agnhost in the module): the
+	# tools the tests exec (dig, curl, nc, iperf, bash), CoreDNS at /coredns, porter's TLS pair
+	# at /localhost.{crt,key}, /uploads, and a user and group the security tests look for.
+	local agnhost_src
+	agnhost_src=$(go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | jq -r .Dir)/test/images/agnhost
+	image "registry.k8s.io/e2e-test-images/agnhost:$AGNHOST_TAG" "$bin/agnhost" "$bin/coredns" \
+		"$agnhost_src/porter/localhost.crt" "$agnhost_src/porter/localhost.key" <<'DOCKERFILE'
 ARG BASE
 FROM ${BASE}
 RUN apt-get update && apt-get install -y --no-install-recommends curl netcat-openbsd \
-		dnsutils iproute2 iputils-ping conntrack iptables procps ca-certificates \
-	&& rm -rf /var/lib/apt/lists/*
+		dnsutils iproute2 iputils-ping iperf bash conntrack iptables procps ca-certificates \
+	&& rm -rf /var/lib/apt/lists/* \
+	&& mkdir /uploads \
+	&& groupadd -g 50000 group-defined-in-image \
+	&& useradd -u 1000 -M -G group-defined-in-image user-defined-in-image
+COPY coredns /coredns
+COPY localhost.crt localhost.key /
 COPY agnhost /agnhost
+RUN ln -s agnhost /agnhost-2
+EXPOSE 80 8080 8081 9376 5000
 ENTRYPOINT ["/agnhost"]
 CMD ["pause"]
 DOCKERFILE

@@ -143,9 +143,10 @@ wait_for_file() {
 	[[ "$output" == *"disableDefaultCNI"* ]]
 }
 
-@test "shellcheck: hack/install-cni.sh and the e2e scripts" {
+@test "shellcheck: hack/install-cni.sh, the e2e and the kind cluster's scripts" {
 	need shellcheck
-	run shellcheck -x hack/install-cni.sh e2e/kind/*.sh
+	run shellcheck -x hack/install-cni.sh e2e/kind/*.sh hack/kind.sh hack/kind/*.sh \
+		hack/kind/shim/docker hack/kind/node/entrypoint
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
