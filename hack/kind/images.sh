@@ -110,6 +110,16 @@ EXPOSE 80 8080 8081 9376 5000
 ENTRYPOINT ["/agnhost"]
 CMD ["pause"]
 DOCKERFILE
+	# The DNS conformance tests query from this one: dig, getent and a shell (upstream: Debian
+	# with dnsutils and CoreDNS).
+	image "registry.k8s.io/e2e-test-images/jessie-dnsutils:$JESSIE_DNSUTILS_TAG" "$bin/coredns" \
+		<<'DOCKERFILE'
+ARG BASE
+FROM ${BASE}
+RUN apt-get update && apt-get install -y --no-install-recommends dnsutils \
+	&& rm -rf /var/lib/apt/lists/*
+COPY coredns /coredns
+DOCKERFILE
 	# Debian's busybox-static on the base (glibc's /etc/nsswitch.conf and friends), its applets
 	# first on PATH. Its wget crashes with -T (1.35): the e2e wraps wget in timeout instead.
 	image "registry.k8s.io/e2e-test-images/busybox:$BUSYBOX_TAG" /bin/busybox <<'DOCKERFILE'
@@ -142,7 +152,8 @@ cluster_images() {
 		"registry.k8s.io/pause:$PAUSE_TAG" \
 		"registry.k8s.io/e2e-test-images/agnhost:$AGNHOST_TAG" \
 		"registry.k8s.io/e2e-test-images/busybox:$BUSYBOX_TAG" \
-		"registry.k8s.io/e2e-test-images/nginx:$NGINX_TAG"
+		"registry.k8s.io/e2e-test-images/nginx:$NGINX_TAG" \
+		"registry.k8s.io/e2e-test-images/jessie-dnsutils:$JESSIE_DNSUTILS_TAG"
 }
 
 # The tags kubeadm will ask containerd for must be the ones built here.

@@ -21,3 +21,4 @@ export PATH=/usr/local/go/bin:$PATH
 # The e2e test images of this release (test/utils/image/manifest.go), built locally.
 BUSYBOX_TAG=1.37.0-1
 NGINX_TAG=1.14-4
+JESSIE_DNSUTILS_TAG=1.7
