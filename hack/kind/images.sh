@@ -7,7 +7,8 @@
 #                             build-bins.sh and Debian packages; saved into one tar
 #   velo:dev                  velo's own image (Containerfile) on the same base
 #   velo-kind/node:<k8s>      the kind node (hack/kind/node/) with that tar baked in
-# An image that exists is kept; VELO_KIND_REBUILD=1 rebuilds all but the base.
+# An image that exists is kept (the node image: while its inputs are the same);
+# VELO_KIND_REBUILD=1 rebuilds all but the base.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -168,8 +169,21 @@ check_kubeadm_images() {
 	}
 }
 
+# node_inputs: a digest of what the node image is made of (its files, the binaries baked in,
+# the images' IDs), so a change to any of them rebuilds it.
+node_inputs() {
+	{
+		cat "$here/node/"*
+		sha256sum "$bin/kubelet" "$bin/kubeadm" "$bin/kubectl"
+		cluster_images | xargs docker image inspect -f '{{.Id}}'
+	} | sha256sum | cut -d' ' -f1
+}
+
 build_node() {
-	have "$node" && return 0
+	local inputs
+	inputs=$(node_inputs)
+	[ "$(docker image inspect -f '{{index .Config.Labels "dev.velo.inputs"}}' "$node" \
+		2>/dev/null)" = "$inputs" ] && have "$node" && return 0
 	log "$node"
 	mkdir -p "$work/node"
 	# One tar: layers the images share are stored (and imported on each node) once.
@@ -178,7 +192,8 @@ build_node() {
 	cp "$bin/kubelet" "$bin/kubeadm" "$bin/kubectl" "$work/node/"
 	cp -a "$here/node" "$work/node/node"
 	docker build -q --build-arg "BASE=$base" --build-arg "K8S_VERSION=$K8S_VERSION" \
-		-t "$node" -f "$here/node/Dockerfile" "$work/node" >/dev/null
+		--label "dev.velo.inputs=$inputs" -t "$node" -f "$here/node/Dockerfile" "$work/node" \
+		>/dev/null
 }
 
 build_velo() {
