@@ -3,6 +3,7 @@
 #
 # velo in a real Kubernetes cluster on this machine, built from source with no registry:
 #
+#   hack/kind.sh build             build what the cache lacks (binaries, images); up does it too
 #   hack/kind.sh up [dual-stack]   build what is missing (hack/kind/build-bins.sh, images.sh),
 #                                  create the kind cluster (1 control plane + 2 workers, no
 #                                  default CNI, kube-proxy iptables), install velo from
@@ -12,9 +13,10 @@
 #                                  "conformance: N passed, N failed, N skipped" and the JUnit file
 #   hack/kind.sh down              delete the cluster
 #
-# Needs root, Docker, debootstrap and Go (hack/kind/deps.sh installs the Debian parts). Caches
-# under $VELO_KIND_CACHE (/var/cache/velo-kind). Environment: VELO_KIND_CLUSTER (velo),
-# VELO_KIND_TIMEOUT (300s), VELO_KIND_SKIP_BUILD=1 (use what is built), VELO_CONFORMANCE_FOCUS / _SKIP / _NODES (parallel ginkgo nodes).
+# Needs root, Docker, Go and debootstrap (hack/install-deps.sh). Caches under $VELO_KIND_CACHE
+# (/var/cache/velo-kind). Environment: VELO_KIND_CLUSTER (velo), VELO_KIND_TIMEOUT (300s),
+# VELO_KIND_SKIP_BUILD=1 (use what is built), VELO_CONFORMANCE_FOCUS, VELO_CONFORMANCE_SKIP,
+# VELO_CONFORMANCE_NODES (parallel ginkgo nodes, 4).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -54,6 +56,17 @@ wait_api() {
 	return 1
 }
 
+# Builds what the cache lacks. One build at a time: hack/test.sh starts one in the background
+# early, and the cluster suite's `up` waits for it here instead of building the same files.
+cmd_build() {
+	mkdir -p "$VELO_KIND_CACHE"
+	exec 9>"$VELO_KIND_CACHE/build.lock"
+	flock 9
+	"$here/kind/build-bins.sh"
+	"$here/kind/images.sh"
+	exec 9>&-
+}
+
 cmd_up() {
 	local family=${1:-ipv4} config start
 	case $family in
@@ -62,10 +75,7 @@ cmd_up() {
 	*) die "up: unknown family '$family' (ipv4, dual-stack)" ;;
 	esac
 	start=$(date +%s)
-	if [ "${VELO_KIND_SKIP_BUILD:-0}" != 1 ]; then
-		"$here/kind/build-bins.sh"
-		"$here/kind/images.sh"
-	fi
+	[ "${VELO_KIND_SKIP_BUILD:-0}" = 1 ] || cmd_build
 	log "built in $(($(date +%s) - start)) s"
 	kind delete cluster --name "$cluster" >/dev/null 2>&1 || true
 	log "creating cluster $cluster ($family)"
@@ -173,12 +183,13 @@ cmd_down() {
 }
 
 case ${1:-} in
+build) cmd_build ;;
 up) shift && cmd_up "$@" ;;
 e2e) cmd_e2e ;;
 conformance) cmd_conformance ;;
 down) cmd_down ;;
 *)
-	sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac
