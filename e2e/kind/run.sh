@@ -171,6 +171,8 @@ log "starting test pods"
 kn wait --for=condition=Ready pod --all --timeout="$timeout" >/dev/null
 
 pod_ip() { kn get pod "$1" -o jsonpath='{.status.podIP}'; }
+# pod_ip6 POD: the pod's IPv6 address in a dual-stack cluster, else nothing.
+pod_ip6() { kn get pod "$1" -o jsonpath='{.status.podIPs[*].ip}' | tr ' ' '\n' | grep : || true; }
 svc_ip() { kn get service "$1" -o jsonpath='{.spec.clusterIP}'; }
 
 # fetch_name CLIENT URL SERVER: CLIENT gets URL and the answer is SERVER's name.
@@ -219,6 +221,14 @@ for variant in plain fast; do
 		fetch_name "$cli" "http://$(svc_ip "$srv_b")/" "$srv_b"
 	check "$variant: Service ClusterIP to a local pod" \
 		fetch_name "$cli" "http://$(svc_ip "$srv_a")/" "$srv_a"
+	ip6_a=$(pod_ip6 "$srv_a")
+	ip6_b=$(pod_ip6 "$srv_b")
+	if [ -n "$ip6_a" ] && [ -n "$ip6_b" ]; then
+		check "$variant: IPv6 same node, 4 MiB intact" fetch_blob "$cli" "http://[$ip6_a]:8080"
+		check "$variant: IPv6 cross node, 4 MiB intact" fetch_blob "$cli" "http://[$ip6_b]:8080"
+		check "$variant: IPv6 node to remote pod" \
+			node_fetch "$control_plane" "http://[$ip6_b]:8080/" "$srv_b"
+	fi
 	check "$variant: DNS kubernetes.default" dns_resolves "$cli" \
 		kubernetes.default.svc.cluster.local
 	check "$variant: Service by DNS name" \
