@@ -461,10 +461,23 @@ log "restarting ${workers[1]}"
 docker restart "${workers[1]}" >/dev/null
 kc wait --for=condition=Ready "node/${workers[1]}" --timeout="$timeout" >/dev/null
 kn wait --for=condition=Ready pod/fast-srv-b pod/plain-srv-b --timeout="$timeout" >/dev/null
+# The kubelet restarts the node's pods as soon as it runs, the velo pod among them: routes to
+# the other nodes' pods come back when velod has listed the Nodes (its pod turns Ready then).
+kc -n velo-system wait --for=condition=Ready "pod/$(velo_pod "${workers[1]}")" \
+	--timeout="$timeout" >/dev/null
+# eventually SECONDS COMMAND...: COMMAND succeeds within SECONDS.
+eventually() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -lt "$deadline" ] || return 1
+		sleep 2
+	done
+}
 check "restart: the worker's pods are reachable again" \
-	fetch_name plain-cli-a "http://$(pod_ip plain-srv-b):8080/" plain-srv-b
+	eventually 30 fetch_name plain-cli-a "http://$(pod_ip plain-srv-b):8080/" plain-srv-b
 check "restart: annotated pod reachable again" \
-	fetch_name fast-cli-a "http://$(pod_ip fast-srv-b):8080/" fast-srv-b
+	eventually 30 fetch_name fast-cli-a "http://$(pod_ip fast-srv-b):8080/" fast-srv-b
 check "restart: nothing leaked on ${workers[1]}" nothing_leaked "${workers[1]}"
 
 # Churn: $churn pods created and deleted, half of them annotated; nothing stays behind.
