@@ -105,15 +105,15 @@ static void legacy_entry6(const void *raw, struct legacy_entry *entry)
 					e->next_offset };
 }
 
-/* The two families' getsockopt structs are laid out alike; their entries differ. */
-_Static_assert(sizeof(struct ipt_getinfo) == sizeof(struct ip6t_getinfo), "getinfo layout");
-_Static_assert(offsetof(struct ipt_get_entries, entrytable) ==
-		       offsetof(struct ip6t_get_entries, entrytable),
-	       "entries layout");
-
 /* Walks the FORWARD chain of the filter table fd's family has (version 4 or 6). */
 static int legacy_read(int fd, int version, const char *prefix, struct legacy_forward *forward)
 {
+	/* The two families' getsockopt structs are laid out alike; their entries differ. (Inside
+	 * the function: at file scope ctags reads the offsetof as a prototype, check-layout.sh.) */
+	_Static_assert(sizeof(struct ipt_getinfo) == sizeof(struct ip6t_getinfo), "getinfo layout");
+	_Static_assert(offsetof(struct ipt_get_entries, entrytable) ==
+			       offsetof(struct ip6t_get_entries, entrytable),
+		       "entries layout");
 	int level = version == 6 ? IPPROTO_IPV6 : IPPROTO_IP;
 	size_t min = version == 6 ? sizeof(struct ip6t_entry) : sizeof(struct ipt_entry);
 	struct ipt_getinfo info = { .name = "filter" };
