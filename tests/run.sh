@@ -81,7 +81,8 @@ for suite in "${suites[@]}"; do
 	layout) run_bats "$top/tests/layout" layout ;;
 	manifests) run_bats "$top/tests/manifests" manifests ;;
 	fuzz) run_bats "$top/tests/fuzz" fuzz ;;
-	kernel) run_tap kernel "$top/tests/kernel/matrix.sh" ;;
+	# Two qemu guests (~9 min alone); the kind cluster's build may share the cores meanwhile.
+	kernel) suite_timeout=${VELO_KERNEL_TIMEOUT:-1500} run_tap kernel "$top/tests/kernel/matrix.sh" ;;
 	# A cold cache builds Kubernetes from source first (docs/kind.md: ~35 min on 2 cores).
 	cluster) suite_timeout=${VELO_CLUSTER_TIMEOUT:-4200} run_tap cluster "$top/tests/cluster/run.sh" ;;
 	*) echo "unknown suite: $suite" >&2; exit 2 ;;
