@@ -5,6 +5,8 @@
 # (VELOTEST_PLUGIN=velo|ptp): two containers exchange data over IPv4 and IPv6; when
 # they exit ctr calls DEL (with an empty CNI_NETNS) and removes them, leaving no host
 # veth, no IPAM lease and no velo endpoint record behind.
+# containerd and ctr run in a node netns the test creates (lib.bash: velotest_node_create),
+# so the pods' host side and their forwarding are there, not in the root namespace.
 
 load lib
 
@@ -15,6 +17,7 @@ SUBNET6="${VELOTEST_CTD_SUBNET6:-fd00:7665:6c6f:fb::/64}"
 setup() {
 	velotest_require containerd containerd-shim-runc-v2 ctr runc jq nsenter unshare ip
 	velotest_setup_dirs
+	velotest_node_create
 	velotest_add_blackholes "$SUBNET4" "$SUBNET6"
 	# containerd 1.6's libcni knows CNI versions up to 1.0.0.
 	velotest_write_conflist "$NET" 1.0.0 "$SUBNET4" "$SUBNET6" "$VT_NETD/$NET.conflist"

@@ -2,9 +2,19 @@
 # shellcheck shell=bash
 #
 # Shared helpers for the real-client tests (podman, containerd's ctr): a
-# test-local CNI bin dir and conflist for the plugin under test, a blackhole
-# route for the pod subnet, a busybox rootfs, and the checks a user would make
-# after the containers are gone (host veth, IPAM lease, velo endpoint record).
+# test-local CNI bin dir and conflist for the plugin under test, a node network
+# namespace for the runtime, a blackhole route for the pod subnet, a busybox
+# rootfs, and the checks a user would make after the containers are gone (host
+# veth, IPAM lease, velo endpoint record).
+#
+# The runtime (podman and its conmon, containerd and ctr) runs in a node netns
+# the test creates, velotest-cnode-<pid>, so the plugin's "host" side (veths,
+# routes, blackholes) is there and pod-to-pod traffic is forwarded there, never
+# by the root namespace: a Docker Engine sets the root namespace's FORWARD policy
+# to DROP, and tests must not change the root namespace's firewall. The runtime
+# enters it with `nsenter --net` (not `ip netns exec`, which remounts /sys and
+# hides bpffs and the cgroup mounts). It starts with forwarding off, as a fresh
+# node does: the plugin under test turns on what it needs.
 #
 # VELOTEST_PLUGIN selects the plugin: "velo" (default; the binary is $VELO_BIN
 # or <repo>/build/velo) or "ptp" (the reference plugin, to validate the harness).
@@ -117,23 +127,56 @@ velotest_write_conflist() {
 		'{cniVersion: $v, name: $name, plugins: [$p]}' >"$file"
 }
 
-# Blackhole routes for the pod subnets: pod traffic can never leave the machine.
+# --- the node network namespace ---------------------------------------------
+
+# Creates the node netns VT_NODE_NS (lo up, nothing else): the runtime runs in it.
+velotest_node_create() {
+	VT_NODE_NS="velotest-cnode-$$"
+	if [ -e "/run/netns/$VT_NODE_NS" ]; then
+		echo "node netns $VT_NODE_NS already exists (a run in this process left it?)" >&2
+		VT_NODE_NS=
+		return 1
+	fi
+	ip netns add "$VT_NODE_NS"
+	VT_NODE_NETNS="/run/netns/$VT_NODE_NS"
+	vnode ip link set dev lo up
+}
+
+# vnode CMD...: runs CMD in the node netns (network only; mounts, /sys, cgroups as in the test).
+vnode() {
+	if [ -z "${VT_NODE_NETNS:-}" ]; then
+		echo "vnode: no node netns (velotest_node_create first)" >&2
+		return 1
+	fi
+	nsenter --net="$VT_NODE_NETNS" "$@"
+}
+
+# Removes the node netns: after the runtime's containers, netns and host veths are gone.
+velotest_node_delete() {
+	[ -n "${VT_NODE_NS:-}" ] || return 0
+	ip netns del "$VT_NODE_NS" 2>/dev/null || true
+	VT_NODE_NS=
+	VT_NODE_NETNS=
+}
+
+# Blackhole routes for the pod subnets in the node netns, where the runtime wires
+# the pods: a missing pod route can never send pod traffic anywhere else.
 velotest_add_blackholes() {
 	VT_SUBNET4="$1"
 	VT_SUBNET6="$2"
-	ip route add blackhole "$VT_SUBNET4"
+	vnode ip route add blackhole "$VT_SUBNET4"
 	VT_BLACKHOLE4=1
-	ip -6 route add blackhole "$VT_SUBNET6"
+	vnode ip -6 route add blackhole "$VT_SUBNET6"
 	VT_BLACKHOLE6=1
 }
 
 velotest_del_blackholes() {
 	if [ -n "${VT_BLACKHOLE4:-}" ]; then
-		ip route del blackhole "$VT_SUBNET4" || true
+		vnode ip route del blackhole "$VT_SUBNET4" || true
 		VT_BLACKHOLE4=
 	fi
 	if [ -n "${VT_BLACKHOLE6:-}" ]; then
-		ip -6 route del blackhole "$VT_SUBNET6" || true
+		vnode ip -6 route del blackhole "$VT_SUBNET6" || true
 		VT_BLACKHOLE6=
 	fi
 }
@@ -209,8 +252,9 @@ velotest_host_ifindex_of_pid() {
 		sed -n 's/^[0-9]*: eth0@if\([0-9]*\):.*/\1/p'
 }
 
+# velotest_ifname_of_index IFINDEX: the name of the node netns's link IFINDEX, if any.
 velotest_ifname_of_index() {
-	ip -o link show | awk -F': ' -v idx="$1" '$1 == idx { split($2, a, "@"); print a[1] }'
+	vnode ip -o link show | awk -F': ' -v idx="$1" '$1 == idx { split($2, a, "@"); print a[1] }'
 }
 
 # velotest_remember_host_ifindex IFINDEX: a pod's host veth, to check (and delete) later.
@@ -246,7 +290,7 @@ velotest_wait_ifindex_gone() {
 		sleep 0.2
 	done
 	echo "host veth #$1 still exists after the container is gone:" >&2
-	ip -d link show | grep -A3 "^$1: " >&2
+	vnode ip -d link show | grep -A3 "^$1: " >&2
 	return 1
 }
 
@@ -304,18 +348,20 @@ velotest_umount_below() {
 	done
 }
 
-# Removes host veths and netns that a failed run left behind, then $VT.
+# Removes host veths and netns that a failed run left behind, the blackholes, the
+# node netns, then $VT.
 velotest_cleanup_dirs() {
 	local ifindex name
 
 	for ifindex in ${VT_HOST_IFINDEXES:-}; do
 		name="$(velotest_ifname_of_index "$ifindex")"
 		case "$name" in
-		"$(velotest_host_prefix)"*) ip link del dev "$name" 2>/dev/null || true ;;
+		"$(velotest_host_prefix)"*) vnode ip link del dev "$name" 2>/dev/null || true ;;
 		esac
 	done
 	VT_HOST_IFINDEXES=
 	velotest_del_blackholes
+	velotest_node_delete
 	# libcni's result cache, for networks named velotest-*, when a DEL never came.
 	rm -f /var/lib/cni/results/velotest-*
 	if [ -n "${VT:-}" ] && [ -d "$VT" ]; then
@@ -370,10 +416,12 @@ CONF
 	[ -e /var/lib/containers ] || VT_PODMAN_MADE_LIB=1
 }
 
-# podman, bounded in time, always with the test's storage and network dirs.
+# podman, bounded in time, always with the test's storage and network dirs, in the
+# node netns: conmon and the CNI plugins podman execs inherit it.
 vpodman() {
-	timeout 120 podman --root "$VT_PODMAN/storage" --runroot "$VT_PODMAN/run" \
-		--storage-driver vfs --network-config-dir "$VT_NETD" --tmpdir "$VT_PODMAN/tmp" "$@"
+	timeout 120 nsenter --net="$VT_NODE_NETNS" \
+		podman --root "$VT_PODMAN/storage" --runroot "$VT_PODMAN/run" --storage-driver vfs \
+		--network-config-dir "$VT_NETD" --tmpdir "$VT_PODMAN/tmp" "$@"
 }
 
 velotest_podman_pid() {
@@ -395,7 +443,8 @@ velotest_podman_teardown() {
 
 # --- containerd (ctr run --cni) ---------------------------------------------
 
-# Starts a private containerd: own config, root, state, sockets; the CRI plugin is off.
+# Starts a private containerd in the node netns (its shims inherit it): own
+# config, root, state, sockets; the CRI plugin is off.
 velotest_containerd_start() {
 	VT_CTD="$VT/containerd"
 	mkdir -p "$VT_CTD/root" "$VT_CTD/state" "$VT_CTD/runc" "$VT_CTD/fifo"
@@ -421,7 +470,9 @@ disabled_plugins = ["io.containerd.grpc.v1.cri", "io.containerd.snapshotter.v1.a
 [metrics]
   address = ""
 CONF
-	containerd --config "$VT_CTD/config.toml" >"$VT_CTD/containerd.log" 2>&1 &
+	# nsenter execs containerd: $! is containerd's pid.
+	nsenter --net="$VT_NODE_NETNS" containerd --config "$VT_CTD/config.toml" \
+		>"$VT_CTD/containerd.log" 2>&1 &
 	VT_CTD_PID=$!
 	for _ in $(seq 1 100); do
 		if [ -S "$VT_CTD/containerd.sock" ] && vctr version >/dev/null 2>&1; then
@@ -442,7 +493,8 @@ vctr() {
 
 # ctr run --cni reads its conflist from /etc/cni/net.d and its plugins from the
 # built-in plugin dirs, with no flag to change either: run it in a private mount
-# namespace where the test's dirs are bind-mounted over those paths.
+# namespace where the test's dirs are bind-mounted over those paths. ctr makes
+# the CNI calls itself: it runs in the node netns, where the pods' host side goes.
 vctr_cni() {
 	local binds="mount --bind $VT_NETD /etc/cni/net.d"
 	local dir
@@ -450,7 +502,7 @@ vctr_cni() {
 	for dir in /opt/cni/bin /usr/lib/cni; do
 		[ -d "$dir" ] && binds="$binds && mount --bind $VT_CNI_BIN $dir"
 	done
-	timeout 120 unshare --mount --propagation private sh -c \
+	timeout 120 nsenter --net="$VT_NODE_NETNS" unshare --mount --propagation private sh -c \
 		"$binds && exec ctr --address '$VT_CTD/containerd.sock' --namespace velotest \"\$@\"" \
 		vctr_cni "$@"
 }

@@ -4,6 +4,8 @@
 # podman 4.3 with its CNI backend drives the plugin under test (VELOTEST_PLUGIN=velo|ptp):
 # two containers on one network exchange data over IPv4 and IPv6, then stop/rm leave
 # no host veth, no IPAM lease and no velo endpoint record behind.
+# podman runs in a node netns the test creates (lib.bash: velotest_node_create), so the
+# pods' host side and their forwarding are there, not in the root namespace.
 
 load lib
 
@@ -15,6 +17,7 @@ IMAGE=localhost/velotest-busybox:latest
 setup() {
 	velotest_require podman runc conmon jq nsenter ip
 	velotest_setup_dirs
+	velotest_node_create
 	velotest_add_blackholes "$SUBNET4" "$SUBNET6"
 	velotest_podman_setup
 	VT_NETNS_BEFORE="$(ls /run/netns 2>/dev/null || true)"
