@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,9 +113,13 @@ static int map(const char *name, size_t key, size_t value, unsigned max)
 	return fd < 0 ? -errno : fd;
 }
 
-/* One sync of text, as velod's sync_file and write_table do it; one CSV line. */
-static int sync_once(const struct velo_svc_bpf *bpf, const struct text *text, const char *phase,
-		     unsigned rep)
+/*
+ * One sync of text, as velod's sync_file and write_table do it; one CSV line.
+ * written: what the last sync wrote (velod keeps it); NULL: the maps are read
+ * back, as after velod starts.
+ */
+static int sync_once(const struct velo_svc_bpf *bpf, struct velo_svc_written *written,
+		     const struct text *text, const char *phase, unsigned rep)
 {
 	struct velo_svc_state state;
 	struct velo_svc_table table;
@@ -136,7 +141,7 @@ static int sync_once(const struct velo_svc_bpf *bpf, const struct text *text, co
 	if (ret)
 		return ret;
 	t2 = clock_ms(CLOCK_MONOTONIC);
-	ret = velo_svc_maps_sync(bpf, &table, &sync);
+	ret = velo_svc_maps_update(bpf, &table, written, &sync);
 	velo_svc_sync_free(&sync);
 	t3 = clock_ms(CLOCK_MONOTONIC);
 	cpu0 = clock_ms(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
@@ -155,6 +160,7 @@ int main(int argc, char **argv)
 {
 	unsigned services = 10000, per = 5, changes = 5;
 	struct velo_svc_bpf bpf = { .aff_fd = -1, .sk_fd = -1 };
+	struct velo_svc_written written = {};
 	struct text text = {};
 	int opt, ret = 0;
 
@@ -194,15 +200,24 @@ int main(int argc, char **argv)
 	       "unchanged\n");
 	ret = services_file(services, per, 0, &text);
 	if (!ret)
-		ret = sync_once(&bpf, &text, "full", 1);
+		ret = sync_once(&bpf, &written, &text, "full", 1);
 	if (!ret)
-		ret = sync_once(&bpf, &text, "same", 1);
-	/* One endpoint moves there and back: every sync changes one backend set. */
-	for (unsigned rep = 1; !ret && rep <= changes; rep++) {
+		ret = sync_once(&bpf, &written, &text, "same", 1);
+	/*
+	 * One endpoint moves there and back: every sync changes one backend set.
+	 * First as velod syncs (from what it wrote last), then reading the maps
+	 * back (velod's first sync after a restart; every sync before issue 31).
+	 */
+	for (unsigned rep = 1; !ret && rep <= 2 * changes; rep++) {
+		bool cold = rep > changes;
+
 		ret = services_file(services, per, rep % 2 ? 1 + rep : 0, &text);
 		if (!ret)
-			ret = sync_once(&bpf, &text, "one-change", rep);
+			ret = sync_once(&bpf, cold ? NULL : &written, &text,
+					cold ? "one-change-read-back" : "one-change",
+					cold ? rep - changes : rep);
 	}
+	velo_svc_written_free(&written);
 	free(text.buf);
 	close(bpf.svc_fd);
 	close(bpf.be_fd);

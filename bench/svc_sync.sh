@@ -58,9 +58,11 @@ one=$(med one-change total_ms)
 	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs, load average" \
 		"$(cut -d' ' -f1-3 /proc/loadavg) at the end; velo $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo '?')."
 	echo "Command (as root): \`bench/svc_sync.sh -s $services -b $per -r $changes\`"
-	echo "Each sync: parse the services file, build the table, write the maps (velo_svc_maps_sync)."
+	echo "Each sync: parse the services file, build the table, write the maps (velo_svc_maps_update)."
 	echo "Cells: median (min-max) over the phase's syncs, ms; total is wall time, CPU the driver's"
 	echo "user + system time (the map writes' syscalls included) over the same sync."
+	echo "one-change: velod's sync, from what its last sync wrote; one-change-read-back: the same"
+	echo "change with the maps read back instead (velod's first sync after a restart)."
 	echo
 	echo "| sync | syncs | parse | table | maps | total | CPU | added / changed / unchanged |"
 	echo "|---|---:|---:|---:|---:|---:|---:|---|"
@@ -78,6 +80,10 @@ one=$(med one-change total_ms)
 		"$(awk -v o="$one" -v t="$target_ms" 'BEGIN { print o <= t ? "met" : "NOT MET" }') |"
 	echo "| one-change sync / full sync | $(ratio "$one" "$(med full total_ms)") | - | - |"
 	echo "| one-change maps / full maps | $(ratio "$(med one-change maps_ms)" "$(med full maps_ms)") | - | - |"
+	if grep -q '^one-change-read-back,' "$csv"; then
+		echo "| one-change maps / one-change-read-back maps |" \
+			"$(ratio "$(med one-change maps_ms)" "$(med one-change-read-back maps_ms)") | - | - |"
+	fi
 } >"$md"
 cat "$md"
 echo

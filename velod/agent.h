@@ -134,6 +134,7 @@ struct service_port {
 };
 
 struct velo_svc_reap; /* plugin/datapath/svc_reap.h */
+struct velo_svc_written; /* plugin/datapath/svc_maps.h */
 struct k8s_services; /* the Service and EndpointSlice watches (k8s_services.h) */
 
 /* Service translation's maps from servicesFile or the API (services.c). */
@@ -144,6 +145,8 @@ struct services {
 	int reap_err; /* why it can't be loaded (0: not tried yet or loaded) */
 	uint64_t reaped; /* connections closed so far */
 	struct service_port *ports; /* what the last successful sync wrote */
+	/* What the maps hold from the last sync, so the next writes only what changed. */
+	struct velo_svc_written *written;
 	uint64_t next_ns;
 	bool loaded; /* the maps hold the file's current content */
 	long long mtime_ns, size, ino; /* of the file last synced */

@@ -4,7 +4,9 @@
  * servicesFile when it changes, or from the API's watches (k8s_services.c)
  * when they change the state, at most every servicesSyncMs. Both sources
  * take the same path: a service table built for this node, written by
- * velo_svc_maps_sync (each changed backend set whole, then the switch).
+ * velo_svc_maps_update (each changed backend set whole, then the switch),
+ * which compares it with what the last sync wrote: a one-endpoint change
+ * writes one set, whatever the number of Services.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -171,7 +173,10 @@ static int write_table(struct services *services, const struct agent_config *con
 		velo_svc_table_free(table);
 		return ret;
 	}
-	ret = velo_svc_maps_sync(&bpf, table, &sync);
+	/* Without memory for it, every sync reads the maps back. */
+	if (!services->written)
+		services->written = calloc(1, sizeof(*services->written));
+	ret = velo_svc_maps_update(&bpf, table, services->written, &sync);
 	velo_svc_bpf_close(&bpf);
 	reap_gone(services, config, &sync);
 	velo_svc_sync_free(&sync);
@@ -318,4 +323,8 @@ void services_stop(struct services *services)
 	free(services->ports);
 	services->ports = NULL;
 	services->entries = 0;
+	if (services->written)
+		velo_svc_written_free(services->written);
+	free(services->written);
+	services->written = NULL;
 }

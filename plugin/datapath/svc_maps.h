@@ -11,6 +11,8 @@
 #ifndef VELO_SVC_MAPS_H
 #define VELO_SVC_MAPS_H
 
+#include <stdbool.h>
+
 #include "datapath/svc_bpf.h"
 #include "datapath/svc_table.h"
 
@@ -36,5 +38,29 @@ struct velo_svc_sync {
 int velo_svc_maps_sync(const struct velo_svc_bpf *bpf, const struct velo_svc_table *table,
 		       struct velo_svc_sync *sync);
 void velo_svc_sync_free(struct velo_svc_sync *sync);
+
+/*
+ * What a sync left in the maps, kept by the caller from one sync to the next
+ * (zeroed at first): the service ports written, with their ids and backends,
+ * and the maps they are in. A sync compares the new table with it instead of
+ * reading the maps back, and touches only the service ports whose backend set
+ * or settings changed (a one-endpoint change costs one set, not the table).
+ * Not valid after a sync that failed anywhere, nor for other maps (pins made
+ * anew): the next sync then reads the maps, as velo_svc_maps_sync does, and
+ * also removes orphaned slots and stale counters.
+ */
+struct velo_svc_written {
+	/* Sorted entries with value.id; those that fell back are left out. */
+	struct velo_svc_table table;
+	__u32 svc_map_id, be_map_id;
+	__u32 next_id; /* the highest id used */
+	unsigned used; /* slots in the backend map */
+	bool valid;
+};
+
+/* velo_svc_maps_sync from (and into) written; written NULL: velo_svc_maps_sync. */
+int velo_svc_maps_update(const struct velo_svc_bpf *bpf, const struct velo_svc_table *table,
+			 struct velo_svc_written *written, struct velo_svc_sync *sync);
+void velo_svc_written_free(struct velo_svc_written *written);
 
 #endif

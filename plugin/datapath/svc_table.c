@@ -133,12 +133,82 @@ static bool is_slice_of(const struct velo_k8s_slice *slice, const struct velo_k8
 	       !strcmp(slice->service, svc->name);
 }
 
+/*
+ * The EndpointSlices sorted by (namespace, service, family), each run in the
+ * state's order: a service finds its slices by binary search, so that a table
+ * is built in n log n, not services x slices.
+ */
+struct slice_index {
+	const struct velo_k8s_slice **sorted;
+	unsigned n;
+};
+
+/* The slices of one service and family. */
+struct slice_run {
+	const struct velo_k8s_slice *const *slices;
+	unsigned n;
+};
+
+static int cmp_slice_owner(const struct velo_k8s_slice *slice, const char *ns, const char *svc,
+			   int family)
+{
+	int cmp = strcmp(slice->ns, ns);
+
+	if (!cmp)
+		cmp = strcmp(slice->service, svc);
+	if (!cmp)
+		cmp = slice->family < family ? -1 : slice->family > family;
+	return cmp;
+}
+
+static int cmp_slice(const void *a, const void *b)
+{
+	const struct velo_k8s_slice *x = *(const struct velo_k8s_slice *const *)a;
+	const struct velo_k8s_slice *y = *(const struct velo_k8s_slice *const *)b;
+	int cmp = cmp_slice_owner(x, y->ns, y->service, y->family);
+
+	/* One array: address order is the state's order. */
+	return cmp ? cmp : x < y ? -1 : x > y;
+}
+
+static int slice_index_build(const struct velo_svc_state *state, struct slice_index *index)
+{
+	index->n = state->n_slices;
+	index->sorted = calloc(index->n ? index->n : 1, sizeof(*index->sorted));
+	if (!index->sorted)
+		return -ENOMEM;
+	for (unsigned i = 0; i < index->n; i++)
+		index->sorted[i] = &state->slices[i];
+	qsort(index->sorted, index->n, sizeof(*index->sorted), cmp_slice);
+	return 0;
+}
+
+static struct slice_run slices_of(const struct slice_index *index, const struct velo_k8s_svc *svc,
+				  int family)
+{
+	unsigned lo = 0, hi = index->n, end;
+
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (cmp_slice_owner(index->sorted[mid], svc->ns, svc->name, family) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo;
+	     end < index->n && !cmp_slice_owner(index->sorted[end], svc->ns, svc->name, family);
+	     end++)
+		;
+	return (struct slice_run){ .slices = index->sorted + lo, .n = end - lo };
+}
+
 struct known_caps {
 	unsigned ports, known;
 };
 
 /* The service port and every endpoint its slices list, usable or not, into table. */
-static int note_known(const struct velo_svc_state *state, const struct velo_k8s_svc *svc,
+static int note_known(const struct slice_run *run, const struct velo_k8s_svc *svc,
 		      const struct velo_k8s_ip *ip, const struct velo_k8s_port *port,
 		      struct velo_svc_table *table, struct known_caps *caps)
 {
@@ -148,8 +218,8 @@ static int note_known(const struct velo_svc_state *state, const struct velo_k8s_
 	if (grow((void **)&table->ports, table->n_ports, &caps->ports, sizeof(pair.svc)))
 		return -ENOMEM;
 	table->ports[table->n_ports++] = pair.svc;
-	for (unsigned s = 0; s < state->n_slices; s++) {
-		const struct velo_k8s_slice *slice = &state->slices[s];
+	for (unsigned s = 0; s < run->n; s++) {
+		const struct velo_k8s_slice *slice = run->slices[s];
 		const struct velo_k8s_port *target;
 
 		if (!is_slice_of(slice, svc, ip->family) || !(target = slice_port(slice, port)))
@@ -190,12 +260,12 @@ struct collect {
 };
 
 /* Appends the endpoints of one pass (local ones only when node is set). */
-static int collect_pass(const struct velo_svc_state *state, const struct velo_k8s_svc *svc,
+static int collect_pass(const struct slice_run *run, const struct velo_k8s_svc *svc,
 			const struct velo_k8s_port *port, int family, const char *node, int pass,
 			struct collect *c)
 {
-	for (unsigned s = 0; s < state->n_slices; s++) {
-		const struct velo_k8s_slice *slice = &state->slices[s];
+	for (unsigned s = 0; s < run->n; s++) {
+		const struct velo_k8s_slice *slice = run->slices[s];
 		const struct velo_k8s_port *target;
 
 		if (!is_slice_of(slice, svc, family) || !(target = slice_port(slice, port)))
@@ -230,12 +300,12 @@ static int collect_pass(const struct velo_svc_state *state, const struct velo_k8
 }
 
 /* 1 with *c filled when the service port gets an entry, 0 when not, -ENOMEM. */
-static int backends(const struct velo_svc_state *state, const struct velo_k8s_svc *svc,
+static int backends(const struct slice_run *run, const struct velo_k8s_svc *svc,
 		    const struct velo_k8s_port *port, int family, const char *node,
 		    struct collect *c)
 {
 	for (int pass = 0; pass < N_PASSES && !c->n; pass++) {
-		int ret = collect_pass(state, svc, port, family, svc->local ? node : NULL, pass, c);
+		int ret = collect_pass(run, svc, port, family, svc->local ? node : NULL, pass, c);
 
 		if (ret)
 			return ret;
@@ -277,22 +347,26 @@ static int table_add(struct velo_svc_table *table, unsigned *cap, const struct v
 int velo_svc_table_build(const struct velo_svc_state *state, const char *node,
 			 struct velo_svc_table *table)
 {
+	struct slice_index index;
 	struct known_caps caps = {};
 	unsigned cap = 0;
-	int ret = 0;
+	int ret;
 
 	memset(table, 0, sizeof(*table));
+	ret = slice_index_build(state, &index);
 	for (unsigned s = 0; !ret && s < state->n_svcs; s++) {
 		const struct velo_k8s_svc *svc = &state->svcs[s];
 
 		for (unsigned i = 0; !ret && i < svc->n_ips; i++) {
+			struct slice_run run = slices_of(&index, svc, svc->ips[i].family);
+
 			for (unsigned p = 0; !ret && p < svc->n_ports; p++) {
 				struct collect c = {};
 
-				ret = note_known(state, svc, &svc->ips[i], &svc->ports[p], table,
+				ret = note_known(&run, svc, &svc->ips[i], &svc->ports[p], table,
 						 &caps);
 				if (!ret)
-					ret = backends(state, svc, &svc->ports[p],
+					ret = backends(&run, svc, &svc->ports[p],
 						       svc->ips[i].family, node, &c);
 				table->cut += c.cut;
 				if (ret == 1)
@@ -302,6 +376,7 @@ int velo_svc_table_build(const struct velo_svc_state *state, const char *node,
 			}
 		}
 	}
+	free(index.sorted);
 	if (ret) {
 		velo_svc_table_free(table);
 		return ret;

@@ -6,6 +6,7 @@
  * conditions ready and serving true when nil, terminating false.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -427,11 +428,138 @@ void velo_svc_state_free(struct velo_svc_state *state)
 	memset(state, 0, sizeof(*state));
 }
 
+/*
+ * (namespace, name) -> position among a file's objects, so that a whole file
+ * is read in linear time (find_svc per object would be quadratic). Services
+ * and EndpointSlices both start with ns and name.
+ */
+struct name_index {
+	unsigned *slots; /* position + 1; 0: empty */
+	unsigned mask;
+};
+
+_Static_assert(offsetof(struct velo_k8s_svc, name) == offsetof(struct velo_k8s_slice, name),
+	       "services and slices are indexed alike");
+
+static int index_init(struct name_index *index, unsigned n)
+{
+	unsigned size = 16;
+
+	while (size < 2 * n)
+		size *= 2;
+	index->mask = size - 1;
+	index->slots = calloc(size, sizeof(*index->slots));
+	return index->slots ? 0 : -ENOMEM;
+}
+
+/* FNV-1a over "ns/name". */
+static unsigned name_hash(const char *ns, const char *name)
+{
+	unsigned hash = 2166136261u;
+
+	for (const char *c = ns; *c; c++)
+		hash = (hash ^ (unsigned char)*c) * 16777619u;
+	hash = (hash ^ '/') * 16777619u;
+	for (const char *c = name; *c; c++)
+		hash = (hash ^ (unsigned char)*c) * 16777619u;
+	return hash;
+}
+
+/* The position of the object named like object (size bytes each, from base), or -1 and *slot. */
+static long index_find(const struct name_index *index, const void *base, size_t size,
+		       const char *object, unsigned *slot)
+{
+	const char *name = object + offsetof(struct velo_k8s_svc, name);
+	unsigned h = name_hash(object, name) & index->mask;
+
+	for (; index->slots[h]; h = (h + 1) & index->mask) {
+		const char *other = (const char *)base + (size_t)(index->slots[h] - 1) * size;
+
+		if (!strcmp(other, object) &&
+		    !strcmp(other + offsetof(struct velo_k8s_svc, name), name))
+			return index->slots[h] - 1;
+	}
+	*slot = h;
+	return -1;
+}
+
+/* Services or EndpointSlices, as parse_objects reads them. */
+struct object_kind {
+	size_t size;
+	int (*parse)(const cJSON *json, void *out, char *why, size_t why_size);
+	void (*free)(void *object);
+};
+
+static int svc_parse_object(const cJSON *json, void *out, char *why, size_t why_size)
+{
+	return velo_k8s_svc_parse(json, out, why, why_size);
+}
+
+static void svc_free_object(void *object)
+{
+	velo_k8s_svc_free(object);
+}
+
+static int slice_parse_object(const cJSON *json, void *out, char *why, size_t why_size)
+{
+	return velo_k8s_slice_parse(json, out, why, why_size);
+}
+
+static void slice_free_object(void *object)
+{
+	velo_k8s_slice_free(object);
+}
+
+static const struct object_kind svc_kind = { sizeof(struct velo_k8s_svc), svc_parse_object,
+					     svc_free_object };
+static const struct object_kind slice_kind = { sizeof(struct velo_k8s_slice), slice_parse_object,
+					       slice_free_object };
+
+/* The objects of array into *objects (*n of them), a later one replacing an earlier namesake. */
+static int parse_objects(const cJSON *array, const struct object_kind *kind, void **objects,
+			 unsigned *n, char *why, size_t why_size)
+{
+	union {
+		struct velo_k8s_svc svc;
+		struct velo_k8s_slice slice;
+	} one;
+	struct name_index index;
+	const cJSON *item;
+	char *base;
+	int ret = 0;
+
+	if (!cJSON_GetArraySize(array))
+		return 0;
+	*objects = base = calloc((size_t)cJSON_GetArraySize(array), kind->size);
+	if (!base || index_init(&index, (unsigned)cJSON_GetArraySize(array)))
+		return -ENOMEM;
+	cJSON_ArrayForEach (item, array) {
+		unsigned slot;
+		long i;
+
+		ret = kind->parse(item, &one, why, why_size);
+		if (ret) {
+			kind->free(&one);
+			break;
+		}
+		i = index_find(&index, base, kind->size, (const char *)&one, &slot);
+		if (i >= 0) {
+			kind->free(base + (size_t)i * kind->size);
+		} else {
+			i = (*n)++;
+			index.slots[slot] = (unsigned)i + 1;
+		}
+		memcpy(base + (size_t)i * kind->size, &one, kind->size); /* taken over */
+	}
+	free(index.slots);
+	return ret;
+}
+
 int velo_svc_state_parse(const char *text, size_t len, struct velo_svc_state *state, char *why,
 			 size_t why_size)
 {
 	cJSON *json = cJSON_ParseWithLength(text, len);
-	const cJSON *services, *slices, *item;
+	const cJSON *services, *slices;
 	int ret = 0;
 
 	memset(state, 0, sizeof(*state));
@@ -446,30 +574,13 @@ int velo_svc_state_parse(const char *text, size_t len, struct velo_svc_state *st
 		snprintf(why, why_size,
 			 "services file: services and endpointSlices must be arrays");
 		ret = -EINVAL;
-		services = slices = NULL;
 	}
-	cJSON_ArrayForEach (item, services) {
-		struct velo_k8s_svc svc;
-
-		ret = velo_k8s_svc_parse(item, &svc, why, why_size);
-		if (!ret)
-			ret = velo_svc_state_put_svc(state, &svc);
-		velo_k8s_svc_free(&svc);
-		if (ret)
-			break;
-	}
-	if (ret)
-		slices = NULL;
-	cJSON_ArrayForEach (item, slices) {
-		struct velo_k8s_slice slice;
-
-		ret = velo_k8s_slice_parse(item, &slice, why, why_size);
-		if (!ret)
-			ret = velo_svc_state_put_slice(state, &slice);
-		velo_k8s_slice_free(&slice);
-		if (ret)
-			break;
-	}
+	if (!ret)
+		ret = parse_objects(services, &svc_kind, (void **)&state->svcs, &state->n_svcs, why,
+				    why_size);
+	if (!ret)
+		ret = parse_objects(slices, &slice_kind, (void **)&state->slices, &state->n_slices,
+				    why, why_size);
 	if (ret == -ENOMEM)
 		snprintf(why, why_size, "services file: out of memory");
 	if (ret)

@@ -5,7 +5,8 @@
  * old slots go, an unchanged one is not touched, a removed service takes its
  * slots and counters along, orphaned slots (a sync that died midway) are
  * removed, backends that left are reported (to close their connections) and
- * their per-backend counters dropped. Skips when not root.
+ * their per-backend counters dropped; velod's syncs from what the last one
+ * wrote do the same without reading the maps back. Skips when not root.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -25,6 +26,7 @@
 static struct velo_svc_bpf bpf;
 static struct velo_svc_state state;
 static struct velo_svc_table table;
+static struct velo_svc_written written;
 
 static int map(size_t key, size_t value)
 {
@@ -52,6 +54,7 @@ static int teardown(void **unused)
 	(void)unused;
 	velo_svc_table_free(&table);
 	velo_svc_state_free(&state);
+	velo_svc_written_free(&written);
 	if (bpf.svc_fd >= 0) {
 		close(bpf.svc_fd);
 		close(bpf.be_fd);
@@ -251,12 +254,95 @@ static void test_full_falls_back(void **unused)
 	assert_int_equal(lookup("10.96.0.10", 80, IPPROTO_TCP).count, 1);
 }
 
+/*
+ * velod's syncs (velo_svc_maps_update): compared with what the last sync
+ * wrote, with the same outcome as reading the maps back; maps made anew, or
+ * a sync that failed, make the next one read the maps again.
+ */
+static void test_incremental(void **unused)
+{
+	struct velo_svc_be_key orphan = { .id = 0x7fff0000 };
+	struct velo_svc_be be = {};
+	struct velo_svc_sync sync;
+	struct velo_svc_bc_key bc;
+	struct velo_svc web;
+	__u64 one = 1;
+
+	(void)unused;
+	if (geteuid())
+		skip();
+	build("{\"addresses\": [\"10.244.1.5\"]}, {\"addresses\": [\"10.244.1.6\"]}", true);
+	assert_int_equal(velo_svc_maps_update(&bpf, &table, &written, &sync), 0);
+	assert_int_equal(sync.added, 2);
+	velo_svc_sync_free(&sync);
+	assert_true(written.valid);
+	assert_int_equal(written.table.n, 2);
+	web = lookup("10.96.0.10", 80, IPPROTO_TCP);
+	for (unsigned i = 0; i < table.n; i++)
+		if (table.entries[i].key.proto == IPPROTO_TCP) {
+			bc.svc = table.entries[i].key;
+			bc.be = table.entries[i].be[1];
+		}
+	assert_int_equal(bpf_map_update_elem(bpf.bc_fd, &bc, &one, BPF_ANY), 0);
+
+	/* Unchanged: nothing rewritten. */
+	assert_int_equal(velo_svc_maps_update(&bpf, &table, &written, &sync), 0);
+	assert_int_equal(sync.unchanged, 2);
+	velo_svc_sync_free(&sync);
+	assert_int_equal(lookup("10.96.0.10", 80, IPPROTO_TCP).id, web.id);
+
+	/* 10.244.1.6 leaves web, dns goes: its slots, the old set's and the counter go too. */
+	build("{\"addresses\": [\"10.244.1.5\"]}", false);
+	assert_int_equal(velo_svc_maps_update(&bpf, &table, &written, &sync), 0);
+	assert_int_equal(sync.changed, 1);
+	assert_int_equal(sync.removed, 1);
+	assert_int_equal(sync.n_gone, 1);
+	assert_memory_equal(&sync.gone[0], &bc, sizeof(bc));
+	velo_svc_sync_free(&sync);
+	assert_int_not_equal(lookup("10.96.0.10", 80, IPPROTO_TCP).id, web.id);
+	assert_int_equal(lookup("10.96.0.10", 80, IPPROTO_TCP).count, 1);
+	assert_int_equal(count(bpf.svc_fd, sizeof(struct velo_svc_key)), 1);
+	assert_int_equal(count(bpf.be_fd, sizeof(struct velo_svc_be_key)), 1);
+	assert_int_equal(count(bpf.bc_fd, sizeof(struct velo_svc_bc_key)), 0);
+
+	/* The backend map is full (a crashed sync's slots): the change falls back, and fails. */
+	for (;; orphan.slot++)
+		if (bpf_map_update_elem(bpf.be_fd, &orphan, &be, BPF_ANY)) {
+			assert_int_equal(errno, E2BIG);
+			break;
+		}
+	build("{\"addresses\": [\"10.244.1.7\"]}, {\"addresses\": [\"10.244.1.8\"]}", false);
+	assert_int_equal(velo_svc_maps_update(&bpf, &table, &written, &sync), -E2BIG);
+	assert_int_equal(sync.fell_back, 1);
+	velo_svc_sync_free(&sync);
+	assert_false(written.valid);
+	assert_int_equal(count(bpf.svc_fd, sizeof(struct velo_svc_key)), 0);
+	/* The retry reads the maps: the orphans go, the set is written. */
+	assert_int_equal(velo_svc_maps_update(&bpf, &table, &written, &sync), 0);
+	assert_int_equal(sync.added, 1);
+	velo_svc_sync_free(&sync);
+	assert_true(written.valid);
+	assert_int_equal(count(bpf.be_fd, sizeof(struct velo_svc_be_key)), 2);
+
+	/* Maps made anew (pins gone and loaded again): read, not trusted from before. */
+	close(bpf.svc_fd);
+	close(bpf.be_fd);
+	bpf.svc_fd = map(sizeof(struct velo_svc_key), sizeof(struct velo_svc));
+	bpf.be_fd = map(sizeof(struct velo_svc_be_key), sizeof(struct velo_svc_be));
+	assert_int_equal(velo_svc_maps_update(&bpf, &table, &written, &sync), 0);
+	assert_int_equal(sync.added, 1);
+	velo_svc_sync_free(&sync);
+	assert_int_equal(lookup("10.96.0.10", 80, IPPROTO_TCP).count, 2);
+	assert_int_equal(count(bpf.be_fd, sizeof(struct velo_svc_be_key)), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_sync, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gone_only_unlisted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_falls_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_incremental, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
