@@ -438,9 +438,6 @@ struct name_index {
 	unsigned mask;
 };
 
-_Static_assert(offsetof(struct velo_k8s_svc, name) == offsetof(struct velo_k8s_slice, name),
-	       "services and slices are indexed alike");
-
 static int index_init(struct name_index *index, unsigned n)
 {
 	unsigned size = 16;
@@ -469,6 +466,9 @@ static unsigned name_hash(const char *ns, const char *name)
 static long index_find(const struct name_index *index, const void *base, size_t size,
 		       const char *object, unsigned *slot)
 {
+	/* Inside a function: at file scope ctags takes the offsetof for a prototype. */
+	_Static_assert(offsetof(struct velo_k8s_svc, name) == offsetof(struct velo_k8s_slice, name),
+		       "services and slices are indexed alike");
 	const char *name = object + offsetof(struct velo_k8s_svc, name);
 	unsigned h = name_hash(object, name) & index->mask;
 
