@@ -10,6 +10,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,7 @@ static void write_names(const struct agent_config *config, const struct velo_svc
 	cJSON *root = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(root, "servicePorts");
 	char *text = NULL;
 	FILE *file;
+	int fd;
 
 	for (unsigned i = 0; list && i < table->n; i++) {
 		const struct velo_svc_entry *entry = &table->entries[i];
@@ -68,7 +70,11 @@ static void write_names(const struct agent_config *config, const struct velo_svc
 		free(text);
 		return;
 	}
-	file = fopen(tmp, "we");
+	/* 0600 whatever velod's umask (fchmod: a stale temp file keeps its mode through O_TRUNC). */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	file = fd >= 0 && !fchmod(fd, 0600) ? fdopen(fd, "w") : NULL;
+	if (!file && fd >= 0)
+		close(fd);
 	if (!file || fputs(text, file) < 0 || fclose(file) || rename(tmp, path)) {
 		pr_warn("services: write %s: %s", path, strerror(errno));
 		if (file)

@@ -264,6 +264,19 @@ svc_sockets() { bpftool map dump pinned "$VTC_BPFFS/velo_sock_v1" -j | jq 'lengt
 	[ "$(svc_metric velo_services_ports)" = 2 ]
 }
 
+@test "services: velod writes its names file (run/services.json) 0600 under umask 000" {
+	local old
+	old="$(umask)"
+	umask 000
+	backend_and_services || {
+		umask "$old"
+		false
+	}
+	umask "$old"
+	[ -f "$VT/run/services.json" ]
+	[ "$(stat -c %a "$VT/run/services.json")" = 600 ]
+}
+
 @test "services: connections through a Service to a backend that goes away are closed, others stay" {
 	local _
 	backend_and_services
