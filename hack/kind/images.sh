@@ -3,7 +3,8 @@
 # Builds every image the kind cluster runs, locally, with no registry:
 #   velo-kind/base:bookworm   Debian 12 from debootstrap, imported into Docker
 #   registry.k8s.io/...       the control plane, kube-proxy, etcd, CoreDNS, pause and the e2e
-#                             test images (agnhost, busybox, nginx), from the binaries of
+#                             test images (agnhost, jessie-dnsutils, busybox, nginx), from the
+#                             binaries of
 #                             build-bins.sh and Debian packages; saved into one tar
 #   velo:dev                  velo's own image (Containerfile) on the same base
 #   velo-kind/node:<k8s>      the kind node (hack/kind/node/) with that tar baked in
@@ -38,7 +39,7 @@ build_base() {
 	rm -rf "$root"
 }
 
-# image TAG DOCKERFILE FILE...: builds TAG from DOCKERFILE (stdin) with FILEs in its context.
+# image TAG FILE...: builds TAG from the Dockerfile on stdin with FILEs in its context.
 image() {
 	local tag=$1 ctx
 	shift
