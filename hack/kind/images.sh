@@ -4,8 +4,7 @@
 #   velo-kind/base:bookworm   Debian 12 from debootstrap, imported into Docker
 #   registry.k8s.io/...       the control plane, kube-proxy, etcd, CoreDNS, pause and the e2e
 #                             test images (agnhost, jessie-dnsutils, busybox, nginx), from the
-#                             binaries of
-#                             build-bins.sh and Debian packages; saved into one tar
+#                             binaries of build-bins.sh and Debian packages; saved into one tar
 #   velo:dev                  velo's own image (Containerfile) on the same base
 #   velo-kind/node:<k8s>      the kind node (hack/kind/node/) with that tar baked in
 # An image that exists is kept (the node image: while its inputs are the same);
