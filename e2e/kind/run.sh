@@ -457,14 +457,12 @@ nothing_leaked() {
 }
 
 # A worker restarted as a machine reboots: pods come back reachable, nothing leaked.
-log "restarting ${workers[1]}"
-docker restart "${workers[1]}" >/dev/null
-kc wait --for=condition=Ready "node/${workers[1]}" --timeout="$timeout" >/dev/null
-kn wait --for=condition=Ready pod/fast-srv-b pod/plain-srv-b --timeout="$timeout" >/dev/null
-# The kubelet restarts the node's pods as soon as it runs, the velo pod among them: routes to
-# the other nodes' pods come back when velod has listed the Nodes (its pod turns Ready then).
-kc -n velo-system wait --for=condition=Ready "pod/$(velo_pod "${workers[1]}")" \
-	--timeout="$timeout" >/dev/null
+restart_count() { kn get pod "$1" -o jsonpath='{.status.containerStatuses[0].restartCount}'; }
+# restarted POD COUNT: POD's container has run again since it had COUNT restarts. Until then
+# the API still shows the status from before the reboot (Ready, and the old address).
+restarted() { [ "$(restart_count "$1")" -gt "$2" ]; }
+# reach CLIENT SERVER: CLIENT gets SERVER's name from SERVER's current address.
+reach() { fetch_name "$1" "http://$(pod_ip "$2"):8080/" "$2"; }
 # eventually SECONDS COMMAND...: COMMAND succeeds within SECONDS.
 eventually() {
 	local deadline=$((SECONDS + $1))
@@ -474,10 +472,20 @@ eventually() {
 		sleep 2
 	done
 }
-check "restart: the worker's pods are reachable again" \
-	eventually 30 fetch_name plain-cli-a "http://$(pod_ip plain-srv-b):8080/" plain-srv-b
-check "restart: annotated pod reachable again" \
-	eventually 30 fetch_name fast-cli-a "http://$(pod_ip fast-srv-b):8080/" fast-srv-b
+plain_restarts=$(restart_count plain-srv-b)
+fast_restarts=$(restart_count fast-srv-b)
+log "restarting ${workers[1]}"
+docker restart "${workers[1]}" >/dev/null
+eventually 300 restarted plain-srv-b "$plain_restarts" || die "plain-srv-b did not restart"
+eventually 300 restarted fast-srv-b "$fast_restarts" || die "fast-srv-b did not restart"
+kc wait --for=condition=Ready "node/${workers[1]}" --timeout="$timeout" >/dev/null
+kn wait --for=condition=Ready pod/fast-srv-b pod/plain-srv-b --timeout="$timeout" >/dev/null
+# The kubelet restarts the node's pods as soon as it runs, the velo pod among them: routes to
+# the other nodes' pods come back when velod has listed the Nodes (its pod turns Ready then).
+kc -n velo-system wait --for=condition=Ready "pod/$(velo_pod "${workers[1]}")" \
+	--timeout="$timeout" >/dev/null
+check "restart: the worker's pods are reachable again" eventually 30 reach plain-cli-a plain-srv-b
+check "restart: annotated pod reachable again" eventually 30 reach fast-cli-a fast-srv-b
 check "restart: nothing leaked on ${workers[1]}" nothing_leaked "${workers[1]}"
 
 # Churn: $churn pods created and deleted, half of them annotated; nothing stays behind.
