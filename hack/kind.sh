@@ -118,38 +118,6 @@ cmd_e2e() {
 		"$top/e2e/kind/run.sh"
 }
 
-# junit_counts FILE FOCUS: "passed failed skipped" of the specs of a ginkgo JUnit report that
-# FOCUS matches (the report lists the suite's other specs as skipped too: not ours to count).
-junit_counts() {
-	python3 - "$1" "$2" <<'PY'
-import re, sys, xml.etree.ElementTree as ET
-focus = re.compile(sys.argv[2])
-counts = {"passed": 0, "failed": 0, "skipped": 0}
-for case in ET.parse(sys.argv[1]).getroot().iter("testcase"):
-    if not focus.search(case.get("name", "")):
-        continue
-    status = case.get("status", "")
-    if case.find("failure") is not None or case.find("error") is not None:
-        counts["failed"] += 1
-    elif case.find("skipped") is not None or status in ("skipped", "pending"):
-        counts["skipped"] += 1
-    else:
-        counts["passed"] += 1
-print(counts["passed"], counts["failed"], counts["skipped"])
-PY
-}
-
-# skipped_names FILE FOCUS: the FOCUS specs the run skipped, one per line.
-skipped_names() {
-	python3 - "$1" "$2" <<'PY'
-import re, sys, xml.etree.ElementTree as ET
-focus = re.compile(sys.argv[2])
-for case in ET.parse(sys.argv[1]).getroot().iter("testcase"):
-    if focus.search(case.get("name", "")) and case.find("skipped") is not None:
-        print("    skipped:", case.get("name"))
-PY
-}
-
 # run_e2e_test NAME FOCUS SKIP: upstream e2e.test through ginkgo against the cluster; prints
 # "NAME: N passed, N failed, N skipped" over the specs FOCUS matches (SKIP's are skipped).
 run_e2e_test() {
@@ -164,8 +132,11 @@ run_e2e_test() {
 		--report-dir="$dir" --disable-log-dump=true --num-nodes=2 >"$dir/e2e.log" 2>&1 || true
 	grep -E '^\s*\[FAIL\]|^(Ran|FAIL|SUCCESS)' "$dir/e2e.log" >&2 || true
 	[ -f "$dir/junit.xml" ] || die "$name: no JUnit report (see $dir/e2e.log)"
-	read -r passed failed skipped <<<"$(junit_counts "$dir/junit.xml" "$focus")"
-	skipped_names "$dir/junit.xml" "$focus"
+	"$here/kind/junit.py" "$dir/junit.xml" "$focus" >"$dir/verdicts"
+	passed=$(grep -c '^passed' "$dir/verdicts" || true)
+	failed=$(grep -c '^failed' "$dir/verdicts" || true)
+	skipped=$(grep -c '^skipped' "$dir/verdicts" || true)
+	sed -n 's/^skipped\t/    skipped: /p' "$dir/verdicts"
 	printf '%s: %d passed, %d failed, %d skipped\n' "$name" "$passed" "$failed" "$skipped"
 	printf 'JUnit: %s\n' "$dir/junit.xml"
 	[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
