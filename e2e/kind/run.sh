@@ -46,6 +46,16 @@ check() {
 	fi
 }
 
+# eventually SECONDS COMMAND...: COMMAND succeeds within SECONDS.
+eventually() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -lt "$deadline" ] || return 1
+		sleep 2
+	done
+}
+
 cleanup() {
 	local rc=$?
 	[ "${#holders[@]}" -eq 0 ] || kill "${holders[@]}" 2>/dev/null || true
@@ -306,26 +316,23 @@ connection_alive() {
 }
 # connection_closed NAME: the held connection has ended.
 connection_closed() {
-	local _
-	for _ in $(seq 1 20); do
-		[ -e "$work/$1.rc" ] && return 0
-		sleep 0.5
-	done
-	echo "    $1 still open"
-	return 1
+	eventually 10 test -e "$work/$1.rc" || {
+		echo "    $1 still open"
+		return 1
+	}
 }
 
 # Sockmap: a same-node connection between two opted-in pods is in the sockhash, both ends.
+paired() {
+	veloctl "$1" -j sockets | jq -e --arg a "$ns/$2" --arg b "$ns/$3" \
+		'[.connections[] | select(.accelerated) | [.local.pod, .peer.pod] | sort |
+			select(. == ([$a, $b] | sort))] | length > 0' >/dev/null
+}
 accelerated_between() {
-	local node=$1 a=$2 b=$3 i
-	for i in $(seq 1 10); do
-		veloctl "$node" -j sockets | jq -e --arg a "$ns/$a" --arg b "$ns/$b" \
-			'[.connections[] | select(.accelerated) | [.local.pod, .peer.pod] | sort |
-				select(. == ([$a, $b] | sort))] | length > 0' >/dev/null && return 0
-		sleep 1
-	done
-	veloctl "$node" sockets || true
-	return 1
+	eventually 10 paired "$@" || {
+		veloctl "$1" sockets || true
+		return 1
+	}
 }
 hold_connection fast-cli-a "$(pod_ip fast-srv-a)" 9000 direct
 check "sockmap: a held same-node connection echoes" connection_alive direct
@@ -396,19 +403,21 @@ spec:
 EOF
 kn rollout status deployment/web --timeout="$timeout" >/dev/null
 vip_web=$(svc_ip web)
-# backends_are NODE VIP PORT: velo's backends for VIP:PORT are exactly the ready web pods.
+# web_backends_match NODE: velo's backends for the web Service's VIP on NODE are exactly the
+# ready web pods (sets want and got).
+web_backends_match() {
+	want=$(kn get pods -l app=web -o json | jq -r '.items[] | select(.status.conditions[]? |
+		select(.type == "Ready" and .status == "True")) | .status.podIP' | sort)
+	got=$(veloctl "$1" -j services | jq -r --arg vip "$vip_web" '.servicePorts[] |
+		select(.clusterIP == $vip and .port == 80) | .backends[].address' | sort)
+	[ -n "$want" ] && [ "$want" = "$got" ]
+}
 backends_are_web_pods() {
-	local node=$1 want got i
-	for i in $(seq 1 20); do
-		want=$(kn get pods -l app=web -o json | jq -r '.items[] | select(.status.conditions[]? |
-			select(.type == "Ready" and .status == "True")) | .status.podIP' | sort)
-		got=$(veloctl "$node" -j services | jq -r --arg vip "$vip_web" '.servicePorts[] |
-			select(.clusterIP == $vip and .port == 80) | .backends[].address' | sort)
-		[ -n "$want" ] && [ "$want" = "$got" ] && return 0
-		sleep 1
-	done
-	printf '    want [%s] got [%s]\n' "${want//$'\n'/ }" "${got//$'\n'/ }"
-	return 1
+	local want got
+	eventually 20 web_backends_match "$1" || {
+		printf '    want [%s] got [%s]\n' "${want//$'\n'/ }" "${got//$'\n'/ }"
+		return 1
+	}
 }
 check "services: one replica, one backend" backends_are_web_pods "${workers[0]}"
 kn scale deployment/web --replicas=3 >/dev/null
@@ -433,27 +442,21 @@ check "rollout: an annotated pod's cross-node connection survives" \
 	connection_alive rollout-fast
 check "rollout: a plain pod's same-node connection survives" connection_alive rollout-plain
 
-# node_leftovers NODE: host veths, IPAM leases and endpoint records beyond the node's pods.
-node_state() {
-	local node=$1 pods veths records leases
-	pods=$(kc get pods -A --field-selector "spec.nodeName=$node" -o json |
+# node_matches_pods NODE: one host veth and one endpoint record per (not host-network) pod of
+# NODE (sets pods, veths, records).
+node_matches_pods() {
+	pods=$(kc get pods -A --field-selector "spec.nodeName=$1" -o json |
 		jq '[.items[] | select(.spec.hostNetwork != true)] | length')
-	veths=$(docker exec "$node" sh -c "ip -o link show type veth | grep -c ': velo' || true")
-	records=$(docker exec "$node" sh -c 'ls /var/lib/velo/velo 2>/dev/null | grep -c "\.json$" || true')
-	leases=$(docker exec "$node" sh -c \
-		'ls /var/lib/velo/ipam/velo 2>/dev/null | grep -cE "^[0-9a-f.:]+$" || true')
-	echo "$pods $veths $records $leases"
+	veths=$(docker exec "$1" sh -c "ip -o link show type veth | grep -c ': velo' || true")
+	records=$(docker exec "$1" sh -c 'ls /var/lib/velo/velo 2>/dev/null | grep -c "\.json$" || true')
+	[ "$veths" = "$pods" ] && [ "$records" = "$pods" ]
 }
-# nothing_leaked NODE: one veth and one record per pod of the node.
 nothing_leaked() {
-	local pods veths records leases i
-	for i in $(seq 1 30); do
-		read -r pods veths records leases <<<"$(node_state "$1")"
-		[ "$veths" = "$pods" ] && [ "$records" = "$pods" ] && return 0
-		sleep 2
-	done
-	echo "    $1: $pods pods, $veths veths, $records records, $leases leases"
-	return 1
+	local pods veths records
+	eventually 60 node_matches_pods "$1" || {
+		echo "    $1: $pods pods, $veths veths, $records records"
+		return 1
+	}
 }
 
 # A worker restarted as a machine reboots: pods come back reachable, nothing leaked.
@@ -463,15 +466,6 @@ restart_count() { kn get pod "$1" -o jsonpath='{.status.containerStatuses[0].res
 restarted() { [ "$(restart_count "$1")" -gt "$2" ]; }
 # reach CLIENT SERVER: CLIENT gets SERVER's name from SERVER's current address.
 reach() { fetch_name "$1" "http://$(pod_ip "$2"):8080/" "$2"; }
-# eventually SECONDS COMMAND...: COMMAND succeeds within SECONDS.
-eventually() {
-	local deadline=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ "$SECONDS" -lt "$deadline" ] || return 1
-		sleep 2
-	done
-}
 plain_restarts=$(restart_count plain-srv-b)
 fast_restarts=$(restart_count fast-srv-b)
 log "restarting ${workers[1]}"
