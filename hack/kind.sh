@@ -99,17 +99,24 @@ cmd_up() {
 	log "up in $(($(date +%s) - start)) s: KUBECONFIG=$KUBECONFIG"
 }
 
-# A pod on the cluster network resolves the API's Service name through CoreDNS.
+# A pod on the cluster network resolves the API's Service name through CoreDNS. CoreDNS can
+# be Ready before the path to it is (kube-proxy's rules, velod's routes on a fresh node): the
+# pod asks for up to a minute.
 coredns_answers() {
-	local out
+	local out ip='^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$'
 	kc delete pod velo-dns-check --ignore-not-found --wait=true >/dev/null
 	out=$(kc run velo-dns-check --rm -i --restart=Never --quiet \
-		--image="registry.k8s.io/e2e-test-images/agnhost:$AGNHOST_TAG" --command -- \
-		dig +short +search kubernetes.default.svc.cluster.local 2>&1) || {
-		printf '%s\n' "$out" >&2
+		--image="registry.k8s.io/e2e-test-images/agnhost:$AGNHOST_TAG" --command -- sh -c "
+		for i in \$(seq 30); do
+			out=\$(dig +short kubernetes.default.svc.cluster.local 2>&1)
+			echo \"\$out\" | grep -Eq '$ip' && break
+			sleep 2
+		done
+		echo \"\$out\"" 2>&1)
+	grep -Eq "$ip" <<<"$out" || {
+		printf 'velo-dns-check: %s\n' "$out" >&2
 		return 1
 	}
-	grep -Eq '^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$' <<<"$out"
 }
 
 cmd_e2e() {
