@@ -28,19 +28,8 @@
 #include "cmd_sockets.h"
 #include "ctl.h"
 #include "datapath/pod_counters.h"
+#include "datapath/sockmap_stats.h"
 #include "datapath/svc_sockets.h"
-
-static const char *const stat_names[VELO_SM_STAT_MAX] = {
-	[VELO_SM_STAT_INSERT] = "insert",
-	[VELO_SM_STAT_NOT_POD] = "notPod",
-	[VELO_SM_STAT_PEER_NOT_POD] = "peerNotPod",
-	[VELO_SM_STAT_INSERT_FAIL] = "insertFail",
-	[VELO_SM_STAT_REDIRECT] = "redirect",
-	[VELO_SM_STAT_PASS_FIRST] = "passFirst",
-	[VELO_SM_STAT_PASS] = "pass",
-	[VELO_SM_STAT_REDIRECT_LOST] = "redirectLost",
-	[VELO_SM_STAT_UNPAIRED] = "unpaired",
-};
 
 struct socket_scan {
 	struct velo_sm_key *keys;
@@ -255,7 +244,7 @@ static cJSON *counters_json(const struct ctl *ctl)
 
 	for (__u32 stat = 0; fd >= 0 && out && stat < VELO_SM_STAT_MAX; stat++)
 		if (!velo_percpu_u64_sum(fd, stat, &sum))
-			cJSON_AddNumberToObject(out, stat_names[stat], (double)sum);
+			cJSON_AddNumberToObject(out, velo_sm_stat_names[stat], (double)sum);
 	if (fd >= 0)
 		close(fd);
 	return out;

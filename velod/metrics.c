@@ -25,6 +25,7 @@
 #include "k8s_nodes.h"
 #include "state/netns_state.h"
 #include "datapath/pod_counters.h"
+#include "datapath/sockmap_stats.h"
 #include "state/state.h"
 #include "services_metrics.h"
 #include "uplink_xdp.h"
@@ -327,63 +328,62 @@ static void put_bpf(const struct agent *agent, struct text *text)
 	velo_progs_free(&loaded);
 }
 
-/* The stats map (VELO_MAP_STATS): per-CPU datapath counters by outcome. */
-static void put_datapath(const struct agent *agent, struct text *text)
+/* velo_stats_v1's keys: the tc/XDP programs' hook and outcome. */
+static const char *const datapath_hooks[VELO_STAT_MAX] = {
+	[VELO_STAT_TC_REDIRECT] = "tc", [VELO_STAT_TC_PASS] = "tc",
+	[VELO_STAT_TC_SPOOF] = "tc",	[VELO_STAT_XDP_REDIRECT] = "xdp",
+	[VELO_STAT_XDP_PASS] = "xdp",	[VELO_STAT_XDP_SPOOF] = "xdp",
+	[VELO_STAT_TTL] = "any",	[VELO_STAT_MTU] = "any",
+	[VELO_STAT_NAT] = "any",	[VELO_STAT_NO_CT] = "any",
+};
+static const char *const datapath_outcomes[VELO_STAT_MAX] = {
+	[VELO_STAT_TC_REDIRECT] = "redirect", [VELO_STAT_TC_PASS] = "pass",
+	[VELO_STAT_TC_SPOOF] = "drop_spoof",  [VELO_STAT_XDP_REDIRECT] = "redirect",
+	[VELO_STAT_XDP_PASS] = "pass",	      [VELO_STAT_XDP_SPOOF] = "drop_spoof",
+	[VELO_STAT_TTL] = "pass_ttl",	      [VELO_STAT_MTU] = "pass_mtu",
+	[VELO_STAT_NAT] = "pass_nat",	      [VELO_STAT_NO_CT] = "pass_no_ct",
+};
+_Static_assert(VELO_STAT_NO_CT + 1 == VELO_STAT_MAX, "name every datapath outcome");
+
+/*
+ * Pinned per-CPU maps of __u64 counters, one series per key: a key's labels
+ * are hook (when the map has one) and outcome, named by the tables above.
+ */
+static const struct counter_map {
+	const char *map, *metric, *help;
+	unsigned n_keys;
+	const char *const *hooks; /* NULL: no hook label */
+	const char *const *outcomes;
+} counter_maps[] = {
+	{ VELO_MAP_STATS, "velo_datapath_packets_total",
+	  "Packets velo's tc/XDP programs handled, by hook and outcome.", VELO_STAT_MAX,
+	  datapath_hooks, datapath_outcomes },
+	{ VELO_MAP_SM_STATS, "velo_sockmap_events_total",
+	  "Socket short-circuit decisions (sock_ops inserts, sk_msg verdicts), by outcome.",
+	  VELO_SM_STAT_MAX, NULL, velo_sm_stat_names },
+};
+
+static void put_counter_maps(const struct agent *agent, struct text *text)
 {
-	static const char *const outcomes[VELO_STAT_MAX][2] = {
-		[VELO_STAT_TC_REDIRECT] = { "tc", "redirect" },
-		[VELO_STAT_TC_PASS] = { "tc", "pass" },
-		[VELO_STAT_TC_SPOOF] = { "tc", "drop_spoof" },
-		[VELO_STAT_XDP_REDIRECT] = { "xdp", "redirect" },
-		[VELO_STAT_XDP_PASS] = { "xdp", "pass" },
-		[VELO_STAT_XDP_SPOOF] = { "xdp", "drop_spoof" },
-		[VELO_STAT_TTL] = { "any", "pass_ttl" },
-		[VELO_STAT_MTU] = { "any", "pass_mtu" },
-		[VELO_STAT_NAT] = { "any", "pass_nat" },
-		[VELO_STAT_NO_CT] = { "any", "pass_no_ct" },
-	};
-	_Static_assert(VELO_STAT_NO_CT + 1 == VELO_STAT_MAX, "name every datapath outcome");
-	int fd = velo_map_pin_open(&agent->config.paths, VELO_MAP_STATS);
-	uint64_t sum;
+	for (unsigned m = 0; m < sizeof(counter_maps) / sizeof(counter_maps[0]); m++) {
+		const struct counter_map *map = &counter_maps[m];
+		int fd = velo_map_pin_open(&agent->config.paths, map->map);
+		uint64_t sum;
 
-	if (fd < 0)
-		return;
-	header(text, "velo_datapath_packets_total", "counter",
-	       "Packets velo's tc/XDP programs handled, by hook and outcome.");
-	for (__u32 key = 0; key < VELO_STAT_MAX; key++)
-		if (!velo_percpu_u64_sum(fd, key, &sum))
-			put(text, "velo_datapath_packets_total{hook=\"%s\",outcome=\"%s\"} %llu\n",
-			    outcomes[key][0], outcomes[key][1], (unsigned long long)sum);
-	close(fd);
-}
-
-/* velo_smstat_v2: the socket short-circuit's decisions, per outcome (docs/sockmap.md). */
-static void put_sockmap(const struct agent *agent, struct text *text)
-{
-	static const char *const outcomes[VELO_SM_STAT_MAX] = {
-		[VELO_SM_STAT_INSERT] = "insert",
-		[VELO_SM_STAT_NOT_POD] = "not_pod",
-		[VELO_SM_STAT_PEER_NOT_POD] = "peer_not_pod",
-		[VELO_SM_STAT_INSERT_FAIL] = "insert_fail",
-		[VELO_SM_STAT_REDIRECT] = "redirect",
-		[VELO_SM_STAT_PASS_FIRST] = "pass_first",
-		[VELO_SM_STAT_PASS] = "pass",
-		[VELO_SM_STAT_REDIRECT_LOST] = "redirect_lost",
-		[VELO_SM_STAT_UNPAIRED] = "unpaired",
-	};
-	_Static_assert(VELO_SM_STAT_UNPAIRED + 1 == VELO_SM_STAT_MAX, "name every sockmap outcome");
-	int fd = velo_map_pin_open(&agent->config.paths, VELO_MAP_SM_STATS);
-	uint64_t sum;
-
-	if (fd < 0)
-		return;
-	header(text, "velo_sockmap_events_total", "counter",
-	       "Socket short-circuit decisions (sock_ops inserts, sk_msg verdicts), by outcome.");
-	for (__u32 key = 0; key < VELO_SM_STAT_MAX; key++)
-		if (!velo_percpu_u64_sum(fd, key, &sum))
-			put(text, "velo_sockmap_events_total{outcome=\"%s\"} %llu\n", outcomes[key],
+		if (fd < 0)
+			continue; /* not pinned: no fast path of that kind was ever loaded */
+		header(text, map->metric, "counter", map->help);
+		for (__u32 key = 0; key < map->n_keys; key++) {
+			if (velo_percpu_u64_sum(fd, key, &sum))
+				continue;
+			put(text, "%s{", map->metric);
+			if (map->hooks)
+				put(text, "hook=\"%s\",", map->hooks[key]);
+			put(text, "outcome=\"%s\"} %llu\n", map->outcomes[key],
 			    (unsigned long long)sum);
-	close(fd);
+		}
+		close(fd);
+	}
 }
 
 /* ---- agent ---- */
@@ -457,8 +457,7 @@ char *metrics_render(const struct agent *agent, size_t *len)
 	put_agent(agent, &text);
 	put_endpoints(agent, &text);
 	put_bpf(agent, &text);
-	put_datapath(agent, &text);
-	put_sockmap(agent, &text);
+	put_counter_maps(agent, &text);
 	uplink = uplink_xdp_metrics(&agent->config);
 	if (uplink)
 		put(&text, "%s", uplink);

@@ -207,7 +207,7 @@ held_tcp() {
 svc_sockets() { bpftool map dump pinned "$VTC_BPFFS/velo_sock_v1" -j | jq 'length'; }
 
 @test "services: a sockmap client through kube-proxy's DNAT isn't paired, nor is the backend's end" {
-	local ctl
+	local ctl ctl_names metric_names
 	SVC_ACCEPT_BUGS="$VT_SOCKMAP_KERNEL_BUGS"
 	backend_and_services '{"velo.dev/sockmap": "true"}'
 	# Opted into sockmap, not into translation: kube-proxy DNATs its connect to the VIP.
@@ -218,9 +218,16 @@ svc_sockets() { bpftool map dump pinned "$VTC_BPFFS/velo_sock_v1" -j | jq 'lengt
 	# socket sees a pod at each end, but its peer's key isn't in: out too (unpaired).
 	[ "$(svc_sockets)" -eq 0 ]
 	ctl="$(svc_ctl -j sockets)"
-	jq -e '.counters.unpaired == 1 and .counters.insert == 0 and .counters.peerNotPod == 1' \
+	jq -e '.counters.unpaired == 1 and .counters.insert == 0 and .counters.peer_not_pod == 1' \
 		<<<"$ctl" || { echo "$ctl"; false; }
 	[ "$(svc_metric 'velo_sockmap_events_total{outcome="unpaired"}')" = 1 ]
+	# One vocabulary (docs/sockmap.md, "Counters"): veloctl's counters are /metrics' outcomes.
+	ctl_names="$(jq -r '.counters | keys_unsorted[]' <<<"$ctl" | sort)"
+	metric_names="$(vt_node curl -sf --max-time 5 "http://127.0.0.1:$SVC_PORT/metrics" |
+		sed -n 's/^velo_sockmap_events_total{outcome="\([^"]*\)"}.*/\1/p' | sort)"
+	echo "veloctl: $ctl_names; /metrics: $metric_names"
+	[ "$(wc -l <<<"$ctl_names")" -eq 9 ]
+	[ "$ctl_names" = "$metric_names" ]
 	# The same pods connected pod to pod pair as before.
 	held_tcp "$BE4" 8080
 	[ "$(svc_sockets)" -eq 2 ]
