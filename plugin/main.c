@@ -131,9 +131,8 @@ int main(void)
 		cni_error_print(cni_error_get(), error_version(&request.config, stdin_text));
 	}
 	fflush(stdout);
-	/* After the answer, so the reaper's ~20 ms of grace periods are nobody's wait. */
-	if (request.reap_retired)
-		velo_retired_reap_detached();
+	/* Started when the veth was retired, so most of its ~20 ms overlapped the DEL. */
+	velo_retired_reap_wait(request.reaper_pid);
 	state_record_free(&request.record);
 	velo_result_free(&request.result);
 	velo_config_free(&request.config);

@@ -183,9 +183,8 @@ static int release_one(struct agent *agent, const char *network, const struct ca
 	if (ret)
 		goto out;
 	ret = attachment_release(&request);
-	/* No reaper of its own (reapIntervalMs 0): velod isn't latency bound, it deletes now. */
-	if (request.reap_retired && velo_retired_reap() < 0)
-		pr_warn("reconcile: delete retired veths failed");
+	/* No reaper of its own (reapIntervalMs 0): the release forked one; velod reaps its child. */
+	velo_retired_reap_wait(request.reaper_pid);
 	if (ret) {
 		pr_warn("reconcile: release failed: %s",
 			cni_error_is_set() ? cni_error_get()->msg : strerror(-ret));

@@ -85,8 +85,8 @@ int attachment_remove_veth(struct velo_request *request)
 		return 0;
 	/* Retired, not deleted: deleting would wait ~20 ms of RCU grace periods (net/retire.h). */
 	ret = velo_veth_retire(host_ifname);
-	if (ret > 0 && !velo_agent_running(&request->config.paths))
-		request->reap_retired = true;
+	if (ret > 0 && !request->reaper_pid && !velo_agent_running(&request->config.paths))
+		request->reaper_pid = velo_retired_reap_start();
 	return ret < 0 ? ret : 0;
 }
 

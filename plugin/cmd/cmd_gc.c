@@ -273,7 +273,6 @@ int cmd_gc(struct velo_request *request)
 		/* GC isn't latency bound: it deletes them itself, and this GC's own too. */
 		if (velo_retired_reap() < 0)
 			pr_warn("gc: delete retired veths failed");
-		request->reap_retired = false;
 	}
 	if (first_err)
 		return cni_fail(first_err, VELO_ERR_STATE, "gc: some attachments not released: %s",

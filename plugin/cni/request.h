@@ -16,7 +16,7 @@ struct velo_request {
 	struct velo_record record; /* this attachment's record */
 	struct velo_result result; /* ADD: what IPAM gave and wiring added */
 	int lock_fd; /* the attachment lock, -1 when not held */
-	bool reap_retired; /* a veth was retired with no velod to delete it: main forks a reaper */
+	int reaper_pid; /* a child deleting the veth retired with no velod: main waits for it */
 };
 
 #endif

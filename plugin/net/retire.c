@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/error.h"
@@ -94,10 +95,13 @@ int velo_retired_reap(void)
 /*
  * The child holds nothing of the DEL: stdio goes to /dev/null (a runtime reads
  * velo's stdout and stderr to EOF) and every other fd is closed (the attachment
- * lock's, the log's). It outlives velo by the ~20 ms of the delete and is then
- * reaped by whoever inherits it. A failed fork deletes in place, as before.
+ * lock's, the log's). velo waits for it before exiting: an orphan would go to
+ * the nearest child subreaper (containerd and CRI-O are ones), which reaps only
+ * the children it started, and stay there a zombie. Started as soon as the veth
+ * is retired, its delete overlaps the rest of the DEL (IPAM, the record). The
+ * alarm bounds it should RTNL never come free. A failed fork deletes in place.
  */
-void velo_retired_reap_detached(void)
+int velo_retired_reap_start(void)
 {
 	pid_t pid = fork();
 	int null_fd;
@@ -105,19 +109,28 @@ void velo_retired_reap_detached(void)
 	if (pid < 0) {
 		pr_warn("fork a reaper: %s; deleting retired veths now", strerror(errno));
 		velo_retired_reap();
-		return;
+		return 0;
 	}
 	if (pid > 0) {
 		pr_debug("retired veths left to a reaper (pid %d)", (int)pid);
-		return;
+		return pid;
 	}
 	setsid();
 	null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	for (int fd = 0; fd < 3 && null_fd >= 0; fd++)
 		dup2(null_fd, fd);
 	close_range(3, ~0u, 0);
+	alarm(VELO_REAPER_TIMEOUT_S);
 	velo_retired_reap();
 	_exit(0);
+}
+
+void velo_retired_reap_wait(int pid)
+{
+	if (pid <= 0)
+		return;
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
 }
 
 bool velo_retired_clear(int ifindex)

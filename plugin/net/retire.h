@@ -5,8 +5,8 @@
  * routes and neighbour entries go at once, and the pod side loses carrier)
  * and into velo's retired link group, in one request. velod deletes the
  * whole group at once every reapIntervalMs, so a burst of DELs shares one
- * grace period. Without velod, DEL retires the same way and, once its answer is
- * written, forks a child that deletes the group while velo exits: nobody waits.
+ * grace period. Without velod, DEL retires the same way and forks a child that
+ * deletes the group while the DEL goes on; velo waits for it before exiting.
  */
 #ifndef VELO_RETIRE_H
 #define VELO_RETIRE_H
@@ -29,8 +29,13 @@ bool velo_agent_running(const struct velo_paths *paths);
 int velo_veth_retire(const char *host_ifname);
 /* Deletes every retired veth of the current netns: 1 if any went, 0 if none, or -errno. */
 int velo_retired_reap(void);
-/* The same in a forked child nobody waits for (stdio on /dev/null, no other fd kept). */
-void velo_retired_reap_detached(void);
+/* The longest a reaper child runs: then SIGALRM ends it. */
+#define VELO_REAPER_TIMEOUT_S 10
+/* The same in a forked child (stdio on /dev/null, no other fd kept): its pid, or 0 when the fork
+ * failed and the delete was done in place. */
+int velo_retired_reap_start(void);
+/* Waits for the child velo_retired_reap_start returned (pid <= 0: none). */
+void velo_retired_reap_wait(int pid);
 /* ADD found an interface in its way: if ifindex (in the current netns) is a retired veth, delete
  * it now and return true; true too when no ifindex exists (a reaper was faster): look again. */
 bool velo_retired_clear(int ifindex);

@@ -129,3 +129,29 @@ reap_gone() {
 	vt_retired_wait
 	vt_assert_nothing_left
 }
+
+@test "DEL without velod under a child subreaper (containerd, CRI-O): no reaper child left running or a zombie, pair deleted" {
+	local conf pod host i wrap
+	local run="$VELOTEST_REPO/build/tests/subreaper_run"
+	[ -x "$run" ] || skip "$run missing (make $run)"
+	conf="$(vt_config -i velo -f dual)"
+	host="$(vt_host_ifname vt ctr-subreap1 eth0)"
+	# The runtime: a subreaper that waits for velo's pid only, as a Go runtime's exec does.
+	wrap="$VT/work/velo-under-subreaper"
+	printf '#!/bin/sh\nexec %s %s "$@"\n' "$run" "$VT_BIN/$VELOTEST_PLUGIN" >"$wrap"
+	chmod +x "$wrap"
+	for i in 1 2 3; do
+		pod="$(vt_pod_new)"
+		vt_add "$pod" "ctr-subreap$i" "$conf"
+		host="$(vt_host_ifname vt "ctr-subreap$i" eth0)"
+		VT_EXEC="$wrap" vt_cni DEL "ctr-subreap$i" "$pod" eth0 "$conf"
+		# 3: the subreaper adopted a process velo left behind (listed on stderr).
+		[ "$VT_RC" -eq 0 ] || { echo "rc $VT_RC: $VT_ERR"; false; }
+		[ -z "$VT_OUT" ]
+		# velo waited for its reaper: the pair is gone when DEL returns.
+		run vt_node ip link show "$host"
+		[ "$status" -ne 0 ]
+		reap_gone "$host" "$pod"
+	done
+	vt_assert_nothing_left
+}
