@@ -124,7 +124,7 @@ struct hostgw_stats {
 	uint64_t syncs;
 	uint64_t errors; /* unreadable node list, next hops not on a local link, netlink */
 	struct k8s_nodes *watch; /* the API source; NULL with nodesFile */
-	bool api_synced; /* routes were synced from a listed node list (gates /healthz) */
+	bool synced; /* routes were synced from a read or listed node list once (gates /healthz) */
 };
 
 /* A service port in the maps, named for /metrics ("<ns>/<name>:<port name or number>/<proto>"). */
@@ -149,6 +149,7 @@ struct services {
 	struct velo_svc_written *written;
 	uint64_t next_ns;
 	bool loaded; /* the maps hold the file's current content */
+	bool synced; /* the maps were written from the source once (gates /healthz) */
 	long long mtime_ns, size, ino; /* of the file last synced */
 	unsigned entries; /* service ports in the maps */
 	unsigned backends;

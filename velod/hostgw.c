@@ -331,8 +331,8 @@ void hostgw_step(struct hostgw_stats *stats, const struct agent_config *config, 
 	}
 	if (sync_routes(stats, config, &list))
 		stats->errors++;
-	else if (stats->watch)
-		stats->api_synced = true;
+	else
+		stats->synced = true;
 	if (config->route_sync_s)
 		stats->next_ns = now_ns + config->route_sync_s * NS_PER_S;
 }
@@ -340,8 +340,7 @@ void hostgw_step(struct hostgw_stats *stats, const struct agent_config *config, 
 uint64_t hostgw_deadline(const struct hostgw_stats *stats, const struct agent_config *config)
 {
 	/* Before the first LIST only the watch's fd can make a pass worth doing. */
-	if (!agent_hostgw_on(config) || !config->route_sync_s ||
-	    (stats->watch && !stats->api_synced))
+	if (!agent_hostgw_on(config) || !config->route_sync_s || (stats->watch && !stats->synced))
 		return UINT64_MAX;
 	return stats->next_ns;
 }

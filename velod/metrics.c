@@ -483,12 +483,28 @@ int agent_health(const struct agent *agent, char *buf, size_t len)
 			 strerror(-agent->reconcile.last_scan_error));
 		return agent->reconcile.last_scan_error;
 	}
-	if (agent->hostgw.watch && !agent->hostgw.api_synced) {
+	/* Every configured source in place once: a pod sent here must find its routes and
+	 * Services, not empty maps. */
+	if (agent->hostgw.watch && !agent->hostgw.synced) {
 		struct k8s_watch_stats stats;
 
 		k8s_nodes_stats(agent->hostgw.watch, &stats);
 		snprintf(buf, len, "waiting for the first Node LIST and route sync%s%s\n",
 			 stats.last_error[0] ? ": " : "", stats.last_error);
+		return -EAGAIN;
+	}
+	if (!agent->hostgw.watch && agent->config.nodes_file[0] && agent->config.route_sync_s &&
+	    !agent->hostgw.synced) {
+		snprintf(buf, len, "waiting for the first route sync from %s\n",
+			 agent->config.nodes_file);
+		return -EAGAIN;
+	}
+	if (agent->config.services_source != SERVICES_NONE && !agent->services.synced) {
+		snprintf(buf, len,
+			 "waiting for the first sync of the Services and EndpointSlices %s "
+			 "into the maps (%llu failed so far)\n",
+			 agent->config.services_source == SERVICES_API ? "the API lists" : "file",
+			 (unsigned long long)agent->services.errors);
 		return -EAGAIN;
 	}
 	snprintf(buf, len, "ok\n");

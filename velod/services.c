@@ -279,6 +279,7 @@ static void step_api(struct services *services, const struct agent_config *confi
 	}
 	services->dirty = false;
 	services->loaded = true;
+	services->synced = true;
 }
 
 void services_step(struct services *services, const struct agent_config *config, uint64_t now_ns)
@@ -311,6 +312,8 @@ void services_step(struct services *services, const struct agent_config *config,
 	services->loaded = true;
 	if (sync_file(services, config))
 		services->errors++;
+	else
+		services->synced = true;
 }
 
 uint64_t services_deadline(const struct services *services, const struct agent_config *config)

@@ -278,3 +278,34 @@ sticky() {
 	grep -q " $VIP4:80  *accelerated$" <<<"$output"
 	[ "$(grep -c " -  *accelerated$" <<<"$output")" -eq 1 ]
 }
+
+@test "services: /healthz says not ready until the services file is in the maps" {
+	local _ health
+	svc_velod
+	# Listening, the services file not there yet: not ready.
+	for _ in $(seq 100); do
+		health="$(vt_node curl -s --max-time 5 -w ' %{http_code}' \
+			"http://127.0.0.1:$SVC_PORT/healthz" | tr -d '\n')" && break
+		sleep 0.05
+	done
+	echo "healthz: $health"
+	[[ "$health" == *" 503" ]]
+	[[ "$health" == *"services"*"file"* ]] || [[ "$health" == *"Services"*"file"* ]]
+	# A file that doesn't parse is not a sync either.
+	echo '{"services": [' >"$VT/services.json"
+	for _ in $(seq 40); do
+		grep -q "the maps stay as they were" "$VT/velod.log" && break
+		sleep 0.05
+	done
+	grep -q "the maps stay as they were" "$VT/velod.log"
+	health="$(vt_node curl -s --max-time 5 -w ' %{http_code}' "http://127.0.0.1:$SVC_PORT/healthz" |
+		tr -d '\n')"
+	[[ "$health" == *" 503" ]]
+	svc_write "$(svc_file "[$(svc_service web "$VIP4" -- "$HTTP")]" \
+		"[$(svc_slice web-4 web IPv4 '[{"name": "http", "port": 8080}]' 10.244.9.9)]")"
+	health="$(vt_node curl -s --max-time 5 -w ' %{http_code}' "http://127.0.0.1:$SVC_PORT/healthz" |
+		tr -d '\n')"
+	echo "healthz: $health"
+	[ "$health" = "ok 200" ]
+	[ "$(svc_ctl -j services | jq '.servicePorts | length')" -eq 1 ]
+}

@@ -185,6 +185,41 @@ sw_start() {
 	[ "$(svc_kp_packets)" -eq "$kp" ]
 }
 
+# sw_healthz: velod's /healthz status code and body on one line.
+sw_healthz() {
+	vt_node curl -s --max-time 5 -w ' %{http_code}' "http://127.0.0.1:$SVC_PORT/healthz" | tr -d '\n'
+}
+
+@test "services_watch: /healthz says not ready until the first EndpointSlice LIST is in the maps" {
+	local _ health
+	sw_start fail-list-endpointslices
+	# Services and Nodes listed, the EndpointSlice LIST withheld (500, backoff): not ready.
+	for _ in $(seq 100); do
+		grep -q "k8s services: listed 1" "$VT/velod.log" &&
+			[ "$(grep -c 'endpointslices?limit=' "$K8_API/requests.log")" -ge 2 ] && break
+		sleep 0.05
+	done
+	[ "$(grep -c 'endpointslices?limit=' "$K8_API/requests.log")" -ge 2 ]
+	[ -n "$(svc_metric velo_k8s_node_lists_total)" ]
+	[ "$(svc_metric velo_k8s_node_lists_total)" -ge 1 ]
+	health="$(sw_healthz)"
+	echo "healthz: $health"
+	[[ "$health" == *" 503" ]]
+	[[ "$health" == *"Services and EndpointSlices"* ]]
+	[ "$(sw_backends)" = "" ]
+
+	# The LIST let through: ready once, and only once, the maps hold the backend.
+	rm "$K8_API/fail-list-endpointslices"
+	for _ in $(seq 100); do
+		health="$(sw_healthz)"
+		[[ "$health" == *" 200" ]] && break
+		sleep 0.05
+	done
+	echo "healthz: $health"
+	[ "$health" = "ok 200" ]
+	[ "$(sw_backends)" = "$A4:8080" ]
+}
+
 @test "services_watch: an ERROR 410 relists and converges on a change the watch never carried" {
 	local _ events before
 	sw_start
