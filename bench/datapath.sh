@@ -376,7 +376,6 @@ summary() {
 			printf "%g %g %g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, v[1], v[NR]
 		}'
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "NA" || b == "NA" || b == 0) print "NA"; else printf "%.2f", a / b }'; }
 label() { case $1 in ptp | bridge) echo "$1" ;; *) echo "velo $1" ;; esac; }
 
 velo_paths=$(for p in $paths; do case $p in ptp | bridge) ;; *) echo "$p" ;; esac; done | tr '\n' ' ')

@@ -10,6 +10,17 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 outdir=${1:-$top/build/bench}
 
 [ "$(id -u)" = 0 ] || { echo "bench/run.sh: needs root" >&2; exit 1; }
+# The node lock tests/run.sh's node and clients suites hold: a benchmark beside them would
+# measure their load too (and they would see its programs).
+node_lock=${VELO_NODE_LOCK:-/run/velo-node.lock}
+if [ "${VELO_NODE_LOCK_HELD:-}" != 1 ]; then
+	exec 8>>"$node_lock"
+	if ! flock -n 8; then
+		echo "bench/run.sh: waiting for the node lock $node_lock"
+		flock 8
+	fi
+	export VELO_NODE_LOCK_HELD=1
+fi
 mkdir -p "$outdir"
 outdir=$(cd "$outdir" && pwd)
 

@@ -54,54 +54,13 @@ velod=${VELOD:-$top/build/velod}
 veloctl=${VELOCTL:-$top/build/veloctl}
 stream=$top/build/tests/sockmap_stream
 sm_rr=$top/build/bench/sm_rr
-for f in "$velo" "$velod" "$veloctl" "$stream" "$sm_rr" /usr/lib/cni/host-local; do
-	[ -x "$f" ] || {
-		echo "bench/services.sh: $f missing (make all $stream $sm_rr; containernetworking-plugins)" >&2
-		exit 1
-	}
-done
-for tool in jq nft bpftool taskset; do
-	command -v "$tool" >/dev/null || { echo "bench/services.sh: $tool missing (hack/install-deps.sh)" >&2; exit 1; }
-done
-cgmount=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") print $5; break } }' \
-	/proc/self/mountinfo | head -n 1)
-[ -n "$cgmount" ] || { echo "bench/services.sh: no cgroup2 mount" >&2; exit 1; }
-mkdir -p "$outdir"
-placements="same cross"
-[ "$(nproc)" -ge 2 ] || placements="same"
-
-tag=$$
-node=velotest-svcbench-node-$tag
-work=$(mktemp -d /tmp/velotest-svcbench-XXXXXX)
-bpffs=/sys/fs/bpf/velotest-svcbench-$tag
-pids=()
 # shellcheck source=bench/lib.bash
 source "$top/bench/lib.bash"
-cleanup() {
-	set +e
-	local pid ns cg
-	for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
-	for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null; done
-	for cg in "$cgmount"/velotest-svcbench-"$tag"-*; do
-		[ -d "$cg" ] && cgroup_kill "$cg"
-	done
-	for cg in "$cgmount"/velotest-svcbench-"$tag"-*; do [ -d "$cg" ] && rmdir "$cg"; done
-	for ns in $(ip netns list | awk '{ print $1 }' | grep -- "^velotest-svcbench-.*-$tag\$"); do
-		ip netns del "$ns"
-	done
-	rm -rf "$bpffs" "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-dp_stats=$work/dp_stats
-# shellcheck disable=SC2046
-${CC:-gcc} -std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror -o "$dp_stats" "$top/bench/dp_stats.c" \
-	$(pkg-config --libs libbpf)
-
-ip netns add "$node"
-ip -n "$node" link set lo up
-mkdir -p "$work/bin" "$work/run"
+bench_need bench/services.sh "$velo" "$velod" "$veloctl" "$stream" "$sm_rr" /usr/lib/cni/host-local \
+	-- jq nft bpftool taskset
+mkdir -p "$outdir"
+bench_start bench/services.sh velotest-svcbench
+mkdir -p "$work/run"
 cp "$velo" "$work/bin/velo"
 cp /usr/lib/cni/host-local "$work/bin/"
 innode() { nsenter --net="/run/netns/$node" "$@"; }
@@ -133,7 +92,7 @@ annotations() {
 	jq -cn --arg sm "$sm" --arg svc "$svc" '{"velo.dev/sockmap": $sm, "velo.dev/services": $svc}'
 }
 
-declare -A pod_ns pod_cg pod_ip
+declare -A pod_ns pod_cg pod_ip server_pid
 # add_pod PATH ROLE: a pod netns and cgroup wired by velo.
 add_pod() {
 	local path=$1 key=$1-$2 ns rel out
@@ -150,11 +109,6 @@ add_pod() {
 	pod_ns[$key]=$ns
 	pod_ip[$key]=$(jq -r '.ips[0].address | split("/")[0]' <<<"$out")
 }
-pod_argv() {
-	# shellcheck disable=SC2016
-	POD_ARGV=(nsenter --net="/run/netns/${pod_ns[$1-$2]}" sh -c \
-		'echo $$ >"$1/cgroup.procs"; shift; exec "$@"' sh "${pod_cg[$1-$2]}")
-}
 # target PATH PORT_INDEX: what that path's client dials (0 stream, 1 rr, 2 conn).
 target() {
 	if [ "$1" = direct ] || [ "$1" = direct-sm ]; then
@@ -164,23 +118,6 @@ target() {
 	fi
 }
 endpoint() { local a p; read -r a p <<<"$(target "$@")"; echo "$a:$p"; }
-
-declare -A server_pid
-start_server() {
-	local path=$1 kind=$2 _try
-	shift 2
-	pod_argv "$path" s
-	"${POD_ARGV[@]}" "$@" >"$work/ready-$path-$kind" 2>>"$work/servers.log" &
-	pids+=("$!")
-	server_pid[$path-$kind]=$!
-	for _try in $(seq 100); do
-		[ "$kind" = sink ] && grep -qs listening "$work/ready-$path-$kind" && return
-		grep -qs ready "$work/ready-$path-$kind" && return
-		sleep 0.05
-	done
-	echo "bench/services.sh: $path $kind server did not start" >&2
-	exit 1
-}
 
 echo "bench/services.sh: wiring pods ($(date +%H:%M:%S))"
 for path in $paths; do
@@ -326,14 +263,8 @@ cp "$stats_csv" "$outdir/services_stats.csv"
 summary() {
 	awk -F, -v c="$1" -v v="$2" -v p="$3" -v m="$4" \
 		'$1 == c && $2 == v && $3 == p && $5 == m && $6 != "NA" { print $6 }' "$csv" |
-		sort -g | awk '{ v[NR] = $1 }
-		END {
-			if (!NR) { print "NA NA NA"; exit }
-			printf "%g %g %g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, v[1], v[NR]
-		}'
+		median_min_max
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "NA" || b == "NA" || b == 0) print "NA"; else printf "%.2f", a / b }'; }
-ratio_raw() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "NA" || b == "NA" || b == 0) print "NA"; else printf "%.6f", a / b }'; }
 met() {
 	awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN {
 		if (v == "NA") { print "NA"; exit }

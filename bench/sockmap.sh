@@ -55,54 +55,13 @@ done
 velo=${VELO:-$top/build/velo}
 stream=$top/build/tests/sockmap_stream
 sm_rr=$top/build/bench/sm_rr
-for f in "$velo" "$stream" "$sm_rr" /usr/lib/cni/ptp /usr/lib/cni/host-local; do
-	[ -x "$f" ] || {
-		echo "bench/sockmap.sh: $f missing (make all $stream $sm_rr; containernetworking-plugins)" >&2
-		exit 1
-	}
-done
-for tool in jq gnuplot bpftool taskset; do
-	command -v "$tool" >/dev/null || { echo "bench/sockmap.sh: $tool missing (hack/install-deps.sh)" >&2; exit 1; }
-done
-cgmount=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") print $5; break } }' \
-	/proc/self/mountinfo | head -n 1)
-[ -n "$cgmount" ] || { echo "bench/sockmap.sh: no cgroup2 mount" >&2; exit 1; }
-mkdir -p "$outdir"
-# Two placements for rr and conn: both ends on CPU 0, and client on 0, server on 1.
-placements="same cross"
-[ "$(nproc)" -ge 2 ] || placements="same"
-
-tag=$$
-node=velotest-smbench-node-$tag
-work=$(mktemp -d /tmp/velotest-smbench-XXXXXX)
-bpffs_base=/sys/fs/bpf/velotest-smbench-$tag
-pids=()
 # shellcheck source=bench/lib.bash
 source "$top/bench/lib.bash"
-cleanup() {
-	set +e
-	local pid ns cg
-	for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
-	for cg in "$cgmount"/velotest-smbench-"$tag"-*; do
-		[ -d "$cg" ] && cgroup_kill "$cg"
-	done
-	for cg in "$cgmount"/velotest-smbench-"$tag"-*; do [ -d "$cg" ] && rmdir "$cg"; done
-	for ns in $(ip netns list | awk '{ print $1 }' | grep -- "^velotest-smbench-.*-$tag\$"); do
-		ip netns del "$ns"
-	done
-	rm -rf "$bpffs_base"-* "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-dp_stats=$work/dp_stats
-# shellcheck disable=SC2046
-${CC:-gcc} -std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror -o "$dp_stats" "$top/bench/dp_stats.c" \
-	$(pkg-config --libs libbpf)
-
-ip netns add "$node"
-ip -n "$node" link set lo up
-mkdir -p "$work/bin"
+bench_need bench/sockmap.sh "$velo" "$stream" "$sm_rr" /usr/lib/cni/ptp /usr/lib/cni/host-local \
+	-- jq gnuplot bpftool taskset
+mkdir -p "$outdir"
+bench_start bench/sockmap.sh velotest-smbench
+bpffs_base=$bpffs
 cp "$velo" "$work/bin/velo"
 cp /usr/lib/cni/ptp /usr/lib/cni/host-local "$work/bin/"
 
@@ -136,7 +95,7 @@ config() {
 			cgroupPath: $cg}}'
 }
 
-declare -A pod_ns pod_cg pod_ip
+declare -A pod_ns pod_cg pod_ip server_pid
 # add_pod PATH ROLE: a pod netns (and for velo a cgroup) wired by that path's plugin.
 add_pod() {
 	local path=$1 key=$1-$2 ns rel="" mode="" plugin=velo out
@@ -158,38 +117,9 @@ add_pod() {
 	pod_ns[$key]=$ns
 	pod_ip[$key]=$(jq -r '.ips[0].address | split("/")[0]' <<<"$out")
 }
-# pod_argv PATH ROLE: POD_ARGV = the command prefix that runs in that pod (and its cgroup).
-pod_argv() {
-	# shellcheck disable=SC2016
-	POD_ARGV=(nsenter --net="/run/netns/${pod_ns[$1-$2]}" sh -c \
-		'[ -z "$1" ] || echo $$ >"$1/cgroup.procs"; shift; exec "$@"' sh "${pod_cg[$1-$2]:-}")
-}
 # endpoint PATH KIND: where that path's rr or conn server listens.
 endpoint() {
 	if [ "$1" = unix ]; then echo "$work/$2.sock"; else echo "${pod_ip[$1-s]}:$([ "$2" = rr ] && echo 5200 || echo 5300)"; fi
-}
-
-declare -A server_pid
-# start_server PATH KIND CMD...: runs a server of that path in its pod, waits for "ready".
-start_server() {
-	local path=$1 kind=$2 _try
-	shift 2
-	if [ "$path" = unix ]; then
-		"$@" >"$work/ready-$path-$kind" 2>>"$work/servers.log" &
-	else
-		pod_argv "$path" s
-		"${POD_ARGV[@]}" "$@" >"$work/ready-$path-$kind" 2>>"$work/servers.log" &
-	fi
-	# nsenter and sh exec: $! is the server itself (its CPU affinity is set through it).
-	pids+=("$!")
-	server_pid[$path-$kind]=$!
-	for _try in $(seq 100); do
-		[ "$kind" = sink ] && grep -qs listening "$work/ready-$path-$kind" && return
-		grep -qs ready "$work/ready-$path-$kind" && return
-		sleep 0.05
-	done
-	echo "bench/sockmap.sh: $path $kind server did not start" >&2
-	exit 1
 }
 
 echo "bench/sockmap.sh: wiring pods ($(date +%H:%M:%S))"
@@ -317,15 +247,8 @@ cp "$stats_csv" "$outdir/sockmap_stats.csv"
 summary() {
 	awk -F, -v c="$1" -v v="$2" -v s="$3" -v p="$4" -v m="$5" \
 		'$1 == c && $2 == v && $3 == s && $4 == p && $6 == m && $7 != "NA" { print $7 }' "$csv" |
-		sort -g | awk '{ v[NR] = $1 }
-		END {
-			if (!NR) { print "NA NA NA"; exit }
-			printf "%g %g %g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, v[1], v[NR]
-		}'
+		median_min_max
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "NA" || b == "NA" || b == 0) print "NA"; else printf "%.2f", a / b }'; }
-# The unrounded ratio, for verdicts: 0.946 must not pass a 0.95 target by rounding.
-ratio_raw() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "NA" || b == "NA" || b == 0) print "NA"; else printf "%.6f", a / b }'; }
 # met VALUE OP LIMIT: yes/NO against a target.
 met() {
 	awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN {

@@ -32,6 +32,23 @@ count_tap() {
 	LAST_FAILED=$f
 }
 
+# The suites that wire pods and run velo's programs on this machine take the node lock for their
+# run, and so does bench/run.sh (`make bench`): two of them at once (from two checkouts, say) see
+# each other's BPF programs, stats and CPU load, and a benchmark beside a suite measures both.
+node_lock=${VELO_NODE_LOCK:-/run/velo-node.lock}
+node_locked() {
+	# Held already by whoever started us (bench/run.sh, an outer run.sh): nested, not again.
+	[ "${VELO_NODE_LOCK_HELD:-}" != 1 ] || { "$@"; return; }
+	exec 8>>"$node_lock"
+	if ! flock -n 8; then
+		printf '== waiting for the node lock %s\n' "$node_lock"
+		flock 8
+	fi
+	VELO_NODE_LOCK_HELD=1 "$@"
+	flock -u 8
+	exec 8>&-
+}
+
 # A suite that runs longer than this is stopped and counted as a failure.
 suite_timeout=${VELO_SUITE_TIMEOUT:-900}
 
@@ -76,8 +93,8 @@ for suite in "${suites[@]}"; do
 	case "$suite" in
 	unit) run_binaries "$build/tests/test_[!b]*" ;;
 	bpf) run_binaries "$build/tests/test_bpf*" ;;
-	node) run_bats "$top/tests/node" node ;;
-	clients) run_bats "$top/tests/clients" clients ;;
+	node) node_locked run_bats "$top/tests/node" node ;;
+	clients) node_locked run_bats "$top/tests/clients" clients ;;
 	layout) run_bats "$top/tests/layout" layout ;;
 	manifests) run_bats "$top/tests/manifests" manifests ;;
 	fuzz) run_bats "$top/tests/fuzz" fuzz ;;
