@@ -14,3 +14,10 @@ $(BUILD)/tests/test_k8s_event: tests/unit/velod/test_k8s_event.c $(OBJ)/velod/k8
 		| $(BUILD)/tests
 	$(CC) $(CPPFLAGS) -Ivelod $(CFLAGS) -Wno-missing-prototypes -o $@ $< \
 		$(OBJ)/velod/k8s_event.o $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka
+
+# tests/unit/velod/test_k8s_services.c: the Service and EndpointSlice watches' state and table
+# (velod/k8s_services.c), with the watch thread (k8s_watch.c) replaced by the test's stand-in.
+$(BUILD)/tests/test_k8s_services: tests/unit/velod/test_k8s_services.c $(OBJ)/velod/k8s_services.o \
+		$(LIB) | $(BUILD)/tests
+	$(CC) $(CPPFLAGS) -Ivelod $(CFLAGS) -Wno-missing-prototypes -o $@ $< \
+		$(OBJ)/velod/k8s_services.o $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka

@@ -103,6 +103,20 @@ static const char *meta_string(const cJSON *object, const char *name)
 	return cJSON_IsString(value) ? value->valuestring : NULL;
 }
 
+/* The object ns/name out of the shared state: 1 when it was there, else 0. */
+static int forget(struct kind *kind, const char *ns, const char *name)
+{
+	struct k8s_services *services = kind->services;
+	int ret;
+
+	pthread_mutex_lock(&services->lock);
+	ret = kind->index == KIND_SERVICES ? velo_svc_state_del_svc(&services->state, ns, name)
+					   : velo_svc_state_del_slice(&services->state, ns, name);
+	services->generation += ret == 1;
+	pthread_mutex_unlock(&services->lock);
+	return ret;
+}
+
 static int change(void *ctx, bool deleted, const cJSON *object, char *why, size_t why_size)
 {
 	struct kind *kind = ctx;
@@ -117,16 +131,14 @@ static int change(void *ctx, bool deleted, const cJSON *object, char *why, size_
 			snprintf(why, why_size, "a deleted object without namespace and name");
 			return -EINVAL;
 		}
-		pthread_mutex_lock(&services->lock);
-		ret = kind->index == KIND_SERVICES
-			      ? velo_svc_state_del_svc(&services->state, ns, name)
-			      : velo_svc_state_del_slice(&services->state, ns, name);
-		services->generation += ret == 1;
-		pthread_mutex_unlock(&services->lock);
-		return ret;
+		return forget(kind, ns, name);
 	}
 	/* Parsed outside the lock, moved in under it. */
 	ret = put(kind, &one, object, why, why_size);
+	/* The API's object is now one velod can't use: its old version goes, or its ClusterIP
+	 * would be translated on to what it was (kube-proxy takes it now). */
+	if (ret == -EINVAL && ns && name)
+		forget(kind, ns, name);
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&services->lock);
