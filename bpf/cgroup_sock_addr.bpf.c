@@ -195,42 +195,39 @@ found:
 	return 0;
 }
 
-static __always_inline void key_v4(struct velo_svc_key *key, __u32 ip4)
-{
-	__builtin_memset(key, 0, sizeof(*key));
-	key->addr[10] = 0xff;
-	key->addr[11] = 0xff;
-	__builtin_memcpy(&key->addr[12], &ip4, 4);
-}
-
-static __always_inline void key_v6(struct velo_svc_key *key, const struct bpf_sock_addr *ctx)
+/* ctx's address (IPv4 as ::ffff:a.b.c.d) and port into key; its proto left 0. */
+static __always_inline void key_of(struct velo_svc_key *key, const struct bpf_sock_addr *ctx,
+				   bool v6)
 {
 	__u32 *addr = (__u32 *)key->addr;
 
 	__builtin_memset(key, 0, sizeof(*key));
-	addr[0] = ctx->user_ip6[0];
-	addr[1] = ctx->user_ip6[1];
-	addr[2] = ctx->user_ip6[2];
-	addr[3] = ctx->user_ip6[3];
+	if (v6) {
+		addr[0] = ctx->user_ip6[0];
+		addr[1] = ctx->user_ip6[1];
+		addr[2] = ctx->user_ip6[2];
+		addr[3] = ctx->user_ip6[3];
+	} else {
+		addr[2] = bpf_htonl(0xffff);
+		addr[3] = ctx->user_ip4;
+	}
+	key->port = (__u16)ctx->user_port;
 }
 
-static __always_inline void set_v6(struct bpf_sock_addr *ctx, const __u8 *addr)
-{
-	const __u32 *words = (const __u32 *)addr;
-
-	ctx->user_ip6[0] = words[0];
-	ctx->user_ip6[1] = words[1];
-	ctx->user_ip6[2] = words[2];
-	ctx->user_ip6[3] = words[3];
-}
-
+/* addr (16-byte form) and port into ctx, in ctx's family. */
 static __always_inline void set_addr(struct bpf_sock_addr *ctx, bool v6, const __u8 *addr,
 				     __u16 port)
 {
-	if (v6)
-		set_v6(ctx, addr);
-	else
-		ctx->user_ip4 = *(const __u32 *)&addr[12];
+	const __u32 *words = (const __u32 *)addr;
+
+	if (v6) {
+		ctx->user_ip6[0] = words[0];
+		ctx->user_ip6[1] = words[1];
+		ctx->user_ip6[2] = words[2];
+		ctx->user_ip6[3] = words[3];
+	} else {
+		ctx->user_ip4 = words[3];
+	}
 	ctx->user_port = port;
 }
 
@@ -312,11 +309,7 @@ static __always_inline int translate(struct bpf_sock_addr *ctx, bool v6, bool da
 
 	if (ctx->protocol != VELO_IPPROTO_TCP && ctx->protocol != VELO_IPPROTO_UDP)
 		return 1;
-	if (v6)
-		key_v6(&key, ctx);
-	else
-		key_v4(&key, ctx->user_ip4);
-	key.port = (__u16)ctx->user_port;
+	key_of(&key, ctx, v6);
 	key.proto = (__u8)ctx->protocol;
 	svc = bpf_map_lookup_elem(&velo_svc_v1, &key);
 	if (!svc) {
@@ -364,74 +357,36 @@ static __always_inline int untranslate(struct bpf_sock_addr *ctx, bool v6, bool 
 	sock = bpf_sk_storage_get(&velo_svc_sk_v2, ctx->sk, 0, 0);
 	if (!sock)
 		return 1;
-	if (v6)
-		key_v6(&key, ctx);
-	else
-		key_v4(&key, ctx->user_ip4);
-	key.port = (__u16)ctx->user_port;
+	key_of(&key, ctx, v6);
 	for (__u32 i = 0; i < VELO_SVC_SK_PEERS; i++) {
 		if (peer_only && (i > 0 || !sock->connected))
 			break;
 		if (!addr_equal(sock->peers[i].be, key.addr) || sock->peers[i].be_port != key.port)
 			continue;
-		if (v6) {
-			set_v6(ctx, sock->peers[i].vip);
-		} else {
-			__u32 ip4;
-
-			__builtin_memcpy(&ip4, &sock->peers[i].vip[12], 4);
-			ctx->user_ip4 = ip4;
-		}
-		ctx->user_port = sock->peers[i].vip_port;
+		set_addr(ctx, v6, sock->peers[i].vip, sock->peers[i].vip_port);
 		break;
 	}
 	return 1;
 }
 
-SEC("cgroup/connect4")
-int velo_svc_conn4(struct bpf_sock_addr *ctx)
-{
-	return translate(ctx, false, false);
-}
+/*
+ * Each hook's IPv4 and IPv6 program are the same code with the family a
+ * constant: velo_svc_conn4/6 (connect), velo_svc_send4/6 (sendmsg),
+ * velo_svc_recv4/6 (recvmsg), velo_svc_peer4/6 (getpeername).
+ */
+#define SVC_PROGS(hook, name, fn, arg)                     \
+	SEC("cgroup/" #hook "4")                           \
+	int velo_svc_##name##4(struct bpf_sock_addr * ctx) \
+	{                                                  \
+		return fn(ctx, false, arg);                \
+	}                                                  \
+	SEC("cgroup/" #hook "6")                           \
+	int velo_svc_##name##6(struct bpf_sock_addr * ctx) \
+	{                                                  \
+		return fn(ctx, true, arg);                 \
+	}
 
-SEC("cgroup/connect6")
-int velo_svc_conn6(struct bpf_sock_addr *ctx)
-{
-	return translate(ctx, true, false);
-}
-
-SEC("cgroup/sendmsg4")
-int velo_svc_send4(struct bpf_sock_addr *ctx)
-{
-	return translate(ctx, false, true);
-}
-
-SEC("cgroup/sendmsg6")
-int velo_svc_send6(struct bpf_sock_addr *ctx)
-{
-	return translate(ctx, true, true);
-}
-
-SEC("cgroup/recvmsg4")
-int velo_svc_recv4(struct bpf_sock_addr *ctx)
-{
-	return untranslate(ctx, false, false);
-}
-
-SEC("cgroup/recvmsg6")
-int velo_svc_recv6(struct bpf_sock_addr *ctx)
-{
-	return untranslate(ctx, true, false);
-}
-
-SEC("cgroup/getpeername4")
-int velo_svc_peer4(struct bpf_sock_addr *ctx)
-{
-	return untranslate(ctx, false, true);
-}
-
-SEC("cgroup/getpeername6")
-int velo_svc_peer6(struct bpf_sock_addr *ctx)
-{
-	return untranslate(ctx, true, true);
-}
+SVC_PROGS(connect, conn, translate, false)
+SVC_PROGS(sendmsg, send, translate, true)
+SVC_PROGS(recvmsg, recv, untranslate, false)
+SVC_PROGS(getpeername, peer, untranslate, true)
