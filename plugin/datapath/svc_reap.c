@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* The TCP socket iterator that closes connections to gone backends (svc_reap.h). */
+/* The TCP and UDP socket iterators that close sockets connected to gone backends (svc_reap.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +16,7 @@
 
 struct velo_svc_reap {
 	struct iter_tcp *skel;
-	struct bpf_link *link;
+	struct bpf_link *link, *udp_link;
 };
 
 int velo_svc_reap_open(const struct velo_paths *paths, struct velo_svc_reap **out)
@@ -36,7 +36,10 @@ int velo_svc_reap_open(const struct velo_paths *paths, struct velo_svc_reap **ou
 	ret = iter_tcp__load(reap->skel);
 	if (!ret) {
 		reap->link = bpf_program__attach_iter(reap->skel->progs.velo_svc_reap, NULL);
-		if (!reap->link)
+		reap->udp_link = reap->link ? bpf_program__attach_iter(
+						      reap->skel->progs.velo_svc_reap_udp, NULL)
+					    : NULL;
+		if (!reap->link || !reap->udp_link)
 			ret = -errno;
 	}
 	if (ret) {
@@ -47,12 +50,12 @@ int velo_svc_reap_open(const struct velo_paths *paths, struct velo_svc_reap **ou
 	return 0;
 }
 
-/* Reads the iterator to its end in the current netns: the program runs once per socket. */
-static int run_here(struct velo_svc_reap *reap)
+/* Reads an iterator to its end in the current netns: the program runs once per socket. */
+static int run_here(struct bpf_link *link)
 {
 	char buf[256];
 	ssize_t n;
-	int fd = bpf_iter_create(bpf_link__fd(reap->link));
+	int fd = bpf_iter_create(bpf_link__fd(link));
 
 	if (fd < 0)
 		return -errno;
@@ -82,7 +85,9 @@ int velo_svc_reap_run(struct velo_svc_reap *reap, const struct velo_svc_bc_key *
 				cni_error_reset(); /* a pod that went away meanwhile */
 			continue;
 		}
-		ret = run_here(reap);
+		ret = run_here(reap->link);
+		if (!ret)
+			ret = run_here(reap->udp_link);
 		netns_leave(&guard);
 	}
 	for (unsigned i = 0; i < n_gone; i++)
@@ -94,6 +99,7 @@ void velo_svc_reap_close(struct velo_svc_reap *reap)
 {
 	if (!reap)
 		return;
+	bpf_link__destroy(reap->udp_link);
 	bpf_link__destroy(reap->link);
 	iter_tcp__destroy(reap->skel);
 	free(reap);

@@ -2,7 +2,8 @@
 /*
  * Backend churn (bpf/iter_tcp.bpf.c): closing the connections opted-in pods
  * made through a Service to backends that are gone from it, with the kernel's
- * bpf_sock_destroy from a TCP socket iterator. Probed by loading: a kernel
+ * bpf_sock_destroy from TCP and UDP socket iterators (connected UDP sockets
+ * get ECONNABORTED and connect again). Probed by loading: a kernel
  * without the kfunc (or without sk_storage in iterators) fails velo_svc_reap_open,
  * and such connections then live on until they end by themselves.
  */
@@ -18,7 +19,8 @@ struct velo_svc_reap;
 int velo_svc_reap_open(const struct velo_paths *paths, struct velo_svc_reap **out);
 /*
  * Destroys, in each of the n_netns network namespaces (nsfs paths), the TCP
- * sockets translated to one of the n_gone (service port, backend) pairs.
+ * and connected UDP sockets translated to one of the n_gone (service port,
+ * backend) pairs.
  * Returns how many were destroyed, or -errno when the iterator can't run.
  */
 int velo_svc_reap_run(struct velo_svc_reap *reap, const struct velo_svc_bc_key *gone,

@@ -315,6 +315,46 @@ svc_sockets() { bpftool map dump pinned "$VTC_BPFFS/velo_sock_v1" -j | jq 'lengt
 	grep -qx open "$VT/work/direct.out"
 }
 
+# udptag_pod NAME PORT: a backend pod (sets P_*) whose UDP echo server tags replies "PORT ...".
+udptag_pod() {
+	svc_pod "$1" '{}'
+	svc_peer_in "$P_NS" "$P_CG" "$VT/work/udptag-$1.log" udptag "$2"
+}
+
+@test "services: a DNS-style client's connected UDP socket to a removed backend gets an error and reconnects to a live one" {
+	local a b out="$VT/work/dnsloop.out" _ cut
+	udptag_pod dns-a 5353
+	a="$P_IP4"
+	udptag_pod dns-b 5354
+	b="$P_IP4"
+	svc_velod
+	svc_write "$(svc_file "[$(svc_service dns "$DNS4" -- "$DNS")]" \
+		"[$(svc_slice dns-a dns IPv4 '[{"name": "dns", "protocol": "UDP", "port": 5353}]' "$a")]")"
+	svc_pod client "$ON"
+	svc_client "$P_NS" "$P_CG" dnsloop "$DNS4" 53 8 >"$out" 2>&1 &
+	for _ in $(seq 100); do
+		[ "$(grep -c '^via 5353' "$out")" -ge 5 ] && break
+		sleep 0.05
+	done
+	[ "$(grep -c '^via 5353' "$out")" -ge 5 ]
+	# Backend A leaves the Service (its pod still answers, as a terminating pod may); B joins.
+	svc_write "$(svc_file "[$(svc_service dns "$DNS4" -- "$DNS")]" \
+		"[$(svc_slice dns-b dns IPv4 '[{"name": "dns", "protocol": "UDP", "port": 5354}]' "$b")]")"
+	cut="$(wc -l <"$out")"
+	for _ in $(seq 100); do
+		tail -n +"$((cut + 1))" "$out" | grep -q '^via 5354' && break
+		sleep 0.05
+	done
+	cat "$out"
+	# The socket was closed under the client once (disconnected: a send fails EDESTADDRREQ, a
+	# pending recv ECONNABORTED), which connected again and reached B; after B's first reply
+	# nothing went to A any more.
+	tail -n +"$((cut + 1))" "$out" | grep -q '^via 5354'
+	[ "$(grep -cxE "error (ECONNABORTED|EDESTADDRREQ)" "$out")" -eq 1 ]
+	[ "$(sed -n '/^via 5354/,$p' "$out" | grep -c '^via 5353')" -eq 0 ]
+	grep -q "services: closed 1 connections to removed backends" "$VT/velod.log"
+}
+
 # svc_stat INDEX: a velo_stats_v2 counter (enum velo_stat: 0 tc redirect, 8 nat, 9 no_ct).
 svc_stat() {
 	[ -e "$VTC_BPFFS/velo_stats_v2" ] || { echo 0; return; }

@@ -60,11 +60,11 @@ svc_pod() {
 	P_IP6="$(vt_ip "$VT_RESULT" 6)"
 }
 
-# svc_server POD CGROUP [TCP_PORT]: the peer's TCP digest server on TCP_PORT (8080) and UDP echo
-# on 5353 (dual-stack).
-svc_server() {
-	local _ log="$VT/work/server-$1.log"
-	vtc_run "$1" "$2" timeout 120 python3 "$SVC_PEER" server "${3:-8080}" 5353 >"$log" 2>&1 &
+# svc_peer_in POD CGROUP LOG MODE ARGS...: services_peer.py MODE (a server) in the pod, output
+# to LOG; waits (5 s) until it says it is listening.
+svc_peer_in() {
+	local _ log="$3"
+	vtc_run "$1" "$2" timeout 120 python3 "$SVC_PEER" "${@:4}" >"$log" 2>&1 &
 	VT_PIDS+=($!)
 	for _ in $(seq 50); do
 		grep -q listening "$log" && return 0
@@ -72,6 +72,12 @@ svc_server() {
 	done
 	echo "server did not start: $(cat "$log")"
 	return 1
+}
+
+# svc_server POD CGROUP [TCP_PORT]: the peer's TCP digest server on TCP_PORT (8080) and UDP echo
+# on 5353 (dual-stack).
+svc_server() {
+	svc_peer_in "$1" "$2" "$VT/work/server-$1.log" server "${3:-8080}" 5353
 }
 
 # svc_velod: velod in the node keeping the maps from $VT/services.json.

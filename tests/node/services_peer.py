@@ -22,6 +22,9 @@ fillmap PIN ID: fills the pinned velo_svc_be_v1 with slots of set ID (no service
   map refuses (E2BIG); prints how many went in.
 udpreconnect VIP PORT ADDR ADDR_PORT: one UDP socket connected to VIP, then to ADDR directly;
   after each, prints "peer ADDR PORT" and "from ADDR PORT" of a reply.
+dnsloop VIP PORT SECONDS: a DNS-style client: one connected UDP socket, a query every 50 ms to
+  udptag servers, each reply printed "via TAG"; a socket error prints "error ERRNO-NAME" and,
+  as resolvers do, the client connects again; a query unanswered in 0.3 s prints "timeout".
 """
 import ctypes
 import errno
@@ -201,6 +204,29 @@ def udpreconnect(vip, port, addr, addr_port):
         show_addr("from", sock.recvfrom(65535)[1])
 
 
+def dnsloop(vip, port, seconds):
+    def connect():
+        sock = socket.socket(family(vip), socket.SOCK_DGRAM)
+        sock.settimeout(0.3)
+        sock.connect((vip, port))
+        return sock
+
+    sock, end, n = connect(), time.time() + seconds, 0
+    while time.time() < end:
+        n += 1
+        try:
+            sock.send(b"q%d" % n)
+            data = sock.recv(65535)
+            print("via", data.split(b" ")[0].decode(), flush=True)
+        except socket.timeout:
+            print("timeout", flush=True)
+        except OSError as err:
+            print("error", errno.errorcode.get(err.errno, str(err)), flush=True)
+            sock.close()
+            sock = connect()
+        time.sleep(0.05)
+
+
 def bpf(cmd, attr):
     libc = ctypes.CDLL(None, use_errno=True)
     ret = libc.syscall(321, cmd, ctypes.byref(attr), ctypes.sizeof(attr))
@@ -269,6 +295,8 @@ def main():
         udptag([int(p) for p in args])
     elif mode == "udpmany":
         udpmany(args[0], int(args[1]), int(args[2]), args[3] if len(args) > 3 else None)
+    elif mode == "dnsloop":
+        dnsloop(args[0], int(args[1]), float(args[2]))
     elif mode == "udpdirect":
         udpdirect(args[0], int(args[1]), args[2], int(args[3]))
     elif mode == "fillmap":

@@ -37,21 +37,12 @@ teardown() { svc_teardown; }
 # the port its socket table shows. P_* come from svc_pod.
 # shellcheck disable=SC2153
 backends() {
-	local _
 	svc_pod be-a '{}'
 	A_NS="$P_NS" A4="$P_IP4"
 	svc_server "$A_NS" "$P_CG"
 	svc_pod be-b '{}'
 	B_NS="$P_NS" B4="$P_IP4"
-	vtc_run "$B_NS" "$P_CG" timeout 120 python3 "$SVC_PEER" server 8081 5354 \
-		>"$VT/work/server-b.log" 2>&1 &
-	VT_PIDS+=($!)
-	for _ in $(seq 50); do
-		grep -q listening "$VT/work/server-b.log" && return 0
-		sleep 0.1
-	done
-	cat "$VT/work/server-b.log"
-	return 1
+	svc_peer_in "$B_NS" "$P_CG" "$VT/work/server-b.log" server 8081 5354
 }
 
 # sw_service and sw_slice: the services_lib objects as the API serves them (kind set).
