@@ -14,6 +14,7 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "net/netlink.h"
+#include "net/netlink_dump.h"
 #include "net/netlink_link.h"
 #include "net/netns.h"
 #include "net/retire.h"
@@ -64,6 +65,42 @@ static int name_free(struct nl_sock *sk, const char *name, bool retired_is_peer)
 	return ret < 0 ? ret : -EEXIST;
 }
 
+/* A default route of velo's own (protocol, link-local gateway): its device's index. */
+static int find_velo_default(const struct velo_nl_route *route, void *arg)
+{
+	const uint8_t *gateway = route->family == AF_INET ? wiring_gateway4 : wiring_gateway6;
+
+	if (route->protocol == VELO_RTPROT && !route->dst_len && route->has_gateway &&
+	    !memcmp(route->gateway, gateway, velo_nl_addr_len(route->family)))
+		*(int *)arg = route->oif;
+	return 0;
+}
+
+/*
+ * An interface velo wired is in the pod already (another CNI_IFNAME of this
+ * network, or of another velo network): its default routes via the same
+ * link-local gateways leave no room for a second set, and a second interface
+ * without them would answer from the first (the host veths' strict rp_filter
+ * drops that). Refused before any side effect, saying so, instead of failing
+ * halfway with the kernel's EEXIST.
+ */
+static int one_velo_interface(struct nl_sock *sk, const struct wiring_spec *spec)
+{
+	int oif = 0, ret;
+
+	ret = velo_nl_route_dump(sk, AF_UNSPEC, find_velo_default, &oif);
+	if (ret)
+		return cni_fail(ret, VELO_ERR_NETLINK, "routes in %s: %s", spec->netns_path,
+				strerror(-ret));
+	if (!oif)
+		return 0;
+	return cni_fail(-EEXIST, VELO_ERR_IF_EXISTS,
+			"%s already has an interface wired by velo (ifindex %d holds the default "
+			"routes via 169.254.1.1/fe80::1): velo wires one interface per pod netns, "
+			"so %s is refused",
+			spec->netns_path, oif, spec->pod_ifname);
+}
+
 int wiring_precheck(const struct wiring_spec *spec, struct wiring_state *state)
 {
 	int ret;
@@ -78,6 +115,9 @@ int wiring_precheck(const struct wiring_spec *spec, struct wiring_state *state)
 	if (ret)
 		return cni_fail(ret, VELO_ERR_NETLINK, "look up %s in %s: %s", spec->pod_ifname,
 				spec->netns_path, strerror(-ret));
+	ret = one_velo_interface(state->pod_sk, spec);
+	if (ret)
+		return ret;
 
 	state->host_sk = velo_nl_open();
 	if (!state->host_sk)

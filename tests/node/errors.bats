@@ -106,6 +106,33 @@ bad_add() {
 	[ "$(vt_records)" = "$VT_NETWORK/ctr-first:eth0.json" ] || { echo "records: $(vt_records)"; false; }
 }
 
+@test "a second interface of a velo network in one pod is refused with code 104 before any effect" {
+	vt_velo_only
+	local conf pod ip4 leases
+	conf="$(vt_config -i velo -f dual)"
+	pod="$(vt_pod_new)"
+	vt_add "$pod" ctr-two "$conf"
+	ip4="$(vt_ip "$VT_RESULT" 4)"
+	leases="$(vt_leases | sort)"
+	# The same container, a second CNI_IFNAME on the same network (CNI allows several).
+	vt_cni ADD ctr-two "$pod" eth1 "$conf"
+	vt_assert_error 104 "already has an interface wired by velo.*one interface per pod netns.*eth1"
+	# Nothing happened: no eth1, no second host veth, no lease, no record; eth0 still works.
+	run vt_pod "$pod" ip link show eth1
+	[ "$status" -ne 0 ]
+	[ "$(vt_host_links)" = "$(vt_host_ifname vt ctr-two eth0)" ] ||
+		{ echo "host links: $(vt_host_links)"; false; }
+	[ "$(vt_leases | sort)" = "$leases" ] || { echo "leases: $(vt_leases)"; false; }
+	[ "$(vt_records)" = "$VT_NETWORK/ctr-two:eth0.json" ] || { echo "records: $(vt_records)"; false; }
+	vt_ping_from_node "$ip4"
+	# Another container id in the same netns, likewise.
+	vt_cni ADD ctr-three "$pod" eth1 "$conf"
+	vt_assert_error 104 "one interface per pod netns"
+	vt_cni DEL ctr-two "$pod" eth0 "$conf"
+	vt_assert_ok
+	vt_assert_nothing_left
+}
+
 @test "errors answer in the config's cniVersion" {
 	vt_velo_only
 	local version pod
