@@ -6,7 +6,9 @@
  * established TCP socket into the sockhash when its local address is an
  * opted-in pod's and the socket lives in that pod's netns (netns cookie), and
  * its remote address is another opted-in local pod's; an accepted socket
- * only when its connecting peer went in first (velo_smwait_v1). The key is the tuple
+ * only when its connecting peer went in first (velo_smwait_v1), and a
+ * connecting socket leaves again at its first received segment when its
+ * accepted end never came in. The key is the tuple
  * as the socket sees it plus its netns cookie; the peer's key (the mirrored
  * tuple plus the peer pod's netns cookie) goes into the socket's sk_storage.
  *
@@ -136,7 +138,8 @@ int velo_sockops(struct bpf_sock_ops *skops)
 	bool passive;
 
 	if (skops->op != BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB &&
-	    skops->op != BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB)
+	    skops->op != BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB &&
+	    skops->op != BPF_SOCK_OPS_PARSE_HDR_OPT_CB)
 		return 1;
 	family = skops->family;
 	if (family != AF_INET && family != AF_INET6)
@@ -162,6 +165,25 @@ int velo_sockops(struct bpf_sock_ops *skops)
 
 	/* The local address must be an opted-in pod's, and this socket in that pod's netns. */
 	cookie = bpf_get_netns_cookie(skops);
+	if (skops->op == BPF_SOCK_OPS_PARSE_HDR_OPT_CB) {
+		/*
+		 * A connecting socket in the sockhash receives its first segment after
+		 * the handshake. An accepted end that pairs does so when it processes the
+		 * handshake's last ACK, before it can send anything: if the wait entry
+		 * is still there, the server never runs velo's sock_ops (a process
+		 * outside the pod's cgroup, a NAT between them) and this socket would
+		 * only get tcp_bpf's receive path for nothing. It leaves the sockhash.
+		 */
+		key.netns_cookie = cookie;
+		bpf_sock_ops_cb_flags_set(skops, skops->bpf_sock_ops_cb_flags &
+							 ~BPF_SOCK_OPS_PARSE_ALL_HDR_OPT_CB_FLAG);
+		if (bpf_map_lookup_elem(&velo_smwait_v1, &key)) {
+			bpf_map_delete_elem(&velo_smwait_v1, &key);
+			bpf_map_delete_elem(&velo_sock_v1, &key);
+			sm_count(VELO_SM_STAT_UNPAIRED);
+		}
+		return 1;
+	}
 	local = bpf_map_lookup_elem(&velo_smpod_v1, key.local);
 	if (!local || local->netns_cookie != cookie) {
 		sm_count(VELO_SM_STAT_NOT_POD);
@@ -212,6 +234,9 @@ int velo_sockops(struct bpf_sock_ops *skops)
 	if (!passive) {
 		sk_cookie = bpf_get_socket_cookie(skops);
 		bpf_map_update_elem(&velo_smwait_v1, &key, &sk_cookie, BPF_ANY);
+		/* The first segment it receives tells whether its peer paired (above). */
+		bpf_sock_ops_cb_flags_set(skops, skops->bpf_sock_ops_cb_flags |
+							 BPF_SOCK_OPS_PARSE_ALL_HDR_OPT_CB_FLAG);
 	}
 	sm_count(VELO_SM_STAT_INSERT);
 	return 1;

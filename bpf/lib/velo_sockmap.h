@@ -93,7 +93,7 @@ enum velo_sm_stat {
 	VELO_SM_STAT_PASS_FIRST, /* sk_msg: first send found no peer: this direction stays routed */
 	VELO_SM_STAT_PASS, /* sk_msg: verdict pass (kept) */
 	VELO_SM_STAT_REDIRECT_LOST, /* sk_msg: peer gone after the path was set: dropped */
-	VELO_SM_STAT_UNPAIRED, /* sock_ops: accepted socket whose connecting peer isn't in: left out */
+	VELO_SM_STAT_UNPAIRED, /* sock_ops: a socket whose peer can't pair: left out or taken out */
 	VELO_SM_STAT_MAX,
 };
 

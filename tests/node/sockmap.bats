@@ -102,6 +102,53 @@ two_pods() {
 	[ "$(sm_stat redirect)" -eq 0 ]
 }
 
+# held_client POD CGROUP ADDR PORT OUT: services_peer.py's client in the pod's cgroup: 4 KiB up,
+# its digest back, then the connection held open 3 s (output in OUT); waits for the digest.
+held_client() {
+	local _
+	sm_in "$1" "$2" timeout 30 python3 "$VELOTEST_REPO/tests/node/services_peer.py" tcp "$3" "$4" \
+		4096 3 >"$5" 2>&1 &
+	VT_PIDS+=("$!")
+	for _ in $(seq 100); do
+		grep -q '^got' "$5" && return 0
+		sleep 0.05
+	done
+	cat "$5"
+	return 1
+}
+
+@test "a connecting socket whose server never runs velo's sock_ops leaves the sockhash after the handshake" {
+	two_pods
+	local peer="$VELOTEST_REPO/tests/node/services_peer.py" port=$((20000 + RANDOM % 10000)) _
+	# A server in B's netns outside B's cgroup: its accepted sockets never run velo's sock_ops.
+	nsenter --net="/run/netns/$B" timeout 30 python3 "$peer" server "$port" "$port" \
+		>"$VT/work/outside" 2>&1 &
+	VT_PIDS+=("$!")
+	# And one in B's cgroup, which pairs.
+	sm_in "$B" "$B_CG" timeout 30 python3 "$peer" server $((port + 1)) $((port + 1)) \
+		>"$VT/work/inside" 2>&1 &
+	VT_PIDS+=("$!")
+	for _ in $(seq 50); do
+		grep -q listening "$VT/work/outside" && grep -q listening "$VT/work/inside" && break
+		sleep 0.1
+	done
+	held_client "$A" "$A_CG" "$B4" "$port" "$VT/work/c-outside"
+	# Held open, exchange done: the client's socket went in at connect and came out again.
+	echo "sockets: $(sm_sockets), insert $(sm_stat insert), unpaired $(sm_stat unpaired)"
+	[ "$(sm_stat insert)" -eq 1 ]
+	[ "$(sm_sockets)" -eq 0 ]
+	[ "$(sm_stat unpaired)" -eq 1 ]
+	[ "$(awk '$1 == "sent" { print $2 }' "$VT/work/c-outside")" = \
+		"$(awk '$1 == "got" { print $2 }' "$VT/work/c-outside")" ]
+	# A pairable server: both ends stay in while the connection lives, redirected.
+	held_client "$A" "$A_CG" "$B4" $((port + 1)) "$VT/work/c-inside"
+	[ "$(sm_sockets)" -eq 2 ]
+	[ "$(sm_stat unpaired)" -eq 1 ]
+	[ "$(sm_stat redirect)" -ge 1 ]
+	[ "$(awk '$1 == "sent" { print $2 }' "$VT/work/c-inside")" = \
+		"$(awk '$1 == "got" { print $2 }' "$VT/work/c-inside")" ]
+}
+
 @test "accounting: redirected bytes per pod and direction, in apply_bytes steps" {
 	two_pods
 	local ca cb size=4194304 step=1048576
