@@ -7,7 +7,7 @@
 #include "cmd/attachment.h"
 #include "base/error.h"
 #include "features/feature.h"
-#include "cni/ipam.h"
+#include "ipam/ipam.h"
 #include "base/lock.h"
 #include "base/log.h"
 #include "net/retire.h"

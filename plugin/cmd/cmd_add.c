@@ -16,10 +16,8 @@
 #include "cmd/attachment.h"
 #include "base/error.h"
 #include "features/feature.h"
-#include "cni/ipam.h"
-#include "cni/ipam_families.h"
-#include "cni/ipam_plugin.h"
-#include "cni/ipam_velo.h"
+#include "ipam/families.h"
+#include "ipam/ipam.h"
 #include "cni/pod_annotations.h"
 #include "base/log.h"
 #include "base/naming.h"
@@ -217,7 +215,6 @@ int cmd_add(struct velo_request *request)
 	struct wiring_state wired = { 0 };
 	struct ipam_pending *pending;
 	struct add_timing timing;
-	char plugin_path[4096];
 	int ret, wired_ret = -1;
 	cJSON *json;
 
@@ -252,14 +249,9 @@ int cmd_add(struct velo_request *request)
 	ret = wiring_precheck(&spec, &wired);
 	if (ret)
 		goto out_unlock;
-	ret = ipam_is_velo(config) ? 0
-				   : ipam_find_plugin(config->ipam_type, request->env.path,
-						      plugin_path, sizeof(plugin_path));
-	if (ret) {
-		ret = cni_fail(ret, VELO_ERR_IPAM, "IPAM plugin \"%s\" not found on CNI_PATH %s",
-			       config->ipam_type, request->env.path);
+	ret = ipam_precheck(&call);
+	if (ret)
 		goto out_unlock;
-	}
 
 	/*
 	 * IPAM runs while velo creates the veth pair, which needs no address:

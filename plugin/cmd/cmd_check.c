@@ -12,7 +12,7 @@
 #include "cmd/attachment.h"
 #include "base/error.h"
 #include "features/feature.h"
-#include "cni/ipam.h"
+#include "ipam/ipam.h"
 #include "base/log.h"
 #include "state/state.h"
 #include "net/wiring.h"

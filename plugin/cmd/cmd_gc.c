@@ -17,7 +17,7 @@
 #include "base/error.h"
 #include "base/lock.h"
 #include "base/log.h"
-#include "cni/ipam.h"
+#include "ipam/ipam.h"
 #include "net/retire.h"
 #include "state/state.h"
 

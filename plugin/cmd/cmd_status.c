@@ -11,7 +11,7 @@
 
 #include "cmd/cmd_status.h"
 #include "base/error.h"
-#include "cni/ipam.h"
+#include "ipam/ipam.h"
 #include "base/log.h"
 
 static int dir_writable(const char *path)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <string.h>
 
-#include "cni/ipam_families.h"
+#include "ipam/families.h"
 
 static bool subnet_is_ipv6(const cJSON *holder)
 {

@@ -13,8 +13,8 @@
 
 #include "base/error.h"
 #include "base/log.h"
-#include "cni/ipam_plugin.h"
-#include "cni/ipam_version.h"
+#include "ipam/plugin.h"
+#include "ipam/version.h"
 
 int ipam_find_plugin(const char *type, const char *cni_path, char *buf, unsigned len)
 {

@@ -9,7 +9,8 @@
 
 #include <stdbool.h>
 
-#include "cni/ipam.h"
+#include "cni/result.h"
+#include "ipam/call.h"
 
 #define IPAM_VELO_TYPE "velo"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* velo's in-process IPAM behind the ipam.h entry points: config, result, GC's keep rule. */
+/* velo's in-process IPAM behind the IPAM facade (ipam.h): config, result, GC's keep rule. */
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -7,7 +7,7 @@
 #include "base/error.h"
 #include "base/lock.h"
 #include "base/log.h"
-#include "cni/ipam_velo.h"
+#include "ipam/velo.h"
 #include "ipam/allocator.h"
 #include "state/state.h"
 

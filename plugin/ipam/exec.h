@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "cni/ipam.h"
+#include "ipam/call.h"
 
 /* Output collected up to max bytes; overflow tells that more was cut. */
 struct bounded_buf {

@@ -18,7 +18,7 @@
 
 #include "base/error.h"
 #include "base/log.h"
-#include "cni/ipam_exec.h"
+#include "ipam/exec.h"
 
 #define IPAM_STDOUT_MAX (1024 * 1024)
 #define IPAM_STDERR_MAX (64 * 1024)

@@ -3,7 +3,7 @@
 #ifndef VELO_IPAM_VERSION_H
 #define VELO_IPAM_VERSION_H
 
-#include "cni/ipam.h"
+#include "ipam/call.h"
 
 /* A version's bit in the masks below: one bit per enum cni_version. */
 #define VERSION_BIT(v) (1U << (v))

@@ -23,9 +23,9 @@
 #include <cmocka.h>
 
 #include "base/error.h"
-#include "cni/ipam.h"
-#include "cni/ipam_exec.h"
-#include "cni/ipam_plugin.h"
+#include "ipam/ipam.h"
+#include "ipam/exec.h"
+#include "ipam/plugin.h"
 
 #define HOST_LOCAL_DIR "/usr/lib/cni"
 #define SUBNET "10.250.7"

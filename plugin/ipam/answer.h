@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "cni/ipam_exec.h"
+#include "ipam/exec.h"
 
 /* What a failed run said: its error JSON, else its exit and stderr. */
 struct plugin_error {

@@ -12,7 +12,7 @@
 #include <cJSON.h>
 
 #include "base/error.h"
-#include "cni/ipam_answer.h"
+#include "ipam/answer.h"
 
 bool run_succeeded(const struct plugin_run *run)
 {

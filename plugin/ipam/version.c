@@ -16,9 +16,9 @@
 #include <cJSON.h>
 
 #include "base/log.h"
-#include "cni/ipam_answer.h"
-#include "cni/ipam_exec.h"
-#include "cni/ipam_version.h"
+#include "ipam/answer.h"
+#include "ipam/exec.h"
+#include "ipam/version.h"
 
 #define VERSION_CACHE_MAX (64 * 1024)
 #define VERSION_CACHE_DIR "ipam-versions"

@@ -1,31 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * IPAM: velo's own allocator in this process for ipam.type "velo"
- * (ipam_velo.h), else delegation through the CNI exec protocol. The plugin named by the
- * config's ipam.type is looked up on CNI_PATH (a bare name only), asked for
- * its VERSION once (cached under run_dir, keyed by the binary's path, size and
- * mtime) and handed the config in the newest version both know.
+ * IPAM, the one door the verbs use: it picks the backend. velo's own allocator
+ * runs in this process for ipam.type "velo" (velo.h over allocator.h); any
+ * other type is delegated through the CNI exec protocol (plugin.h over
+ * exec.h, version.h, answer.h): the plugin is looked up on CNI_PATH (a bare
+ * name only), asked for its VERSION once (cached under run_dir, keyed by the
+ * binary's path, size and mtime) and handed the config in the newest version
+ * both know.
  */
 #ifndef VELO_IPAM_H
 #define VELO_IPAM_H
 
-#include "base/cni.h"
-#include "cni/config.h"
 #include "cni/result.h"
-
-struct ipam_call {
-	const struct velo_config *config;
-	const char *container_id;
-	const char *netns; /* may be "" */
-	const char *ifname;
-	const char *args; /* CNI_ARGS, may be NULL */
-	const char *cni_path;
-	/* The endpoint record's addresses (DEL, CHECK); velo's IPAM uses them, others don't. */
-	const struct velo_ip *ips;
-	unsigned n_ips;
-	/* DEL: the config text of the ADD (the record's), so the IPAM that leased releases. */
-	const char *netconf;
-};
+#include "ipam/call.h"
 
 /*
  * Every call: -EREMOTEIO when the plugin ran and answered with a CNI error
@@ -33,6 +20,11 @@ struct ipam_call {
  * didn't finish (timeout: code 11), each with the CNI error recorded.
  */
 
+/*
+ * Before ADD's first side effect: the delegated plugin is on CNI_PATH (always
+ * 0 for velo's own). Records code 101 naming the plugin when it isn't.
+ */
+int ipam_precheck(const struct ipam_call *call);
 /* ADD: fills result with the IPAM plugin's answer. */
 int ipam_add(const struct ipam_call *call, struct velo_result *result);
 /*

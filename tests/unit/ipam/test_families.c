@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "cni/ipam_families.h"
+#include "ipam/families.h"
 
 static bool may_ipv6(const char *type, const char *json)
 {

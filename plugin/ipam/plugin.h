@@ -6,8 +6,8 @@
 #include <limits.h>
 
 #include "base/cni.h"
-#include "cni/ipam.h"
-#include "cni/ipam_exec.h"
+#include "ipam/call.h"
+#include "ipam/exec.h"
 
 struct ipam_plugin {
 	char path[PATH_MAX];

@@ -6,6 +6,7 @@
  * exec protocol.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,11 +14,11 @@
 
 #include "base/error.h"
 #include "base/log.h"
-#include "cni/ipam.h"
-#include "cni/ipam_answer.h"
-#include "cni/ipam_exec.h"
-#include "cni/ipam_plugin.h"
-#include "cni/ipam_velo.h"
+#include "ipam/answer.h"
+#include "ipam/exec.h"
+#include "ipam/ipam.h"
+#include "ipam/plugin.h"
+#include "ipam/velo.h"
 
 struct ipam_pending {
 	struct ipam_plugin plugin;
@@ -25,6 +26,20 @@ struct ipam_pending {
 	bool in_process; /* velo's IPAM: result already holds the answer */
 	struct velo_result result;
 };
+
+int ipam_precheck(const struct ipam_call *call)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	if (ipam_is_velo(call->config))
+		return 0;
+	ret = ipam_find_plugin(call->config->ipam_type, call->cni_path, path, sizeof(path));
+	if (ret)
+		return cni_fail(ret, VELO_ERR_IPAM, "IPAM plugin \"%s\" not found on CNI_PATH %s",
+				call->config->ipam_type, call->cni_path);
+	return 0;
+}
 
 int ipam_add_start(const struct ipam_call *call, struct ipam_pending **pending)
 {
