@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "ctl.h"
-#include "features/feature.h"
+#include "features/table.h"
 #include "state/state.h"
 
 void ctl_error(const struct ctl *ctl, const char *fmt, ...)

@@ -6,7 +6,7 @@
 
 #include "cmd/attachment.h"
 #include "base/error.h"
-#include "features/feature.h"
+#include "features/table.h"
 #include "ipam/ipam.h"
 #include "base/lock.h"
 #include "base/log.h"

@@ -15,7 +15,7 @@
 #include "cmd/cmd_add.h"
 #include "cmd/attachment.h"
 #include "base/error.h"
-#include "features/feature.h"
+#include "features/table.h"
 #include "ipam/families.h"
 #include "ipam/ipam.h"
 #include "cni/pod_annotations.h"

@@ -11,7 +11,7 @@
 #include "cmd/cmd_check.h"
 #include "cmd/attachment.h"
 #include "base/error.h"
-#include "features/feature.h"
+#include "features/table.h"
 #include "ipam/ipam.h"
 #include "base/log.h"
 #include "state/state.h"

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The seam for fast paths and pod features. Each lives in its own files and
- * fills one of these; the core calls them in table order at ADD (after the
- * routed path works), in reverse at DEL and GC, and all of them at CHECK.
+ * The seam for fast paths and pod features: the interface alone. Each feature
+ * lives in its own files and fills one of these; the table of them all is
+ * table.h. The core calls them in table order at ADD (after the routed path
+ * works), in reverse at DEL and GC, and all of them at CHECK.
  * A feature the kernel can't do falls back to the routed path with one log
  * line; attach fails the ADD only for what the pod asked for and can't have
  * safely (policy), never for a missing optimisation.
@@ -34,8 +35,5 @@ struct velo_feature {
 	/* After a fall back: nothing of the feature is there. NULL: it never falls back. */
 	int (*check_routed)(const struct velo_request *request);
 };
-
-extern const struct velo_feature *const velo_features[];
-extern const unsigned velo_features_len;
 
 #endif

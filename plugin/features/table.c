@@ -3,9 +3,9 @@
 #include "features/accounting.h"
 #include "features/egress_policy.h"
 #include "features/fastpath.h"
-#include "features/feature.h"
 #include "features/services.h"
 #include "features/sockmap.h"
+#include "features/table.h"
 #include "features/tcp_congestion.h"
 
 const struct velo_feature *const velo_features[] = {
