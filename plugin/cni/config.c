@@ -267,6 +267,28 @@ static int parse_paths(const cJSON *root, struct velo_paths *paths)
 	return ret;
 }
 
+/*
+ * Where pods' cgroups are (cgroup/pod.c): cgroupRoot, the kubelet's cgroup
+ * root (a path prefix or a slice, checked where it is used), and cgroupMount,
+ * a cgroup2 mount to use instead of the one in /proc/self/mountinfo.
+ */
+static int parse_cgroup(const cJSON *root, struct velo_config *config)
+{
+	const char *value;
+	int ret;
+
+	ret = config_get_string(root, "cgroupRoot", &value);
+	if (!ret && value)
+		ret = config_copy_string("cgroupRoot", value, config->cgroup_root,
+					 sizeof(config->cgroup_root));
+	if (!ret)
+		ret = config_get_string(root, "cgroupMount", &value);
+	if (!ret && value)
+		ret = config_copy_string("cgroupMount", value, config->cgroup_mount,
+					 sizeof(config->cgroup_mount));
+	return ret;
+}
+
 /* Node-wide annotation defaults: only velo.dev/ keys belong here; a bare "fastpath" is a typo. */
 static int parse_defaults(const cJSON *root, struct velo_config *config)
 {
@@ -492,6 +514,8 @@ static int parse_fields(const cJSON *root, struct velo_config *config)
 		ret = parse_paths(root, &config->paths);
 	if (!ret)
 		ret = parse_log_level(root, config);
+	if (!ret)
+		ret = parse_cgroup(root, config);
 	if (!ret)
 		ret = parse_bool_field(root, "ipv6AllForwarding", &config->ipv6_all_forwarding);
 	if (!ret)

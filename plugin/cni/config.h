@@ -49,6 +49,8 @@ struct velo_config {
 	struct velo_annotations effective; /* merged: what this pod gets */
 	const cJSON *runtime_config; /* into root; NULL when absent */
 	char cgroup_path[PATH_MAX]; /* runtimeConfig cgroupPath, "" if absent */
+	char cgroup_root[PATH_MAX]; /* cgroupRoot: the kubelet's --cgroup-root, "" if absent */
+	char cgroup_mount[PATH_MAX]; /* cgroupMount: the cgroup2 mount to use, "" to find it */
 	bool pod_annotations_passed; /* runtimeConfig carried the pod's annotations */
 	/* runtimeConfig bandwidth has a rate: the chained bandwidth plugin shapes the pod. */
 	bool shaped;

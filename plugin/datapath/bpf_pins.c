@@ -15,6 +15,7 @@
 #include "base/error.h"
 #include "base/lock.h"
 #include "base/log.h"
+#include "base/mountinfo.h"
 #include "bpf/lib/velo_shared.h"
 #include "datapath/bpf_gen.h"
 #include "datapath/bpf_pins.h"
@@ -120,37 +121,36 @@ err_close:
 	return ret;
 }
 
+struct covering_mount {
+	const char *dir;
+	size_t best; /* the longest mount point seen that holds dir */
+	int is_bpffs;
+};
+
+static int consider_mount(const char *mount_point, const char *fstype, void *ctx)
+{
+	struct covering_mount *covering = ctx;
+	size_t len = strlen(mount_point);
+	const char *dir = covering->dir;
+
+	if (strcmp(mount_point, "/") &&
+	    (strncmp(dir, mount_point, len) || (dir[len] != '/' && dir[len] != '\0')))
+		return 0;
+	/* Later lines are mounted on top of earlier ones at the same point. */
+	if (len >= covering->best) {
+		covering->best = len;
+		covering->is_bpffs = !strcmp(fstype, "bpf");
+	}
+	return 0;
+}
+
 /* 1 when the mount that holds dir (longest matching mount point) is a bpffs, else 0. */
 static int bpffs_covers(const char *dir)
 {
-	char line[4096], mount_point[PATH_MAX], fstype[64];
-	size_t best = 0;
-	int covered = 0;
-	FILE *file;
+	struct covering_mount covering = { .dir = dir };
+	int ret = mountinfo_foreach(consider_mount, &covering);
 
-	file = fopen("/proc/self/mountinfo", "re");
-	if (!file)
-		return -errno;
-	while (fgets(line, sizeof(line), file)) {
-		const char *sep = strstr(line, " - ");
-		size_t len;
-
-		/* id parent major:minor root mount-point options... - fstype source superoptions */
-		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mount_point) != 1 ||
-		    sscanf(sep + 3, "%63s", fstype) != 1)
-			continue;
-		len = strlen(mount_point);
-		if (strcmp(mount_point, "/") &&
-		    (strncmp(dir, mount_point, len) || (dir[len] != '/' && dir[len] != '\0')))
-			continue;
-		/* Later lines are mounted on top of earlier ones at the same point. */
-		if (len >= best) {
-			best = len;
-			covered = !strcmp(fstype, "bpf");
-		}
-	}
-	fclose(file);
-	return covered;
+	return ret ? ret : covering.is_bpffs;
 }
 
 int velo_bpffs_prepare(const char *bpffs_dir)

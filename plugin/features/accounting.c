@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "features/cgroup_link.h"
+#include "cgroup/link.h"
 #include "base/error.h"
 #include "features/feature.h"
 #include "features/accounting.h"

@@ -17,7 +17,7 @@
 #include <bpf/bpf.h>
 
 #include "bpf/lib/velo_shared.h"
-#include "features/cgroup_link.h"
+#include "cgroup/link.h"
 #include "features/egress_tc.h"
 #include "base/error.h"
 #include "features/feature.h"

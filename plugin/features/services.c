@@ -4,7 +4,7 @@
  * conflist's defaults): the cgroup sock_addr programs of
  * bpf/cgroup_sock_addr.bpf.c on the pod's own cgroup, one pinned bpf_link
  * per hook (<bpffs>/links/<host_ifname>_svc_conn4, ...), taken over by a
- * restarted sandbox like the other cgroup features (cgroup_link.h). The
+ * restarted sandbox like the other cgroup features (cgroup/link.h). The
  * Service state comes from velod (velo_svc_* maps); until it has written
  * any, the programs pass every address through. A pod that can't have it
  * stays with kube-proxy, with one log line: never a failed pod. All hooks
@@ -19,9 +19,9 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "datapath/svc_bpf.h"
-#include "features/cgroup_link.h"
+#include "cgroup/link.h"
 #include "features/feature.h"
-#include "features/pod_cgroup.h"
+#include "cgroup/pod.h"
 #include "features/services.h"
 
 static bool services_wanted(const struct velo_request *request)

@@ -31,7 +31,7 @@
 #include "base/log.h"
 #include "base/naming.h"
 #include "net/netns.h"
-#include "features/pod_cgroup.h"
+#include "cgroup/pod.h"
 #include "datapath/sockmap_bpf.h"
 #include "datapath/sockmap_probe.h"
 #include "cni/kernel_bugs.h"

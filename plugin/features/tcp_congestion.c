@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "features/cgroup_link.h"
+#include "cgroup/link.h"
 #include "base/error.h"
 #include "features/feature.h"
 #include "features/tcp_congestion.h"

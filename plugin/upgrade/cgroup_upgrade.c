@@ -16,7 +16,7 @@
 
 #include "datapath/prog_info.h"
 #include "upgrade/cgroup_upgrade.h"
-#include "features/cgroup_link.h"
+#include "cgroup/link.h"
 #include "base/log.h"
 #include "datapath/tc_attach.h"
 

@@ -15,7 +15,7 @@
 #include "base/log.h"
 #include "datapath/bpf_pins.h"
 #include "datapath/prog_info.h"
-#include "features/cgroup_link.h"
+#include "cgroup/link.h"
 #include "upgrade/svc_upgrade.h"
 
 struct move {

@@ -80,6 +80,7 @@ static void test_every_field(void **state)
 			" \"sockmapAcceptKernelBugs\": [\"splice-ingress\", \"halfclose-eagain\"],"
 			" \"defaults\": {\"velo.dev/fastpath\": \"tc\", \"velo.dev/accounting\": \"true\"},"
 			" \"prevResult\": {\"ips\": []}, \"cni.dev/valid-attachments\": [],"
+			" \"cgroupRoot\": \"/kubelet\", \"cgroupMount\": \"/sys/fs/cgroup\","
 			" \"bandwidth\": {\"ingressRate\": 1}, \"futureField\": [1, 2]}",
 			&c),
 		0);
@@ -95,6 +96,8 @@ static void test_every_field(void **state)
 	assert_int_equal(c.log_max_bytes, 4096);
 	assert_int_equal(c.lock_timeout_ms, 250);
 	assert_true(c.ipv6_all_forwarding);
+	assert_string_equal(c.cgroup_root, "/kubelet");
+	assert_string_equal(c.cgroup_mount, "/sys/fs/cgroup");
 	assert_true(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(c.prev_result, "ips")));
 	assert_true(cJSON_IsArray(c.valid_attachments));
 	assert_int_equal(c.defaults.fastpath, VELO_FASTPATH_TC);
@@ -268,6 +271,10 @@ static void test_bad_configs_table(void **state)
 		  "bpffsDir \"/sys/fs/bpf/..\"" },
 		{ MINIMAL ", \"logFile\": false}", CNI_ERR_INVALID_CONFIG,
 		  "logFile: expected a string, got a boolean" },
+		{ MINIMAL ", \"cgroupRoot\": 1}", CNI_ERR_INVALID_CONFIG,
+		  "cgroupRoot: expected a string, got a number" },
+		{ MINIMAL ", \"cgroupMount\": []}", CNI_ERR_INVALID_CONFIG,
+		  "cgroupMount: expected a string, got an array" },
 		{ MINIMAL ", \"stateDir\": \"/var/lib/velo\\u0000/../x\"}", CNI_ERR_INVALID_CONFIG,
 		  "must not contain NUL" },
 		{ MINIMAL ", \"logLevel\": \"loud\"}", CNI_ERR_INVALID_CONFIG,

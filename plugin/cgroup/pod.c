@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * Finding a pod's own cgroup (v2). Two optional conflist fields, read here
- * rather than in config.c because nothing else needs them:
+ * Finding a pod's own cgroup (v2). Two optional conflist fields (config.c
+ * reads them):
  *   "cgroupRoot":  the kubelet's --cgroup-root ("/" by default): a path
  *                  prefix for the cgroupfs driver, the slice kubepods
  *                  nests under for the systemd driver ("/kube.slice" ->
@@ -20,71 +20,34 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <cJSON.h>
-
 #include "base/error.h"
 #include "base/log.h"
-#include "features/pod_cgroup.h"
+#include "base/mountinfo.h"
+#include "cgroup/pod.h"
 
-#define POD_CGROUP_ROOT_KEY "cgroupRoot"
-#define POD_CGROUP_MOUNT_KEY "cgroupMount"
+struct mount_buf {
+	char *buf;
+	size_t len;
+};
 
-/* mountinfo escapes space, tab, newline and backslash as \ooo. */
-static void unescape_octal(char *text)
+/* The first cgroup2 mount: 1 once copied, -ENAMETOOLONG when it doesn't fit. */
+static int take_cgroup2(const char *mount_point, const char *fstype, void *ctx)
 {
-	char *out = text;
+	struct mount_buf *out = ctx;
 
-	for (const char *in = text; *in; out++) {
-		if (in[0] == '\\' && in[1] >= '0' && in[1] <= '3' && in[2] >= '0' && in[2] <= '7' &&
-		    in[3] >= '0' && in[3] <= '7') {
-			*out = (char)((in[1] - '0') * 64 + (in[2] - '0') * 8 + (in[3] - '0'));
-			in += 4;
-		} else {
-			*out = *in++;
-		}
-	}
-	*out = '\0';
+	if (strcmp(fstype, "cgroup2"))
+		return 0;
+	if (snprintf(out->buf, out->len, "%s", mount_point) >= (int)out->len)
+		return -ENAMETOOLONG;
+	return 1;
 }
 
 int pod_cgroup_mount(char *buf, size_t len)
 {
-	char line[4096], mount_point[PATH_MAX], fstype[64];
-	int ret = -ENOENT;
-	FILE *file;
+	struct mount_buf out = { buf, len };
+	int ret = mountinfo_foreach(take_cgroup2, &out);
 
-	file = fopen("/proc/self/mountinfo", "re");
-	if (!file)
-		return -errno;
-	while (fgets(line, sizeof(line), file)) {
-		const char *sep = strstr(line, " - ");
-
-		/* id parent major:minor root mount-point options... - fstype source superoptions */
-		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mount_point) != 1 ||
-		    sscanf(sep + 3, "%63s", fstype) != 1 || strcmp(fstype, "cgroup2"))
-			continue;
-		unescape_octal(mount_point);
-		ret = snprintf(buf, len, "%s", mount_point) >= (int)len ? -ENAMETOOLONG : 0;
-		break;
-	}
-	fclose(file);
-	return ret;
-}
-
-/* A conflist string field, NULL when absent; -EINVAL when present but not a string. */
-static int config_string(const struct velo_request *request, const char *key, const char **out)
-{
-	const cJSON *item;
-
-	*out = NULL;
-	if (!request->config.root)
-		return 0;
-	item = cJSON_GetObjectItemCaseSensitive(request->config.root, key);
-	if (!item)
-		return 0;
-	if (!cJSON_IsString(item) || !item->valuestring)
-		return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG, "%s: must be a string", key);
-	*out = item->valuestring;
-	return 0;
+	return ret == 1 ? 0 : ret ? ret : -ENOENT;
 }
 
 /* No "..", no empty components that could climb out of the mount. */
@@ -292,20 +255,15 @@ int pod_cgroup_find(const struct velo_request *request, char *buf, size_t len)
 	const char *cgroup_path = request->config.cgroup_path;
 	const char *uid = request->env.args.pod_uid;
 	struct search search = { 0 };
-	const char *root, *mount;
+	const char *root = request->config.cgroup_root[0] ? request->config.cgroup_root : NULL;
+	const char *mount = request->config.cgroup_mount;
 	char found_mount[PATH_MAX];
 	int ret;
 
-	ret = config_string(request, POD_CGROUP_ROOT_KEY, &root);
-	if (ret)
-		return ret;
 	if (root && !path_is_plain(root))
-		return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG, "%s: %s must not contain . or ..",
-				POD_CGROUP_ROOT_KEY, root);
-	ret = config_string(request, POD_CGROUP_MOUNT_KEY, &mount);
-	if (ret)
-		return ret;
-	if (!mount) {
+		return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG,
+				"cgroupRoot: %s must not contain . or ..", root);
+	if (!mount[0]) {
 		ret = pod_cgroup_mount(found_mount, sizeof(found_mount));
 		if (ret)
 			return cni_fail(ret, VELO_ERR_FEATURE,

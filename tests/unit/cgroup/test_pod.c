@@ -2,7 +2,7 @@
 /*
  * Finding a pod's cgroup: the runtime's cgroupPath, then the kubelet's
  * cgroupfs and systemd names for every QoS class, under a fake cgroup2
- * mount (a temporary directory passed as the conflist's "cgroupMount").
+ * mount (a temporary directory set as the conflist's "cgroupMount").
  */
 #include <errno.h>
 #include <limits.h>
@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "base/error.h"
-#include "features/pod_cgroup.h"
+#include "cgroup/pod.h"
 
 #define UID "1f2e3d4c-0000-4a5b-8c9d-0123456789ab"
 #define UID_SYSTEMD "1f2e3d4c_0000_4a5b_8c9d_0123456789ab"
@@ -49,8 +49,8 @@ static int setup(void **state)
 	snprintf(fixture->mount, sizeof(fixture->mount), "/tmp/vt-pod-cgroup-XXXXXX");
 	if (!mkdtemp(fixture->mount))
 		return -1;
-	fixture->request.config.root = cJSON_CreateObject();
-	cJSON_AddStringToObject(fixture->request.config.root, "cgroupMount", fixture->mount);
+	snprintf(fixture->request.config.cgroup_mount, sizeof(fixture->request.config.cgroup_mount),
+		 "%s", fixture->mount);
 	cni_error_reset();
 	*state = fixture;
 	return 0;
@@ -64,9 +64,15 @@ static int teardown(void **state)
 	snprintf(command, sizeof(command), "rm -rf '%s'", fixture->mount);
 	if (system(command))
 		return -1;
-	cJSON_Delete(fixture->request.config.root);
 	free(fixture);
 	return 0;
+}
+
+/* The conflist's cgroupRoot, as config.c stores it. */
+static void set_cgroup_root(struct fixture *fixture, const char *root)
+{
+	snprintf(fixture->request.config.cgroup_root, sizeof(fixture->request.config.cgroup_root),
+		 "%s", root);
 }
 
 /* Finds with the given cgroupPath / uid; returns the path relative to the fake mount. */
@@ -140,7 +146,7 @@ static void test_cgroup_root_prefix(void **state)
 {
 	struct fixture *fixture = *state;
 
-	cJSON_AddStringToObject(fixture->request.config.root, "cgroupRoot", "/kubelet");
+	set_cgroup_root(fixture, "/kubelet");
 	assert_found(fixture, "kubelet/kubepods/burstable/pod" UID, "", UID);
 }
 
@@ -150,7 +156,7 @@ static void test_cgroup_root_prefix_is_required(void **state)
 	char rel[PATH_MAX];
 
 	/* With a root prefix configured, the same names outside it are not the pod's. */
-	cJSON_AddStringToObject(fixture->request.config.root, "cgroupRoot", "kubelet");
+	set_cgroup_root(fixture, "kubelet");
 	mkdirs(fixture->mount, "kubepods/burstable/pod" UID);
 	assert_int_equal(find(fixture, "", UID, rel), -ENOENT);
 }
@@ -160,7 +166,7 @@ static void test_systemd_cgroup_root_slice(void **state)
 {
 	struct fixture *fixture = *state;
 
-	cJSON_AddStringToObject(fixture->request.config.root, "cgroupRoot", "/kube.slice");
+	set_cgroup_root(fixture, "/kube.slice");
 	assert_found(fixture,
 		     "kube.slice/kube-kubepods.slice/kube-kubepods-burstable.slice/"
 		     "kube-kubepods-burstable-pod" UID_SYSTEMD ".slice",
@@ -171,7 +177,7 @@ static void test_systemd_cgroup_root_slice_guaranteed(void **state)
 {
 	struct fixture *fixture = *state;
 
-	cJSON_AddStringToObject(fixture->request.config.root, "cgroupRoot", "/kube.slice");
+	set_cgroup_root(fixture, "/kube.slice");
 	assert_found(fixture,
 		     "kube.slice/kube-kubepods.slice/kube-kubepods-pod" UID_SYSTEMD ".slice", "",
 		     UID);
@@ -182,7 +188,7 @@ static void test_systemd_cgroup_root_nested_slice(void **state)
 {
 	struct fixture *fixture = *state;
 
-	cJSON_AddStringToObject(fixture->request.config.root, "cgroupRoot", "/a-b.slice");
+	set_cgroup_root(fixture, "/a-b.slice");
 	assert_found(fixture,
 		     "a.slice/a-b.slice/a-b-kubepods.slice/a-b-kubepods-besteffort.slice/"
 		     "a-b-kubepods-besteffort-pod" UID_SYSTEMD ".slice",
@@ -193,7 +199,7 @@ static void test_systemd_cgroup_root_internal_name(void **state)
 {
 	struct fixture *fixture = *state;
 
-	cJSON_AddStringToObject(fixture->request.config.root, "cgroupRoot", "/kube");
+	set_cgroup_root(fixture, "/kube");
 	assert_found(fixture,
 		     "kube.slice/kube-kubepods.slice/kube-kubepods-burstable.slice/"
 		     "kube-kubepods-burstable-pod" UID_SYSTEMD ".slice",
