@@ -48,6 +48,9 @@ static const struct velo_pin cgroup_pins[] = {
 	{ VELO_PROG_TC_DENY, false, offsetof(struct velo_bpf_cgroup, tc_deny_fd), true },
 };
 
+#define N_VETH_PINS (sizeof(veth_pins) / sizeof(veth_pins[0]))
+#define N_CGROUP_PINS (sizeof(cgroup_pins) / sizeof(cgroup_pins[0]))
+
 /* A group of objects loaded together: its pins and the struct of fds they open into. */
 struct pin_group {
 	const struct velo_pin *pins;
@@ -79,8 +82,8 @@ static bool superseded_by(const char *name, const struct velo_pin *pins, size_t 
 
 bool velo_map_pin_superseded(const char *name)
 {
-	return superseded_by(name, veth_pins, sizeof(veth_pins) / sizeof(veth_pins[0])) ||
-	       superseded_by(name, cgroup_pins, sizeof(cgroup_pins) / sizeof(cgroup_pins[0]));
+	return superseded_by(name, veth_pins, N_VETH_PINS) ||
+	       superseded_by(name, cgroup_pins, N_CGROUP_PINS);
 }
 
 static __attribute__((format(printf, 2, 0))) int libbpf_print(enum libbpf_print_level level,
@@ -111,19 +114,6 @@ static int group_open_pinned(const struct velo_paths *paths, const struct pin_gr
 			     void *fds)
 {
 	return velo_pins_open(paths, group->pins, group->n_pins, fds);
-}
-
-static int pin_program(const struct velo_paths *paths, struct bpf_program *prog)
-{
-	const struct velo_pin *pin = NULL;
-
-	for (size_t i = 0; i < sizeof(veth_pins) / sizeof(veth_pins[0]); i++)
-		if (!veth_pins[i].map && !strcmp(veth_pins[i].name, bpf_program__name(prog)))
-			pin = &veth_pins[i];
-	for (size_t i = 0; i < sizeof(cgroup_pins) / sizeof(cgroup_pins[0]); i++)
-		if (!cgroup_pins[i].map && !strcmp(cgroup_pins[i].name, bpf_program__name(prog)))
-			pin = &cgroup_pins[i];
-	return pin ? velo_pin_program(paths, pin, prog) : 0; /* else not one velo hands out */
 }
 
 /*
@@ -259,22 +249,29 @@ static void ct_load_failed(const char *name, int ret)
 		name, strerror(-ret));
 }
 
-/* Under the loader lock: load both objects (the second reuses the first's pinned maps). */
-static int load_and_pin(const struct velo_paths *paths, const void *arg)
+int velo_bpf_load_prepare(const struct velo_paths *paths, struct bpf_object_open_opts *opts)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = paths->bpffs_dir);
-	struct veth_xdp *xdp = NULL;
-	struct veth_tc *tc = NULL;
-	struct bpf_program *prog;
-	struct ct_kfuncs ct;
 	char dir[PATH_MAX];
 	int ret;
 
-	(void)arg; /* nothing to choose */
+	memset(opts, 0, sizeof(*opts));
+	opts->sz = sizeof(*opts);
+	opts->pin_root_path = paths->bpffs_dir;
 	ret = velo_bpf_gen_dir(paths, dir, sizeof(dir));
-	if (ret)
-		return ret;
-	ret = lock_mkdirs(dir);
+	return ret ? ret : lock_mkdirs(dir);
+}
+
+/* Under the loader lock: load both objects (the second reuses the first's pinned maps). */
+static int load_and_pin(const struct velo_paths *paths, const void *arg)
+{
+	struct bpf_object_open_opts opts;
+	struct veth_xdp *xdp = NULL;
+	struct veth_tc *tc = NULL;
+	struct ct_kfuncs ct;
+	int ret;
+
+	(void)arg; /* nothing to choose */
+	ret = velo_bpf_load_prepare(paths, &opts);
 	if (ret)
 		return ret;
 	probe_ct_kfuncs(&ct);
@@ -296,16 +293,11 @@ static int load_and_pin(const struct velo_paths *paths, const void *arg)
 	}
 	if (ret)
 		goto out;
-	bpf_object__for_each_program (prog, tc->obj) {
-		ret = pin_program(paths, prog);
-		if (ret)
-			goto out;
-	}
-	bpf_object__for_each_program (prog, xdp->obj) {
-		ret = pin_program(paths, prog);
-		if (ret)
-			goto out;
-	}
+	ret = velo_pin_programs(paths, tc->obj, veth_pins, N_VETH_PINS);
+	if (!ret)
+		ret = velo_pin_programs(paths, xdp->obj, veth_pins, N_VETH_PINS);
+	if (ret)
+		goto out;
 	pr_info("loaded and pinned velo's BPF objects under %s", paths->bpffs_dir);
 out:
 	veth_xdp__destroy(xdp);
@@ -316,17 +308,13 @@ out:
 /* Under the loader lock: the per-pod cgroup objects (the second reuses the first's maps). */
 static int load_and_pin_cgroup(const struct velo_paths *paths, const void *arg)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = paths->bpffs_dir);
+	struct bpf_object_open_opts opts;
 	struct cgroup_sock *sock = NULL;
 	struct cgroup_skb *skb = NULL;
-	struct bpf_program *prog;
-	char dir[PATH_MAX];
 	int ret;
 
 	(void)arg; /* nothing to choose */
-	ret = velo_bpf_gen_dir(paths, dir, sizeof(dir));
-	if (!ret)
-		ret = lock_mkdirs(dir);
+	ret = velo_bpf_load_prepare(paths, &opts);
 	if (ret)
 		return ret;
 	skb = cgroup_skb__open_opts(&opts);
@@ -347,16 +335,11 @@ static int load_and_pin_cgroup(const struct velo_paths *paths, const void *arg)
 		ret = cgroup_sock__load(sock);
 	if (ret)
 		goto out;
-	bpf_object__for_each_program (prog, skb->obj) {
-		ret = pin_program(paths, prog);
-		if (ret)
-			goto out;
-	}
-	bpf_object__for_each_program (prog, sock->obj) {
-		ret = pin_program(paths, prog);
-		if (ret)
-			goto out;
-	}
+	ret = velo_pin_programs(paths, skb->obj, cgroup_pins, N_CGROUP_PINS);
+	if (!ret)
+		ret = velo_pin_programs(paths, sock->obj, cgroup_pins, N_CGROUP_PINS);
+	if (ret)
+		goto out;
 	pr_info("loaded and pinned velo's cgroup BPF objects under %s", paths->bpffs_dir);
 out:
 	cgroup_sock__destroy(sock);
@@ -366,13 +349,13 @@ out:
 
 static const struct pin_group veth_group = {
 	.pins = veth_pins,
-	.n_pins = sizeof(veth_pins) / sizeof(veth_pins[0]),
+	.n_pins = N_VETH_PINS,
 	.load = load_and_pin,
 };
 
 static const struct pin_group cgroup_group = {
 	.pins = cgroup_pins,
-	.n_pins = sizeof(cgroup_pins) / sizeof(cgroup_pins[0]),
+	.n_pins = N_CGROUP_PINS,
 	.load = load_and_pin_cgroup,
 };
 

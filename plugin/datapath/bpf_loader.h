@@ -75,6 +75,14 @@ int velo_bpf_open_or_load(const struct velo_paths *paths, unsigned lock_timeout_
 			  int (*load)(const struct velo_paths *paths, const void *arg),
 			  const void *arg);
 
+/*
+ * The opening of every load(paths, arg): this generation's pin directory
+ * exists, and opts (for a skeleton's __open_opts) has libbpf pin maps by name
+ * under bpffs_dir. 0 or -errno.
+ */
+struct bpf_object_open_opts;
+int velo_bpf_load_prepare(const struct velo_paths *paths, struct bpf_object_open_opts *opts);
+
 /* The BPF loader lock, <run_dir>/bpf.lock: an fd for lock_release, or -errno. */
 int velo_bpf_loader_lock(const struct velo_paths *paths, unsigned lock_timeout_ms);
 /* Routes libbpf's messages to velo's log (warnings as warnings, the rest as debug). */

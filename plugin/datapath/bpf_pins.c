@@ -61,6 +61,24 @@ int velo_pin_program(const struct velo_paths *paths, const struct velo_pin *pin,
 	return bpf_obj_pin(bpf_program__fd(prog), path) ? -errno : 0;
 }
 
+int velo_pin_programs(const struct velo_paths *paths, struct bpf_object *obj,
+		      const struct velo_pin *pins, size_t n_pins)
+{
+	struct bpf_program *prog;
+	int ret;
+
+	bpf_object__for_each_program (prog, obj) {
+		for (size_t i = 0; i < n_pins; i++) {
+			if (pins[i].map || strcmp(pins[i].name, bpf_program__name(prog)))
+				continue;
+			ret = velo_pin_program(paths, &pins[i], prog);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0; /* a program no pin names is not one velo hands out */
+}
+
 void velo_pins_close(const struct velo_pin *pins, size_t n_pins, void *fds)
 {
 	for (size_t i = 0; i < n_pins; i++) {

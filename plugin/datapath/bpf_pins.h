@@ -44,6 +44,10 @@ int velo_pins_open(const struct velo_paths *paths, const struct velo_pin *pins, 
 struct bpf_program;
 int velo_pin_program(const struct velo_paths *paths, const struct velo_pin *pin,
 		     struct bpf_program *prog);
+/* velo_pin_program for each program of obj that one of pins names (by program name). */
+struct bpf_object;
+int velo_pin_programs(const struct velo_paths *paths, struct bpf_object *obj,
+		      const struct velo_pin *pins, size_t n_pins);
 /* Closes every fd of the pins in fds and sets it to -1. */
 void velo_pins_close(const struct velo_pin *pins, size_t n_pins, void *fds);
 

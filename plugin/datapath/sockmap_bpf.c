@@ -131,7 +131,7 @@ static int msg_attach_loaded(const struct velo_paths *paths, int prog_fd, int so
 static int load_and_pin(const struct velo_paths *paths, const void *arg)
 {
 	const struct velo_sockmap_features *features = arg;
-	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = paths->bpffs_dir);
+	struct bpf_object_open_opts opts;
 	unsigned mode, apply_bytes;
 	struct sockmap *skel;
 	char dir[PATH_MAX];
@@ -143,9 +143,7 @@ static int load_and_pin(const struct velo_paths *paths, const void *arg)
 			VELO_ENV_SOCKMAP_APPLY_BYTES);
 		return ret;
 	}
-	ret = velo_bpf_gen_dir(paths, dir, sizeof(dir));
-	if (!ret)
-		ret = lock_mkdirs(dir);
+	ret = velo_bpf_load_prepare(paths, &opts);
 	if (!ret)
 		ret = pin_path(paths, NULL, LINKS_DIR, dir, sizeof(dir));
 	if (!ret)

@@ -1,19 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Loads service translation's BPF objects once per node and pins them. */
 #include <errno.h>
-#include <limits.h>
 #include <stddef.h>
-#include <string.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "base/lock.h"
 #include "base/log.h"
 #include "bpf/lib/velo_svc.h"
 #include "cgroup_sock_addr.skel.h"
-#include "datapath/bpf_gen.h"
 #include "datapath/bpf_loader.h"
 #include "datapath/bpf_pins.h"
 #include "datapath/svc_bpf.h"
@@ -79,27 +75,20 @@ int velo_svc_bpf_open_pinned(const struct velo_paths *paths, struct velo_svc_bpf
 /* Under the loader lock. */
 static int load_and_pin(const struct velo_paths *paths, const void *arg)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = paths->bpffs_dir);
+	struct bpf_object_open_opts opts;
 	struct cgroup_sock_addr *skel;
-	struct bpf_program *prog;
-	char dir[PATH_MAX];
 	int ret;
 
 	(void)arg; /* nothing to choose */
-	ret = velo_bpf_gen_dir(paths, dir, sizeof(dir));
-	if (!ret)
-		ret = lock_mkdirs(dir);
+	ret = velo_bpf_load_prepare(paths, &opts);
 	if (ret)
 		return ret;
 	skel = cgroup_sock_addr__open_opts(&opts);
 	if (!skel)
 		return -errno;
 	ret = cgroup_sock_addr__load(skel);
-	bpf_object__for_each_program (prog, skel->obj) {
-		for (size_t i = 0; !ret && i < N_PINS; i++)
-			if (!pins[i].map && !strcmp(pins[i].name, bpf_program__name(prog)))
-				ret = velo_pin_program(paths, &pins[i], prog);
-	}
+	if (!ret)
+		ret = velo_pin_programs(paths, skel->obj, pins, N_PINS);
 	if (!ret)
 		pr_info("services: loaded and pinned the sock_addr programs under %s",
 			paths->bpffs_dir);
