@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-/* IPv4 and IPv6 addresses as text, in and out: shared by results, records and netlink. */
+/*
+ * IPv4 and IPv6 addresses and networks as text, in and out: shared by results,
+ * records, netlink, IPAM ranges and the egress-deny annotation.
+ */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
@@ -62,6 +65,34 @@ int velo_prefix_parse(const char *text, int *family, uint8_t addr[16], uint8_t *
 	}
 	*prefix = (uint8_t)len;
 	return 0;
+}
+
+static bool host_bits_zero(const struct velo_cidr *cidr)
+{
+	unsigned bytes = cidr->family == AF_INET ? 4 : 16;
+
+	for (unsigned bit = cidr->prefix; bit < bytes * 8; bit++)
+		if (cidr->addr[bit / 8] & (0x80 >> (bit % 8)))
+			return false;
+	return true;
+}
+
+int velo_cidr_parse(const char *text, struct velo_cidr *out)
+{
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (text && strchr(text, '/')) {
+		ret = velo_prefix_parse(text, &out->family, out->addr, &out->prefix);
+	} else {
+		ret = velo_addr_parse(text, &out->family, out->addr);
+		out->prefix = out->family == AF_INET ? 32 : 128;
+	}
+	if (ret) {
+		memset(out, 0, sizeof(*out));
+		return -EINVAL;
+	}
+	return host_bits_zero(out) ? 0 : -ENOTUNIQ;
 }
 
 const char *velo_addr_fmt(int family, const uint8_t addr[16], int prefix, char *buf, unsigned len)

@@ -18,8 +18,21 @@ struct velo_ip {
 	int interface; /* index into interfaces, -1 when absent */
 };
 
+/* A network: an address whose bits past prefix are zero. */
+struct velo_cidr {
+	int family; /* AF_INET or AF_INET6 */
+	uint8_t addr[16];
+	uint8_t prefix;
+};
+
 int velo_addr_parse(const char *text, int *family, uint8_t addr[16]);
+/* "addr/prefix", prefix 1 to 3 digits; the address keeps its host bits. */
 int velo_prefix_parse(const char *text, int *family, uint8_t addr[16], uint8_t *prefix);
+/*
+ * "10.0.0.0/8", "fd00::/64"; a bare address is a /32 or /128. -EINVAL, or
+ * -ENOTUNIQ when host bits are set (so a message can say what is wrong).
+ */
+int velo_cidr_parse(const char *text, struct velo_cidr *out);
 /* Writes "addr" or "addr/prefix" (prefix < 0: none) into buf. */
 const char *velo_addr_fmt(int family, const uint8_t addr[16], int prefix, char *buf, unsigned len);
 

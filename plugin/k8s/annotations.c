@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 
 #include "k8s/annotations.h"
 #include "base/error.h"
@@ -35,64 +34,6 @@ const char *velo_fastpath_str(enum velo_fastpath fastpath)
 		return "xdp";
 	}
 	return "unknown";
-}
-
-static int parse_prefix(const char *text, unsigned max, uint8_t *out)
-{
-	unsigned long value;
-	char *end;
-
-	/* Digits only: strtoul would also take "+8", " 8" and "0x8". */
-	if (!isdigit((unsigned char)text[0]) || strlen(text) > 3)
-		return -EINVAL;
-	for (const char *p = text; *p; p++)
-		if (!isdigit((unsigned char)*p))
-			return -EINVAL;
-	value = strtoul(text, &end, 10);
-	if (value > max)
-		return -EINVAL;
-	*out = (uint8_t)value;
-	return 0;
-}
-
-static bool host_bits_zero(const struct velo_cidr *cidr)
-{
-	unsigned bytes = cidr->family == AF_INET ? 4 : 16;
-
-	for (unsigned bit = cidr->prefix; bit < bytes * 8; bit++)
-		if (cidr->addr[bit / 8] & (0x80 >> (bit % 8)))
-			return false;
-	return true;
-}
-
-int velo_cidr_parse(const char *text, struct velo_cidr *out)
-{
-	char addr[CIDR_TEXT_MAX];
-	const char *slash;
-	size_t addr_len;
-	unsigned max;
-
-	memset(out, 0, sizeof(*out));
-	if (!text)
-		return -EINVAL;
-	slash = strchr(text, '/');
-	addr_len = slash ? (size_t)(slash - text) : strlen(text);
-	if (addr_len == 0 || addr_len >= sizeof(addr))
-		return -EINVAL;
-	memcpy(addr, text, addr_len);
-	addr[addr_len] = '\0';
-
-	out->family = strchr(addr, ':') ? AF_INET6 : AF_INET;
-	if (inet_pton(out->family, addr, out->addr) != 1)
-		return -EINVAL;
-	max = out->family == AF_INET ? 32 : 128;
-	if (!slash)
-		out->prefix = (uint8_t)max;
-	else if (parse_prefix(slash + 1, max, &out->prefix))
-		return -EINVAL;
-	if (!host_bits_zero(out))
-		return -ENOTUNIQ; /* told apart so the message can say what is wrong */
-	return 0;
 }
 
 static int bad_value(const char *key, const char *value, const char *expected)

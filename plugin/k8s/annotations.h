@@ -12,6 +12,8 @@
 
 #include <cJSON.h>
 
+#include "base/addr.h"
+
 #ifndef VELO_MAX_DENY
 #define VELO_MAX_DENY 32
 #endif
@@ -23,12 +25,6 @@ enum velo_fastpath {
 	VELO_FASTPATH_OFF = 0,
 	VELO_FASTPATH_TC,
 	VELO_FASTPATH_XDP,
-};
-
-struct velo_cidr {
-	int family; /* AF_INET or AF_INET6 */
-	uint8_t addr[16];
-	uint8_t prefix;
 };
 
 /* Bits of velo_annotations.set: which keys were given explicitly. */
@@ -63,7 +59,5 @@ void velo_annotations_merge(const struct velo_annotations *defaults,
 			    const struct velo_annotations *pod, struct velo_annotations *out);
 
 const char *velo_fastpath_str(enum velo_fastpath fastpath);
-/* "10.0.0.0/8", "fd00::/64"; a bare address is a /32 or /128. Host bits must be zero. */
-int velo_cidr_parse(const char *text, struct velo_cidr *out);
 
 #endif

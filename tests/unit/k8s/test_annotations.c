@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* velo.dev/ annotations: values, strictness about typos, CIDRs, and defaults vs pod. */
+/* velo.dev/ annotations: values, strictness about typos, deny lists, and defaults vs pod. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <setjmp.h>
@@ -172,30 +172,6 @@ static void test_deny_limit(void **state)
 	assert_non_null(strstr(cni_error_get()->msg, "expected at most 32 CIDRs"));
 }
 
-static void test_cidr_parse(void **state)
-{
-	struct velo_cidr c;
-
-	(void)state;
-	assert_int_equal(velo_cidr_parse("0.0.0.0/0", &c), 0);
-	assert_cidr(&c, "0.0.0.0", 0);
-	assert_int_equal(velo_cidr_parse("::/0", &c), 0);
-	assert_int_equal(c.family, AF_INET6);
-	assert_int_equal(velo_cidr_parse("2001:db8::1", &c), 0);
-	assert_cidr(&c, "2001:db8::1", 128);
-	assert_int_equal(velo_cidr_parse("10.1.2.3", &c), 0);
-	assert_int_equal(c.addr[0], 10);
-	assert_int_equal(c.addr[3], 3);
-	assert_int_equal(c.prefix, 32);
-	assert_int_equal(velo_cidr_parse("10.1.2.128/25", &c), 0);
-	assert_int_not_equal(velo_cidr_parse("10.1.2.129/25", &c), 0);
-	assert_int_not_equal(velo_cidr_parse("", &c), 0);
-	assert_int_not_equal(velo_cidr_parse("/8", &c), 0);
-	assert_int_not_equal(velo_cidr_parse("10.0.0.0/8/8", &c), 0);
-	assert_int_not_equal(velo_cidr_parse("10.0.0.0/ 8", &c), 0);
-	assert_int_not_equal(velo_cidr_parse(NULL, &c), 0);
-}
-
 static void test_merge_pod_wins_key_by_key(void **state)
 {
 	struct velo_annotations defaults, pod, out;
@@ -254,7 +230,6 @@ int main(void)
 		cmocka_unit_test_setup(test_fastpath_names, reset),
 		cmocka_unit_test_setup(test_bad_annotations_table, reset),
 		cmocka_unit_test_setup(test_deny_limit, reset),
-		cmocka_unit_test_setup(test_cidr_parse, reset),
 		cmocka_unit_test_setup(test_merge_pod_wins_key_by_key, reset),
 		cmocka_unit_test_setup(test_services, reset),
 	};
