@@ -25,14 +25,13 @@ uint64_t velo_fnv1a64(const void *data, size_t len)
 	return fnv1a64_continue(FNV1A64_OFFSET, data, len);
 }
 
-static int prefix_valid(const char *prefix)
+bool velo_veth_prefix_valid(const char *prefix)
 {
-	size_t len = strlen(prefix);
+	size_t len = prefix ? strlen(prefix) : 0;
 
-	if (len == 0 || len > VELO_VETH_PREFIX_MAX)
-		return 0;
-	/* The kernel refuses '/', ':' and whitespace in interface names. */
-	return strcspn(prefix, "/: \t\n\r\v\f") == len;
+	/* Lower case and digits only: nothing the kernel refuses in a name ('/', ':', spaces). */
+	return len > 0 && len <= VELO_VETH_PREFIX_MAX &&
+	       strspn(prefix, "abcdefghijklmnopqrstuvwxyz0123456789") == len;
 }
 
 int velo_host_ifname(const char *prefix, const char *container_id, const char *ifname, char out[16])
@@ -41,7 +40,7 @@ int velo_host_ifname(const char *prefix, const char *container_id, const char *i
 	uint64_t hash;
 	size_t len;
 
-	if (!prefix || !container_id || !ifname || !prefix_valid(prefix))
+	if (!container_id || !ifname || !velo_veth_prefix_valid(prefix))
 		return -EINVAL;
 	/* Hash "<container_id>\0<ifname>": the NUL keeps ("ab","c") apart from ("a","bc"). */
 	hash = fnv1a64_continue(FNV1A64_OFFSET, container_id, strlen(container_id) + 1);

@@ -169,20 +169,14 @@ static int parse_ipam(const cJSON *root, struct velo_config *config)
 static int parse_veth_prefix(const cJSON *root, struct velo_config *config)
 {
 	const char *prefix;
-	size_t len;
 	int ret = config_get_string(root, "vethPrefix", &prefix);
 
 	if (ret || !prefix)
 		return ret;
-	len = strlen(prefix);
-	if (len == 0 || len > VELO_VETH_PREFIX_MAX)
-		goto bad;
-	for (size_t i = 0; i < len; i++)
-		if (!islower((unsigned char)prefix[i]) && !isdigit((unsigned char)prefix[i]))
-			goto bad;
-	memcpy(config->veth_prefix, prefix, len + 1);
-	return 0;
-bad:
+	if (velo_veth_prefix_valid(prefix)) {
+		snprintf(config->veth_prefix, sizeof(config->veth_prefix), "%s", prefix);
+		return 0;
+	}
 	return cni_fail(-EINVAL, CNI_ERR_INVALID_CONFIG,
 			"vethPrefix \"%.32s\": expected 1 to %d characters a-z 0-9", prefix,
 			VELO_VETH_PREFIX_MAX);

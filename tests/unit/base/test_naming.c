@@ -32,7 +32,7 @@ static void test_host_ifname_known_vector(void **state)
 
 static void test_host_ifname_is_15_chars(void **state)
 {
-	const char *prefixes[] = { "v", "ve", "vel", "velo", "veth_" };
+	const char *prefixes[] = { "v", "ve", "vel", "velo", "veth0" };
 	char name[16];
 
 	(void)state;
@@ -71,6 +71,9 @@ static void test_host_ifname_bad_prefix(void **state)
 	assert_int_equal(velo_host_ifname("", "ctr", "eth0", name), -EINVAL);
 	assert_int_equal(velo_host_ifname("toolongprefix", "ctr", "eth0", name), -EINVAL);
 	assert_int_equal(velo_host_ifname("a/b", "ctr", "eth0", name), -EINVAL);
+	assert_int_equal(velo_host_ifname("Ve", "ctr", "eth0", name), -EINVAL);
+	assert_int_equal(velo_host_ifname("ve_", "ctr", "eth0", name), -EINVAL);
+	assert_int_equal(velo_host_ifname(NULL, "ctr", "eth0", name), -EINVAL);
 }
 
 int main(void)
