@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR Apache-2.0)
 /*
  * The functional probes for kernel bugs of sockets in a sockhash
- * (plugin/datapath/sockmap_bugs.c): a TCP pair on loopback, each socket
+ * (plugin/net/sockmap_bugs.c): a TCP pair on loopback, each socket
  * keyed by its local port, every send redirected into the receive queue of
  * the socket whose local port is the sender's remote port (BPF_F_INGRESS),
  * as velo_sk_msg does between two pods.

@@ -23,7 +23,7 @@
 #include "ctl.h"
 #include "http_get.h"
 #include "state/netns_state.h"
-#include "cni/kernel_bugs.h"
+#include "net/sockmap_bugs.h"
 #include "datapath/sockmap_probe.h"
 #include "state/state.h"
 

@@ -14,7 +14,7 @@
 #include "k8s/annotations.h"
 #include "base/cni.h"
 #include "k8s/k8s_api.h"
-#include "cni/kernel_bugs.h"
+#include "net/sockmap_bugs.h"
 
 #define VELO_PLUGIN_TYPE_MAX 64
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "base/lock.h"
-#include "cni/kernel_bugs.h"
+#include "net/sockmap_bugs.h"
 #include "datapath/sockmap_cache.h"
 
 #define CACHE_TEXT_MAX 512 /* five short lines; anything longer is not ours */

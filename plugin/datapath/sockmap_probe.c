@@ -22,8 +22,7 @@
 
 #include "base/lock.h"
 #include "base/log.h"
-#include "cni/kernel_bugs.h"
-#include "datapath/sockmap_bugs.h"
+#include "net/sockmap_bugs.h"
 #include "datapath/sockmap_cache.h"
 #include "datapath/sockmap_probe.h"
 #include "sockmap_probe.skel.h"

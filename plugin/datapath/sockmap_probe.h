@@ -4,7 +4,7 @@
  * redirect flag that makes one verdict hold for the socket's life) is looked
  * up by name in the kernel BTF's anonymous enums, never hard-coded, then
  * confirmed with a redirected send between a socket pair in a private netns.
- * The kernel bug probes (datapath/sockmap_bugs.h) run with it. The answers
+ * The kernel bug probes (net/sockmap_bugs.h) run with it. The answers
  * are cached per boot and velo build in <run_dir>/sockmap-probe
  * (datapath/sockmap_cache.h); a cached flag is checked against the BTF again.
  */

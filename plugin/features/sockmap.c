@@ -34,7 +34,7 @@
 #include "cgroup/pod.h"
 #include "datapath/sockmap_bpf.h"
 #include "datapath/sockmap_probe.h"
-#include "cni/kernel_bugs.h"
+#include "net/sockmap_bugs.h"
 
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71

@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The kernel bugs of sockets in a sockhash that velo probes for before it
- * puts a pod on the socket short-circuit (datapath/sockmap_bugs.h), by name:
- * the names an operator lists in the conflist's sockmapAcceptKernelBugs.
+ * puts a pod on the socket short-circuit: their bits, their names (what an
+ * operator lists in the conflist's sockmapAcceptKernelBugs) and the
+ * functional probes that find them. A probe is a TCP pair on loopback in a
+ * private netns, both sockets in a private sockhash whose sk_msg program
+ * redirects each send into the peer's receive queue as velo_sk_msg does, then
+ * the pattern applications use that breaks. No version check: a kernel with
+ * the fix passes, one without fails.
  */
-#ifndef VELO_KERNEL_BUGS_H
-#define VELO_KERNEL_BUGS_H
+#ifndef VELO_NET_SOCKMAP_BUGS_H
+#define VELO_NET_SOCKMAP_BUGS_H
 
 #include <stddef.h>
 
@@ -30,5 +35,11 @@ const char *velo_sm_bug_name(unsigned i);
 void velo_sm_bugs_str(unsigned bugs, char *buf, size_t len);
 /* The conflist's array of names into bits; code 7 naming an unknown or non-string entry. */
 int velo_sm_bugs_parse(const char *field, const cJSON *item, unsigned *out);
+
+/*
+ * The enum velo_sm_bug bits whose probe saw the bug. A probe that could not
+ * run counts as failed (its bug bit set): only a probe that passed clears it.
+ */
+unsigned velo_sockmap_bugs_probe(void);
 
 #endif
