@@ -262,7 +262,7 @@ echo "PASS: zero runs for the non-opted pod's $plain_sent packets and $sockopts 
 
 echo
 echo "== 2. 64-byte UDP send rate, $runs alternating rounds of ${secs}s per case, CPU $cpu"
-# prog_pin NAME: where this velo pinned program NAME (its BPF generation's dir, bpf_loader.h).
+# prog_pin NAME: where this velo pinned program NAME (its BPF generation's dir, datapath/loader.h).
 prog_pin() {
 	local pin
 	for pin in "$bpffs"/progs_g*/"$1"; do echo "$pin"; done

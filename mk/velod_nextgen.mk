@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
 # The next release in tests/node/upgrade.bats: velo and velod whose BPF generation
 # (mk/bpf_gen.mk) is "nextgen".
-NEXTGEN_LOADER := $(OBJ)/nextgen/bpf_gen.o
+NEXTGEN_LOADER := $(OBJ)/nextgen/generation.o
 NEXTGEN_BINS   := $(BUILD)/tests/velo-nextgen $(BUILD)/tests/velod-nextgen
 TEST_BINS      += $(NEXTGEN_BINS)
 
-$(NEXTGEN_LOADER): plugin/datapath/bpf_gen.c $(wildcard plugin/*/*.h) $(BPF_SKELS)
+$(NEXTGEN_LOADER): plugin/datapath/generation.c $(wildcard plugin/*/*.h) $(BPF_SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -DVELO_BPF_GEN_OVERRIDE='"nextgen"' $(CFLAGS) -c $< -o $@
 

@@ -19,7 +19,7 @@
 #include "bpf/lib/velo_svc.h"
 #include "cmd_services.h"
 #include "ctl.h"
-#include "datapath/bpf_pins.h"
+#include "datapath/pins.h"
 #include "datapath/svc_table.h"
 
 #define NAMES_MAX (64u << 20)

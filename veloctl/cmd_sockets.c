@@ -23,7 +23,7 @@
 #include <bpf/bpf.h>
 
 #include "bpf/lib/velo_sockmap.h"
-#include "datapath/bpf_loader.h"
+#include "datapath/loader.h"
 #include "cmd_endpoints.h"
 #include "cmd_sockets.h"
 #include "ctl.h"

@@ -16,9 +16,9 @@
 #include <bpf/bpf.h>
 #include <linux/magic.h>
 
-#include "datapath/bpf_loader.h"
-#include "datapath/bpf_probe.h"
-#include "datapath/bpf_progs.h"
+#include "datapath/loader.h"
+#include "datapath/probe.h"
+#include "datapath/progs.h"
 #include "cmd_status.h"
 #include "ctl.h"
 #include "http_get.h"
@@ -114,9 +114,9 @@ err:
 }
 
 /*
- * The program generations pinned under the bpffs dir (bpf_loader.h) and this
+ * The program generations pinned under the bpffs dir (datapath/loader.h) and this
  * build's. Two or more pinned: an upgrade is under way, and pods run the
- * older programs until velod's next pass moves them (bpf_upgrade.h).
+ * older programs until velod's next pass moves them (upgrade/pass.h).
  */
 static cJSON *generations_json(const struct ctl *ctl)
 {

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "datapath/bpf_progs.h"
+#include "datapath/progs.h"
 #include "cmd_top.h"
 #include "ctl.h"
 

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "k8s/annotations.h"
-#include "datapath/bpf_progs.h"
+#include "datapath/progs.h"
 #include "datapath/svc_table.h"
 #include "cni/config.h"
 

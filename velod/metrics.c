@@ -21,7 +21,7 @@
 #include "config.h"
 #include "metrics.h"
 #include "reconcile.h"
-#include "datapath/bpf_loader.h"
+#include "datapath/loader.h"
 #include "k8s_nodes.h"
 #include "state/netns_state.h"
 #include "datapath/pod_counters.h"

@@ -12,7 +12,7 @@
  *   - after taking the lock, the record is read and checked again, so an ADD
  *     that replaced it meanwhile is seen.
  * Absence from the Kubernetes API alone is never a reason.
- * Each pass also moves pods still on an older BPF generation (bpf_upgrade.h).
+ * Each pass also moves pods still on an older BPF generation (upgrade/pass.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,7 +21,7 @@
 #include <time.h>
 
 #include "reconcile.h"
-#include "upgrade/bpf_upgrade.h"
+#include "upgrade/pass.h"
 #include "cmd/attachment.h"
 #include "base/error.h"
 #include "base/lock.h"

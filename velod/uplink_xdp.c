@@ -29,7 +29,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "datapath/bpf_loader.h"
+#include "datapath/loader.h"
 #include "base/lock.h"
 #include "base/log.h"
 #include "uplink_xdp.h"
@@ -101,7 +101,7 @@ static bool device_is_veth(const char *name)
 	return veth;
 }
 
-/* As plugin/datapath/bpf_loader.c asks: are the conntrack lookup kfuncs there for XDP? */
+/* As plugin/datapath/loader.c asks: are the conntrack lookup kfuncs there for XDP? */
 static bool have_xdp_ct_kfuncs(void)
 {
 	struct btf *vmlinux = btf__load_vmlinux_btf(), *module;

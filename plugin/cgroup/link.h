@@ -18,7 +18,7 @@
 
 #include <linux/bpf.h>
 
-#include "datapath/bpf_loader.h"
+#include "datapath/loader.h"
 #include "cni/request.h"
 
 struct cgroup_ctx {

@@ -13,7 +13,7 @@
 
 #include "bpf/lib/velo_shared.h"
 #include "bpf/lib/velo_sockmap.h"
-#include "datapath/bpf_loader.h"
+#include "datapath/loader.h"
 #include "datapath/pod_counters.h"
 #include "datapath/sockmap_bpf.h"
 

@@ -14,7 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/lib/velo_sockmap.h"
-#include "datapath/bpf_loader.h"
+#include "datapath/loader.h"
 #include "datapath/prog_info.h"
 #include "datapath/sockmap_msg.h"
 #include "base/lock.h"
@@ -113,7 +113,7 @@ static int choose_mode(const struct velo_sockmap_features *features, unsigned *m
 }
 
 /*
- * The sk_msg program of a new load goes onto the sockhash (sockmap_upgrade.c):
+ * The sk_msg program of a new load goes onto the sockhash (upgrade/sockmap.c):
  * an older generation's link moves in place. One that uses other maps stays.
  */
 static int msg_attach_loaded(const struct velo_paths *paths, int prog_fd, int sockhash_fd)

@@ -3,11 +3,11 @@
  * The socket short-circuit's BPF objects (bpf/sockmap.bpf.c), loaded once per
  * node under the BPF loader lock and pinned; later users open the pins.
  *   <bpffs>/velo_sock_v1, velo_smpod_v1, ...   maps (bpf/lib/velo_sockmap.h)
- *   <bpffs>/progs_g<gen>/velo_sockops|velo_sk_msg programs, per generation (bpf_loader.h)
+ *   <bpffs>/progs_g<gen>/velo_sockops|velo_sk_msg programs, per generation (datapath/loader.h)
  *   <bpffs>/links/velo_sk_msg                   sk_msg on the sockhash (one per node)
  *   <bpffs>/links/<host_ifname>_sockops          sock_ops on one pod's cgroup
  * velod moves live pods' sock_ops links and the sk_msg link to a new
- * generation's programs (bpf_upgrade.h). The verdict mode is fixed at load
+ * generation's programs (upgrade/pass.h). The verdict mode is fixed at load
  * (rodata) by the process that loads a generation: VELO_SOCKMAP_MODE
  * (apply-bytes, per-message, permanent) and VELO_SOCKMAP_APPLY_BYTES override
  * the default for benchmarks.

@@ -10,8 +10,8 @@
 #include "base/log.h"
 #include "bpf/lib/velo_svc.h"
 #include "cgroup_sock_addr.skel.h"
-#include "datapath/bpf_loader.h"
-#include "datapath/bpf_pins.h"
+#include "datapath/loader.h"
+#include "datapath/pins.h"
 #include "datapath/svc_bpf.h"
 
 #define PROG_PIN(hook, name)                                                                      \

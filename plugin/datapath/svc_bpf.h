@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Service translation's BPF objects (bpf/cgroup_sock_addr.bpf.c), a group of
- * their own (bpf_loader.h): loaded once per node under the BPF loader lock,
+ * their own (datapath/loader.h): loaded once per node under the BPF loader lock,
  * maps pinned by name (<bpffs>/velo_svc_*_v1), programs per generation
  * (<bpffs>/progs_g<gen>/velo_svc_*). A kernel that can't load them costs no
  * other feature. velod writes the maps (svc_maps.h); pods attach the programs.

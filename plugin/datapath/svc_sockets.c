@@ -9,7 +9,7 @@
 #include <bpf/libbpf.h>
 
 #include "base/error.h"
-#include "datapath/bpf_pins.h"
+#include "datapath/pins.h"
 #include "datapath/svc_sockets.h"
 #include "iter_svc_sk.skel.h"
 #include "net/netns.h"

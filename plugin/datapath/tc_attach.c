@@ -14,7 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "datapath/bpf_loader.h"
+#include "datapath/loader.h"
 #include "base/log.h"
 #include "datapath/tc_attach.h"
 

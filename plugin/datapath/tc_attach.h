@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
-#include "datapath/bpf_probe.h"
+#include "datapath/probe.h"
 #include "cni/config.h"
 #include "state/state.h"
 

@@ -9,7 +9,7 @@
 
 #include <bpf/bpf.h>
 
-#include "datapath/bpf_probe.h"
+#include "datapath/probe.h"
 #include "features/egress_tc.h"
 #include "base/error.h"
 #include "base/log.h"

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "datapath/bpf_loader.h"
+#include "datapath/loader.h"
 #include "cni/request.h"
 
 int egress_tc_attach(const struct velo_request *request, const struct velo_bpf_cgroup *bpf,

@@ -31,8 +31,8 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/lib/velo_shared.h"
-#include "datapath/bpf_loader.h"
-#include "datapath/bpf_probe.h"
+#include "datapath/loader.h"
+#include "datapath/probe.h"
 #include "datapath/endpoint_map.h"
 #include "datapath/prog_info.h"
 #include "features/fastpath.h"

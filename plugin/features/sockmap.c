@@ -24,7 +24,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/lib/velo_sockmap.h"
-#include "datapath/bpf_loader.h"
+#include "datapath/loader.h"
 #include "base/error.h"
 #include "features/feature.h"
 #include "features/sockmap.h"

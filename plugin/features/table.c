@@ -3,7 +3,7 @@
 #include "features/accounting.h"
 #include "features/egress_policy.h"
 #include "features/fastpath.h"
-#include "features/services.h"
+#include "features/svc.h"
 #include "features/sockmap.h"
 #include "features/table.h"
 #include "features/tcp_congestion.h"

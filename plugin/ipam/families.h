@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Which address families an IPAM config can hand out, read before the IPAM
- * runs: the veth is made beside it (cmd_add.c) and its host side needs IPv6
+ * runs: the veth is made beside it (cmd/add.c) and its host side needs IPv6
  * only for a pod that gets an IPv6 address.
  */
 #ifndef VELO_IPAM_FAMILIES_H

@@ -12,7 +12,7 @@
 #include <bpf/bpf.h>
 
 #include "base/log.h"
-#include "datapath/bpf_pins.h"
+#include "datapath/pins.h"
 #include "datapath/prog_info.h"
 #include "upgrade/moves.h"
 

@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "cmd/cmd_add.h"
+#include "cmd/add.h"
 #include "cmd/attachment.h"
 #include "base/error.h"
 #include "features/table.h"

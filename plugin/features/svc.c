@@ -22,7 +22,7 @@
 #include "cgroup/link.h"
 #include "features/feature.h"
 #include "cgroup/pod.h"
-#include "features/services.h"
+#include "features/svc.h"
 
 static bool services_wanted(const struct velo_request *request)
 {

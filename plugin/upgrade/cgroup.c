@@ -10,7 +10,7 @@
 #include "cgroup/link.h"
 #include "datapath/prog_info.h"
 #include "datapath/tc_attach.h"
-#include "upgrade/cgroup_upgrade.h"
+#include "upgrade/cgroup.h"
 #include "upgrade/moves.h"
 
 /* The link kinds of accounting.c, egress_policy.c, tcp_congestion.c and egress_tc.c. */

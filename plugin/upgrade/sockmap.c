@@ -17,7 +17,7 @@
 
 #include "bpf/lib/velo_sockmap.h"
 #include "datapath/prog_info.h"
-#include "upgrade/sockmap_upgrade.h"
+#include "upgrade/sockmap.h"
 #include "base/log.h"
 #include "datapath/sockmap_bpf.h"
 

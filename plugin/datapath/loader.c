@@ -14,7 +14,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "datapath/bpf_loader.h"
+#include "datapath/loader.h"
 #include "bpf/lib/velo_shared.h"
 #include "base/error.h"
 #include "base/lock.h"

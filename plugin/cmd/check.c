@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/cmd_check.h"
+#include "cmd/check.h"
 #include "cmd/attachment.h"
 #include "base/error.h"
 #include "features/table.h"

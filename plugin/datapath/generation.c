@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "datapath/bpf_gen.h"
+#include "datapath/generation.h"
 
 /* Tests build a second velo with another generation name to stand in for the next release. */
 #ifdef VELO_BPF_GEN_OVERRIDE

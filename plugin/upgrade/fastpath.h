@@ -3,7 +3,7 @@
 #ifndef VELO_FASTPATH_UPGRADE_H
 #define VELO_FASTPATH_UPGRADE_H
 
-#include "datapath/bpf_loader.h"
+#include "datapath/loader.h"
 #include "state/state.h"
 
 /* One endpoint: 1 when something moved, 0 when all was current, or -errno. */

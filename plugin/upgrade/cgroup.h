@@ -3,7 +3,7 @@
 #ifndef VELO_CGROUP_UPGRADE_H
 #define VELO_CGROUP_UPGRADE_H
 
-#include "datapath/bpf_loader.h"
+#include "datapath/loader.h"
 #include "state/state.h"
 
 /*

@@ -20,7 +20,7 @@
 #include <netlink/route/link.h>
 #include <netlink/route/link/veth.h>
 
-#include "datapath/bpf_probe.h"
+#include "datapath/probe.h"
 #include "base/lock.h"
 #include "base/log.h"
 

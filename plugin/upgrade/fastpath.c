@@ -15,7 +15,7 @@
 #include "datapath/endpoint_map.h"
 #include "datapath/prog_info.h"
 #include "datapath/tc_attach.h"
-#include "upgrade/fastpath_upgrade.h"
+#include "upgrade/fastpath.h"
 
 /* The endpoint's pinned link of kind now runs prog_fd: 1 when moved, 0 when it did already. */
 static int link_upgrade(const struct velo_paths *paths, const struct velo_record *record,

@@ -17,8 +17,8 @@
 #include "base/log.h"
 #include "base/mountinfo.h"
 #include "bpf/lib/velo_shared.h"
-#include "datapath/bpf_gen.h"
-#include "datapath/bpf_pins.h"
+#include "datapath/generation.h"
+#include "datapath/pins.h"
 
 static int *pin_fd(void *fds, const struct velo_pin *pin)
 {

@@ -19,8 +19,8 @@
 
 #include "bpf/lib/velo_shared.h"
 #include "base/types.h"
-#include "datapath/bpf_gen.h"
-#include "datapath/bpf_pins.h"
+#include "datapath/generation.h"
+#include "datapath/pins.h"
 
 struct velo_bpf {
 	int endpoints_fd; /* velo_ep_v1 */

@@ -11,7 +11,7 @@
  * The programs of every group (veth, cgroup, sockmap) are pinned per
  * generation, one hash of their objects: <bpffs_dir>/progs_g<generation>/. A new velo
  * whose programs differ loads its own beside the old ones instead of reusing
- * them, and velo_bpf_upgrade (bpf_upgrade.h) moves live pods over.
+ * them, and velo_bpf_upgrade (upgrade/pass.h) moves live pods over.
  */
 #define VELO_BPF_GEN_PREFIX "progs_g"
 const char *velo_bpf_generation(void);

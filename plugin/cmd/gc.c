@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd/cmd_gc.h"
+#include "cmd/gc.h"
 #include "cmd/attachment.h"
 #include "base/error.h"
 #include "base/lock.h"

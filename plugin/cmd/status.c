@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd/cmd_status.h"
+#include "cmd/status.h"
 #include "base/error.h"
 #include "ipam/ipam.h"
 #include "base/log.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * Moving one pod's service translation links (<bpffs>/links/<ifname>_svc_*)
- * to this generation's programs: all or none (moves.h), as cgroup_upgrade.c
+ * to this generation's programs: all or none (moves.h), as upgrade/cgroup.c
  * does for the other cgroup links. A program of this generation that uses other maps
  * than the pod's (a layout change) leaves the pod where it is.
  */
@@ -9,7 +9,7 @@
 
 #include "cgroup/link.h"
 #include "upgrade/moves.h"
-#include "upgrade/svc_upgrade.h"
+#include "upgrade/svc.h"
 
 _Static_assert(VELO_SVC_N_HOOKS <= POD_MOVES_MAX, "every hook fits one pod's moves");
 

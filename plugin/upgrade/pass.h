@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Moving live pods to this velo's programs after an upgrade. The programs
- * are pinned per generation (bpf_loader.h), so a new velo whose programs
+ * are pinned per generation (datapath/loader.h), so a new velo whose programs
  * differ loads its own beside the old ones; pods wired before keep running
  * the old code until velod moves them: their links by bpf_link_update (a
  * clsact filter by replacing it), their devmap entry's program, and their

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/cmd_del.h"
+#include "cmd/del.h"
 #include "cmd/attachment.h"
 #include "base/error.h"
 #include "base/log.h"

@@ -12,7 +12,7 @@
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 
-#include "datapath/bpf_progs.h"
+#include "datapath/progs.h"
 
 #define STATS_SYSCTL "/proc/sys/kernel/bpf_stats_enabled"
 

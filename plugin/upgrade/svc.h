@@ -7,7 +7,7 @@
 #include "state/state.h"
 
 /*
- * The endpoint's eight sock_addr links (features/services.c), under the
+ * The endpoint's eight sock_addr links (features/svc.c), under the
  * cgroup lock (at most lock_timeout_ms: -EAGAIN): 1 when they moved, 0 when
  * all was current or the pod has none, or -errno with every one back on its
  * old program (-EXDEV: this generation's programs use other maps).
