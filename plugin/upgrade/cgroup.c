@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <stddef.h>
 
-#include "cgroup/link.h"
 #include "datapath/prog_info.h"
 #include "datapath/tc_attach.h"
 #include "upgrade/cgroup.h"
@@ -60,23 +59,14 @@ static int plan_hook(const struct velo_paths *paths, struct pod_moves *pod,
 			 : 0;
 }
 
+static int plan_hook_of(const struct velo_paths *paths, struct pod_moves *pod, unsigned i,
+			const void *bpf)
+{
+	return plan_hook(paths, pod, &hooks[i], hook_prog_fd(bpf, &hooks[i]));
+}
+
 int velo_cgroup_upgrade(const struct velo_paths *paths, unsigned lock_timeout_ms,
 			const struct velo_record *record, const struct velo_bpf_cgroup *bpf)
 {
-	struct pod_moves pod = { .record = record };
-	int lock_fd, ret = 0;
-
-	if (!record->host_ifname[0])
-		return 0;
-	/* ADD and DEL attach, take over and detach these links only under the cgroup lock. */
-	lock_fd = cgroup_lock_at(paths, lock_timeout_ms);
-	if (lock_fd < 0)
-		return lock_fd;
-	for (unsigned i = 0; i < N_HOOKS && !ret; i++)
-		ret = plan_hook(paths, &pod, &hooks[i], hook_prog_fd(bpf, &hooks[i]));
-	if (!ret)
-		ret = pod_moves_apply(&pod);
-	pod_moves_close(&pod);
-	cgroup_unlock(lock_fd);
-	return ret;
+	return pod_moves_run(paths, lock_timeout_ms, record, N_HOOKS, plan_hook_of, bpf);
 }

@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 
 #include "base/log.h"
+#include "cgroup/link.h"
 #include "datapath/pins.h"
 #include "datapath/prog_info.h"
 #include "upgrade/moves.h"
@@ -117,4 +118,27 @@ void pod_moves_close(struct pod_moves *pod)
 		close(pod->moves[i].old_prog_fd);
 	}
 	pod->n = 0;
+}
+
+int pod_moves_run(const struct velo_paths *paths, unsigned lock_timeout_ms,
+		  const struct velo_record *record, unsigned n_hooks,
+		  int (*plan)(const struct velo_paths *paths, struct pod_moves *pod, unsigned hook,
+			      const void *arg),
+		  const void *arg)
+{
+	struct pod_moves pod = { .record = record };
+	int lock_fd, ret = 0;
+
+	if (!record->host_ifname[0])
+		return 0;
+	lock_fd = cgroup_lock_at(paths, lock_timeout_ms);
+	if (lock_fd < 0)
+		return lock_fd;
+	for (unsigned i = 0; i < n_hooks && !ret; i++)
+		ret = plan(paths, &pod, i, arg);
+	if (!ret)
+		ret = pod_moves_apply(&pod);
+	pod_moves_close(&pod);
+	cgroup_unlock(lock_fd);
+	return ret;
 }

@@ -45,5 +45,17 @@ int pod_moves_plan_pin(const struct velo_paths *paths, struct pod_moves *pod, co
 int pod_moves_apply(struct pod_moves *pod);
 /* Closes the fds the plan holds. */
 void pod_moves_close(struct pod_moves *pod);
+/*
+ * The whole move of one endpoint under the cgroup lock (ADD and DEL attach,
+ * take over and detach these links only under it; at most lock_timeout_ms:
+ * -EAGAIN): plan(paths, pod, i, arg) for each hook i below n_hooks, then
+ * pod_moves_apply. 1 when they moved, 0 when all was current or the record
+ * names no host veth, or -errno with every one back on its old program.
+ */
+int pod_moves_run(const struct velo_paths *paths, unsigned lock_timeout_ms,
+		  const struct velo_record *record, unsigned n_hooks,
+		  int (*plan)(const struct velo_paths *paths, struct pod_moves *pod, unsigned hook,
+			      const void *arg),
+		  const void *arg);
 
 #endif

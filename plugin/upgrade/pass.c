@@ -223,40 +223,44 @@ static int sockmap_upgrade(struct pass *pass, const struct velo_record *record)
 	return velo_sockmap_upgrade(pass->paths, record, &pass->groups[GROUP_SOCKMAP].sockmap);
 }
 
-/* One endpoint's groups: 1 when something moved, 0 when all was current, or -errno. */
+/* One group of an endpoint: 1 moved, 0 current (or its group isn't loaded), or -errno. */
+static int group_upgrade(struct pass *pass, const struct velo_record *record, enum group_kind group)
+{
+	int got = group_get(pass, group);
+
+	if (got <= 0)
+		return got;
+	switch (group) {
+	case GROUP_VETH:
+		return velo_fastpath_upgrade(pass->paths, record, &pass->groups[group].veth);
+	case GROUP_CGROUP:
+		return velo_cgroup_upgrade(pass->paths, pass->lock_timeout_ms, record,
+					   &pass->groups[group].cgroup);
+	case GROUP_SVC:
+		return velo_svc_upgrade(pass->paths, pass->lock_timeout_ms, record,
+					&pass->groups[group].svc);
+	default:
+		return -EINVAL; /* the sockmap group moves with sockmap_upgrade */
+	}
+}
+
+/* One endpoint's groups: 1 when something moved, 0 when all was current, or the first -errno. */
 static int upgrade_groups(struct pass *pass, const struct velo_record *record)
 {
-	int moved = 0, ret = 0, got;
+	int got[4] = { 0 }, moved = 0, ret = 0;
 
-	if (record->features & VELO_FEATURE_FASTPATH) {
-		got = group_get(pass, GROUP_VETH);
-		if (got > 0)
-			got = velo_fastpath_upgrade(pass->paths, record,
-						    &pass->groups[GROUP_VETH].veth);
-		ret = got < 0 ? got : 0;
-		moved |= got > 0;
-	}
+	if (record->features & VELO_FEATURE_FASTPATH)
+		got[0] = group_upgrade(pass, record, GROUP_VETH);
 	/* A pod cgroup is recorded only where velo attached cgroup programs to it. */
-	if (record->cgroup_id) {
-		got = group_get(pass, GROUP_CGROUP);
-		if (got > 0)
-			got = velo_cgroup_upgrade(pass->paths, pass->lock_timeout_ms, record,
-						  &pass->groups[GROUP_CGROUP].cgroup);
-		ret = ret ?: (got < 0 ? got : 0);
-		moved |= got > 0;
-	}
-	if (record->features & VELO_FEATURE_SOCKMAP) {
-		got = sockmap_upgrade(pass, record);
-		ret = ret ?: (got < 0 ? got : 0);
-		moved |= got > 0;
-	}
-	if (record->features & VELO_FEATURE_SERVICES) {
-		got = group_get(pass, GROUP_SVC);
-		if (got > 0)
-			got = velo_svc_upgrade(pass->paths, pass->lock_timeout_ms, record,
-					       &pass->groups[GROUP_SVC].svc);
-		ret = ret ?: (got < 0 ? got : 0);
-		moved |= got > 0;
+	if (record->cgroup_id)
+		got[1] = group_upgrade(pass, record, GROUP_CGROUP);
+	if (record->features & VELO_FEATURE_SOCKMAP)
+		got[2] = sockmap_upgrade(pass, record);
+	if (record->features & VELO_FEATURE_SERVICES)
+		got[3] = group_upgrade(pass, record, GROUP_SVC);
+	for (unsigned i = 0; i < sizeof(got) / sizeof(got[0]); i++) {
+		ret = ret ?: (got[i] < 0 ? got[i] : 0);
+		moved |= got[i] > 0;
 	}
 	return ret ? ret : moved;
 }

@@ -7,33 +7,22 @@
  */
 #include <errno.h>
 
-#include "cgroup/link.h"
 #include "upgrade/moves.h"
 #include "upgrade/svc.h"
 
 _Static_assert(VELO_SVC_N_HOOKS <= POD_MOVES_MAX, "every hook fits one pod's moves");
 
+static int plan_hook(const struct velo_paths *paths, struct pod_moves *pod, unsigned hook,
+		     const void *arg)
+{
+	const struct velo_svc_bpf *bpf = arg;
+	int ret = pod_moves_plan_pin(paths, pod, velo_svc_hook_kind(hook), bpf->prog_fds[hook]);
+
+	return ret == -ENOENT ? 0 : ret; /* none: the pod fell back to kube-proxy */
+}
+
 int velo_svc_upgrade(const struct velo_paths *paths, unsigned lock_timeout_ms,
 		     const struct velo_record *record, const struct velo_svc_bpf *bpf)
 {
-	struct pod_moves pod = { .record = record };
-	int lock_fd, ret = 0;
-
-	if (!record->host_ifname[0])
-		return 0;
-	/* ADD and DEL attach, take over and detach these links only under the cgroup lock. */
-	lock_fd = cgroup_lock_at(paths, lock_timeout_ms);
-	if (lock_fd < 0)
-		return lock_fd;
-	for (int hook = 0; hook < VELO_SVC_N_HOOKS && !ret; hook++) {
-		ret = pod_moves_plan_pin(paths, &pod, velo_svc_hook_kind(hook),
-					 bpf->prog_fds[hook]);
-		if (ret == -ENOENT)
-			ret = 0; /* the pod fell back to kube-proxy */
-	}
-	if (!ret)
-		ret = pod_moves_apply(&pod);
-	pod_moves_close(&pod);
-	cgroup_unlock(lock_fd);
-	return ret;
+	return pod_moves_run(paths, lock_timeout_ms, record, VELO_SVC_N_HOOKS, plan_hook, bpf);
 }
