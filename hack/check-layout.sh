@@ -9,6 +9,11 @@
 #  3. A header belongs to the .c of the same name and declares only functions and objects
 #     that file defines; a header without a .c declares types and constants only. A .c file
 #     declares no extern of another file (it includes that file's header instead).
+#  4. Every C file of plugin/, veloctl/ and velod/ lies where the Makefile builds it (no
+#     nested folder), opens with a comment after its SPDX line, and lists its "..."
+#     includes grouped by folder (each run sorted: the library's folders, then the tool's
+#     own files, then generated headers); a header's guard is VELO_<FOLDER>_<NAME>_H
+#     (VELOCTL_<NAME>_H, VELOD_<NAME>_H in the tools).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
@@ -127,6 +132,57 @@ for source in plugin/*/*.c plugin/*.c veloctl/*.c velod/*.c; do
 	externs=$(symbols px "$source")
 	[ -z "$externs" ] || fail "$source declares another file's $(echo "$externs" | tr '\n' ' ')"
 done
+
+# The Makefile builds plugin/<folder>/*.c, plugin/main.c, veloctl/*.c and velod/*.c only.
+while read -r file; do
+	fail "$file: in a nested folder, which the Makefile does not build"
+done < <(find plugin -mindepth 3 -name '*.[ch]' | sort; find veloctl velod -mindepth 2 -name '*.[ch]' | sort)
+
+# One awk over every file: the opening comment (line 2), each run of "..." includes (a block
+# of consecutive include lines) in order, library folders (0) before the tool's own files (1)
+# before generated headers (2), and a header's guard.
+while read -r line; do
+	fail "$line"
+done < <(LC_ALL=C awk '
+	function finish() {
+		if (file ~ /\.h$/ && !guarded)
+			print file ": include guard is not " guard
+	}
+	FNR == 1 {
+		if (NR > 1)
+			finish()
+		file = FILENAME
+		guarded = 0
+		inrun = 0
+		disordered = 0
+		n = split(file, part, "/")
+		name = part[n]
+		sub(/\.h$/, "", name)
+		guard = (part[1] == "plugin" ? "VELO_" part[2] "_" : part[1] "_") name "_H"
+		guard = toupper(guard)
+	}
+	FNR == 2 && $0 !~ /^\/\*/ {
+		print file ": no opening comment (line 2) saying what the file is for"
+	}
+	$1 == "#ifndef" && $2 == guard {
+		guarded = 1
+	}
+	/^[[:space:]]*#[[:space:]]*include[[:space:]]*"/ {
+		inc = $0
+		sub(/^[^"]*"/, "", inc)
+		sub(/".*$/, "", inc)
+		key = (inc ~ /\.skel\.h$|^velo_bpf_gen\.h$/ ? 2 : (inc ~ /\// ? 0 : 1)) inc
+		if (inrun && key < last && !disordered) {
+			print file ": \"...\" includes not grouped by folder (sort each run)"
+			disordered = 1
+		}
+		last = key
+		inrun = 1
+		next
+	}
+	{ inrun = 0 }
+	END { finish() }
+' plugin/*.c plugin/*/*.[ch] veloctl/*.[ch] velod/*.[ch])
 
 if [ "$broken" -ne 0 ]; then
 	exit 1

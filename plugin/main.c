@@ -11,15 +11,15 @@
 #include <cJSON.h>
 
 #include "base/cni.h"
-#include "cni/cni_env.h"
+#include "base/error.h"
+#include "base/log.h"
 #include "cmd/add.h"
 #include "cmd/check.h"
 #include "cmd/del.h"
 #include "cmd/gc.h"
 #include "cmd/status.h"
+#include "cni/cni_env.h"
 #include "cni/config.h"
-#include "base/error.h"
-#include "base/log.h"
 #include "cni/request.h"
 #include "net/retire.h"
 

@@ -17,9 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "state/state.h"
 #include "cmd_bugtool.h"
 #include "ctl.h"
-#include "state/state.h"
 
 #define COMMAND_TIMEOUT_S 30
 #define MAX_ARGS 24

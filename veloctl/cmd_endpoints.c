@@ -4,12 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd_endpoints.h"
-#include "ctl.h"
-#include "state/netns_state.h"
 #include "datapath/pod_counters.h"
+#include "state/netns_state.h"
 #include "state/record_json.h"
 #include "state/state.h"
+#include "cmd_endpoints.h"
+#include "ctl.h"
 
 struct endpoint_scan {
 	const struct ctl *ctl;

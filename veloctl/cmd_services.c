@@ -17,10 +17,10 @@
 #include <bpf/bpf.h>
 
 #include "bpf/lib/velo_svc.h"
-#include "cmd_services.h"
-#include "ctl.h"
 #include "datapath/pins.h"
 #include "datapath/svc_table.h"
+#include "cmd_services.h"
+#include "ctl.h"
 
 #define NAMES_MAX (64u << 20)
 

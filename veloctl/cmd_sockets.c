@@ -24,12 +24,12 @@
 
 #include "bpf/lib/velo_sockmap.h"
 #include "datapath/loader.h"
-#include "cmd_endpoints.h"
-#include "cmd_sockets.h"
-#include "ctl.h"
 #include "datapath/pod_counters.h"
 #include "datapath/sockmap_stats.h"
 #include "datapath/svc_sockets.h"
+#include "cmd_endpoints.h"
+#include "cmd_sockets.h"
+#include "ctl.h"
 
 struct socket_scan {
 	struct velo_sm_key *keys;

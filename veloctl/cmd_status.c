@@ -19,13 +19,13 @@
 #include "datapath/loader.h"
 #include "datapath/probe.h"
 #include "datapath/progs.h"
+#include "datapath/sockmap_probe.h"
+#include "net/sockmap_bugs.h"
+#include "state/netns_state.h"
+#include "state/state.h"
 #include "cmd_status.h"
 #include "ctl.h"
 #include "http_get.h"
-#include "state/netns_state.h"
-#include "net/sockmap_bugs.h"
-#include "datapath/sockmap_probe.h"
-#include "state/state.h"
 
 static bool bpffs_mounted(const char *dir)
 {

@@ -7,9 +7,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "ctl.h"
 #include "features/table.h"
 #include "state/state.h"
+#include "ctl.h"
 
 void ctl_error(const struct ctl *ctl, const char *fmt, ...)
 {

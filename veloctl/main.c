@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "cmd_bugtool.h"
 #include "cmd_endpoints.h"
 #include "cmd_services.h"
@@ -17,7 +18,6 @@
 #include "cmd_status.h"
 #include "cmd_top.h"
 #include "ctl.h"
-#include "base/log.h"
 
 #define GLOBAL_OPTIONS                                                                       \
 	"Options (any position):\n"                                                          \

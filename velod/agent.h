@@ -11,10 +11,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "k8s/annotations.h"
+#include "cni/config.h"
 #include "datapath/progs.h"
 #include "datapath/svc_table.h"
-#include "cni/config.h"
+#include "k8s/annotations.h"
 
 #define AGENT_MAX_NETWORKS 16
 #define AGENT_MAX_CLUSTER_CIDRS 16

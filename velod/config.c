@@ -14,9 +14,9 @@
 
 #include <cJSON.h>
 
+#include "base/log.h"
 #include "config.h"
 #include "k8s_watch.h"
-#include "base/log.h"
 
 #define CONFIG_FILE_MAX (256 * 1024)
 

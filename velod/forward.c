@@ -30,8 +30,8 @@
 
 #include <cJSON.h>
 
-#include "agent.h"
 #include "base/log.h"
+#include "agent.h"
 #include "forward.h"
 #include "forward_legacy.h"
 #include "nft.h"

@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "agent.h"
 #include "guard.h"
-#include "base/log.h"
 #include "nft.h"
 
 int guard_apply(const struct agent_config *config)

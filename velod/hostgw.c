@@ -25,18 +25,18 @@
 
 #include <cJSON.h>
 
-#include "config.h"
-#include "hostgw.h"
-#include "k8s/annotations.h"
 #include "base/log.h"
-#include "k8s_nodes.h"
-#include "masquerade.h"
+#include "k8s/annotations.h"
 #include "net/netlink.h"
 #include "net/netlink_dump.h"
 #include "net/netlink_ip.h"
-#include "uplink_xdp.h"
 #include "net/wiring.h"
 #include "net/wiring_sysctl.h"
+#include "config.h"
+#include "hostgw.h"
+#include "k8s_nodes.h"
+#include "masquerade.h"
+#include "uplink_xdp.h"
 
 #define NS_PER_S 1000000000ull
 #define MAX_NODES HOSTGW_MAX_NODES

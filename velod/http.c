@@ -14,9 +14,9 @@
 
 #include <microhttpd.h>
 
+#include "base/log.h"
 #include "http.h"
 #include "metrics.h"
-#include "base/log.h"
 
 #define HTTP_CONNECTION_LIMIT 32
 #define HTTP_TIMEOUT_S 10

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "k8s/k8s_curl.h"
 #include "k8s_list_watch.h"
-#include "base/log.h"
 
 #define LIST_PAGE 500
 #define LIST_TIMEOUT_MS 60000

@@ -11,8 +11,8 @@
 
 #include <stdbool.h>
 
-#include "agent.h"
 #include "datapath/svc_table.h"
+#include "agent.h"
 #include "k8s_list_watch.h"
 
 #define K8S_SERVICES_WATCHES 2 /* Services, EndpointSlices */

@@ -19,10 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "k8s/curl_lazy.h"
 #include "k8s/kubeconfig.h"
 #include "k8s_watch.h"
-#include "base/log.h"
 
 #define BACKOFF_MIN_MS 500
 #define BACKOFF_MAX_MS 30000

@@ -17,16 +17,16 @@
 #include <sys/select.h>
 #include <unistd.h>
 
+#include "base/log.h"
+#include "net/retire.h"
 #include "config.h"
 #include "forward.h"
 #include "guard.h"
 #include "hostgw.h"
 #include "http.h"
 #include "k8s_nodes.h"
-#include "base/log.h"
 #include "reaper.h"
 #include "reconcile.h"
-#include "net/retire.h"
 #include "sampler.h"
 #include "services.h"
 #include "uplink_xdp.h"

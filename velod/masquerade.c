@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
 #include "base/log.h"
+#include "agent.h"
 #include "masquerade.h"
 #include "nft.h"
 

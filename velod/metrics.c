@@ -18,19 +18,19 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "config.h"
-#include "metrics.h"
-#include "reconcile.h"
-#include "datapath/loader.h"
-#include "k8s_nodes.h"
-#include "state/netns_state.h"
-#include "datapath/pod_counters.h"
-#include "datapath/sockmap_stats.h"
-#include "state/state.h"
-#include "services_metrics.h"
-#include "uplink_xdp.h"
 #include "bpf/lib/velo_shared.h"
 #include "bpf/lib/velo_sockmap.h"
+#include "datapath/loader.h"
+#include "datapath/pod_counters.h"
+#include "datapath/sockmap_stats.h"
+#include "state/netns_state.h"
+#include "state/state.h"
+#include "config.h"
+#include "k8s_nodes.h"
+#include "metrics.h"
+#include "reconcile.h"
+#include "services_metrics.h"
+#include "uplink_xdp.h"
 
 #ifndef VELO_VERSION
 #define VELO_VERSION "dev"

@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "reaper.h"
 #include "base/log.h"
 #include "net/retire.h"
+#include "reaper.h"
 
 #define NS_PER_MS 1000000ull
 

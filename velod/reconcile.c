@@ -20,15 +20,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "reconcile.h"
-#include "upgrade/pass.h"
-#include "cmd/attachment.h"
 #include "base/error.h"
 #include "base/lock.h"
 #include "base/log.h"
+#include "cmd/attachment.h"
 #include "net/retire.h"
 #include "state/netns_state.h"
 #include "state/state.h"
+#include "upgrade/pass.h"
+#include "reconcile.h"
 
 /* Loading this generation's programs waits at most this long for another loader. */
 #define UPGRADE_LOCK_TIMEOUT_MS 5000

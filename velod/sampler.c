@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sampler.h"
 #include "base/log.h"
+#include "sampler.h"
 
 #define NS_PER_S 1000000000ull
 

@@ -22,15 +22,15 @@
 #include <cJSON.h>
 
 #include "base/log.h"
-#include "config.h"
 #include "datapath/svc_bpf.h"
 #include "datapath/svc_maps.h"
 #include "datapath/svc_reap.h"
 #include "datapath/svc_table.h"
 #include "k8s/svc_parse.h"
+#include "state/state.h"
+#include "config.h"
 #include "k8s_services.h"
 #include "reconcile.h"
-#include "state/state.h"
 #include "services.h"
 
 #define NS_PER_MS 1000000ull

@@ -29,12 +29,12 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "datapath/loader.h"
 #include "base/lock.h"
 #include "base/log.h"
+#include "bpf/lib/velo_uplink.h"
+#include "datapath/loader.h"
 #include "uplink_xdp.h"
 #include "uplink_xdp.skel.h"
-#include "bpf/lib/velo_uplink.h"
 
 #define UPLINK_LOCK_TIMEOUT_MS 10000
 

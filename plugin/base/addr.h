@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Addresses as velo passes them between layers, and their text forms. */
-#ifndef VELO_ADDR_H
-#define VELO_ADDR_H
+#ifndef VELO_BASE_ADDR_H
+#define VELO_BASE_ADDR_H
 
 #include <stdbool.h>
 #include <stdint.h>

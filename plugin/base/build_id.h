@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The running binary's identity: what a cache of probe answers is keyed by. */
-#ifndef VELO_BUILD_ID_H
-#define VELO_BUILD_ID_H
+#ifndef VELO_BASE_BUILD_ID_H
+#define VELO_BASE_BUILD_ID_H
 
 #include <stddef.h>
 

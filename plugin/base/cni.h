@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* CNI protocol constants: versions, commands and error codes (spec 1.1.0). */
-#ifndef VELO_CNI_H
-#define VELO_CNI_H
+#ifndef VELO_BASE_CNI_H
+#define VELO_BASE_CNI_H
 
 #include <stdbool.h>
 

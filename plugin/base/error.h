@@ -5,8 +5,8 @@
  * CNI code and message here. The first message recorded wins (it is the most
  * specific); details accumulate (CHECK lists every drift there).
  */
-#ifndef VELO_ERROR_H
-#define VELO_ERROR_H
+#ifndef VELO_BASE_ERROR_H
+#define VELO_BASE_ERROR_H
 
 #include <stdbool.h>
 #include <stddef.h>

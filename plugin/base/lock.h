@@ -12,8 +12,8 @@
  * and, a leaf taken holding any of 1-3 but never with anything taken under it,
  * the sockmap probe lock <run_dir>/sockmap-probe.lock (datapath/sockmap_probe.c).
  */
-#ifndef VELO_LOCK_H
-#define VELO_LOCK_H
+#ifndef VELO_BASE_LOCK_H
+#define VELO_BASE_LOCK_H
 
 /* Creates the directories on the way. Returns the locked fd, -EAGAIN on timeout, or -errno. */
 int lock_acquire(const char *path, unsigned timeout_ms);

@@ -5,8 +5,8 @@
  * lock when it grows past its cap. Every line carries the request's fields.
  * Warnings and errors also go to stderr. stdout is never used.
  */
-#ifndef VELO_LOG_H
-#define VELO_LOG_H
+#ifndef VELO_BASE_LOG_H
+#define VELO_BASE_LOG_H
 
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Names velo derives: the host-side veth of an attachment. */
-#ifndef VELO_NAMING_H
-#define VELO_NAMING_H
+#ifndef VELO_BASE_NAMING_H
+#define VELO_BASE_NAMING_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Types and limits every layer shares: where velo keeps its files, how long a network name is. */
-#ifndef VELO_TYPES_H
-#define VELO_TYPES_H
+#ifndef VELO_BASE_TYPES_H
+#define VELO_BASE_TYPES_H
 
 #include <limits.h>
 

@@ -10,11 +10,11 @@
 
 #include <bpf/bpf.h>
 
-#include "bpf/lib/velo_shared.h"
-#include "cgroup/link.h"
 #include "base/error.h"
 #include "base/lock.h"
 #include "base/log.h"
+#include "bpf/lib/velo_shared.h"
+#include "cgroup/link.h"
 #include "cgroup/pod.h"
 
 #define CGROUP_LOCK_NAME "cgroup.lock"

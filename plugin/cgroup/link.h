@@ -18,8 +18,8 @@
 
 #include <linux/bpf.h>
 
-#include "datapath/loader.h"
 #include "cni/request.h"
+#include "datapath/loader.h"
 
 struct cgroup_ctx {
 	struct velo_request *request;

@@ -6,8 +6,8 @@
  * optional cgroup root: a path prefix, or a slice), under the cgroup2 mount found in
  * /proc/self/mountinfo. Never falls back to a parent.
  */
-#ifndef VELO_POD_CGROUP_H
-#define VELO_POD_CGROUP_H
+#ifndef VELO_CGROUP_POD_H
+#define VELO_CGROUP_POD_H
 
 #include <stddef.h>
 

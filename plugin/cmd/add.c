@@ -12,18 +12,18 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "base/error.h"
+#include "base/log.h"
+#include "base/naming.h"
 #include "cmd/add.h"
 #include "cmd/attachment.h"
-#include "base/error.h"
+#include "cni/pod_annotations.h"
 #include "features/table.h"
 #include "ipam/families.h"
 #include "ipam/ipam.h"
-#include "cni/pod_annotations.h"
-#include "base/log.h"
-#include "base/naming.h"
 #include "net/netns.h"
-#include "state/state.h"
 #include "net/wiring.h"
+#include "state/state.h"
 
 /* Where an ADD's time goes, for its log line: operators see which part is slow. */
 struct add_timing {

@@ -4,12 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/attachment.h"
 #include "base/error.h"
-#include "features/table.h"
-#include "ipam/ipam.h"
 #include "base/lock.h"
 #include "base/log.h"
+#include "cmd/attachment.h"
+#include "features/table.h"
+#include "ipam/ipam.h"
 #include "net/retire.h"
 #include "state/state.h"
 

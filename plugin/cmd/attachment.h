@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The attachment lifecycle the verbs share: its lock, and undoing all of it. */
-#ifndef VELO_ATTACHMENT_H
-#define VELO_ATTACHMENT_H
+#ifndef VELO_CMD_ATTACHMENT_H
+#define VELO_CMD_ATTACHMENT_H
 
 #include <stdbool.h>
 

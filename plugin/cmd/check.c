@@ -8,15 +8,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/check.h"
-#include "cmd/attachment.h"
 #include "base/error.h"
+#include "base/log.h"
+#include "cmd/attachment.h"
+#include "cmd/check.h"
 #include "features/table.h"
 #include "ipam/ipam.h"
-#include "base/log.h"
-#include "state/state.h"
 #include "net/wiring.h"
 #include "net/wiring_check.h"
+#include "state/state.h"
 
 /* The pod's MAC as the runtime was told it: prevResult's sandbox interface. */
 static const char *prev_pod_mac(const struct velo_result *prev, const char *ifname)

@@ -11,11 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/del.h"
-#include "cmd/attachment.h"
 #include "base/error.h"
 #include "base/log.h"
 #include "base/naming.h"
+#include "cmd/attachment.h"
+#include "cmd/del.h"
 #include "state/state.h"
 
 /* What an ADD of this id could have made, found by name: its veth name derives from the id. */

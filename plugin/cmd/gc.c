@@ -12,11 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd/gc.h"
-#include "cmd/attachment.h"
 #include "base/error.h"
 #include "base/lock.h"
 #include "base/log.h"
+#include "cmd/attachment.h"
+#include "cmd/gc.h"
 #include "ipam/ipam.h"
 #include "net/retire.h"
 #include "state/state.h"

@@ -9,10 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd/status.h"
 #include "base/error.h"
-#include "ipam/ipam.h"
 #include "base/log.h"
+#include "cmd/status.h"
+#include "ipam/ipam.h"
 
 static int dir_writable(const char *path)
 {

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cni/cni_env.h"
 #include "base/error.h"
 #include "base/log.h"
+#include "cni/cni_env.h"
 
 enum {
 	NEED_CONTAINER_ID = 1u << 0,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The CNI_* environment variables and the CNI_ARGS key-value list. */
-#ifndef VELO_CNI_ENV_H
-#define VELO_CNI_ENV_H
+#ifndef VELO_CNI_CNI_ENV_H
+#define VELO_CNI_CNI_ENV_H
 
 #include <limits.h>
 #include <stdbool.h>

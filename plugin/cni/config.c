@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/error.h"
 #include "cni/config.h"
 #include "cni/config_field.h"
-#include "base/error.h"
 
 #define STDIN_MAX (1u << 20) /* configs are a few KiB; a runaway writer must not eat memory */
 

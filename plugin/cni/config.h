@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The network configuration velo receives on stdin, validated. */
-#ifndef VELO_CONFIG_H
-#define VELO_CONFIG_H
+#ifndef VELO_CNI_CONFIG_H
+#define VELO_CNI_CONFIG_H
 
 #include <limits.h>
 #include <stdbool.h>
 
 #include <cJSON.h>
 
+#include "base/cni.h"
 #include "base/log.h"
 #include "base/naming.h"
 #include "base/types.h"
 #include "k8s/annotations.h"
-#include "base/cni.h"
 #include "k8s/k8s_api.h"
 #include "net/sockmap_bugs.h"
 

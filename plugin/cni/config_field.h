@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Typed getters for the config's fields (config.c and the files that parse parts of it). */
-#ifndef VELO_CONFIG_FIELD_H
-#define VELO_CONFIG_FIELD_H
+#ifndef VELO_CNI_CONFIG_FIELD_H
+#define VELO_CNI_CONFIG_FIELD_H
 
 #include <stddef.h>
 

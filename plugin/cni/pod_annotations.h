@@ -4,8 +4,8 @@
  * (k8s/k8s_api.h), asked only when the runtime passed none, with the policy
  * for when that fails.
  */
-#ifndef VELO_POD_ANNOTATIONS_H
-#define VELO_POD_ANNOTATIONS_H
+#ifndef VELO_CNI_POD_ANNOTATIONS_H
+#define VELO_CNI_POD_ANNOTATIONS_H
 
 struct velo_config;
 struct cni_args;

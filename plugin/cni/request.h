@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* One CNI invocation: what came in and what velo knows about the attachment. */
-#ifndef VELO_REQUEST_H
-#define VELO_REQUEST_H
+#ifndef VELO_CNI_REQUEST_H
+#define VELO_CNI_REQUEST_H
 
 #include <stdbool.h>
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* CNI results: parsed from any version IPAM answers in, printed in any version velo speaks. */
-#ifndef VELO_RESULT_H
-#define VELO_RESULT_H
+#ifndef VELO_CNI_RESULT_H
+#define VELO_CNI_RESULT_H
 
 #include <stdbool.h>
 #include <stdint.h>

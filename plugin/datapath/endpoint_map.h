@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A pod's entries in the endpoint map, shared by the fast path and its upgrade. */
-#ifndef VELO_ENDPOINT_MAP_H
-#define VELO_ENDPOINT_MAP_H
+#ifndef VELO_DATAPATH_ENDPOINT_MAP_H
+#define VELO_DATAPATH_ENDPOINT_MAP_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* This build's BPF generation. */
-#ifndef VELO_BPF_GEN_H
-#define VELO_BPF_GEN_H
+#ifndef VELO_DATAPATH_GENERATION_H
+#define VELO_DATAPATH_GENERATION_H
 
 #include <stddef.h>
 

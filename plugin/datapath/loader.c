@@ -14,11 +14,11 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "datapath/loader.h"
-#include "bpf/lib/velo_shared.h"
 #include "base/error.h"
 #include "base/lock.h"
 #include "base/log.h"
+#include "bpf/lib/velo_shared.h"
+#include "datapath/loader.h"
 #include "cgroup_skb.skel.h"
 #include "cgroup_sock.skel.h"
 #include "veth_tc.skel.h"

@@ -11,14 +11,14 @@
  * with its own open calls, loaded on first use the same way, so a kernel that
  * can't load one group never costs the other.
  */
-#ifndef VELO_BPF_LOADER_H
-#define VELO_BPF_LOADER_H
+#ifndef VELO_DATAPATH_LOADER_H
+#define VELO_DATAPATH_LOADER_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "bpf/lib/velo_shared.h"
 #include "base/types.h"
+#include "bpf/lib/velo_shared.h"
 #include "datapath/generation.h"
 #include "datapath/pins.h"
 

@@ -5,8 +5,8 @@
  *   <dir>/progs_g<generation>/<name>      the fast path's, cgroup and sockmap programs
  *   <dir>/links/<host_ifname>_<kind>      one link per endpoint and hook
  */
-#ifndef VELO_BPF_PINS_H
-#define VELO_BPF_PINS_H
+#ifndef VELO_DATAPATH_PINS_H
+#define VELO_DATAPATH_PINS_H
 
 #include <stdbool.h>
 #include <stddef.h>

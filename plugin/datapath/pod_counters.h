@@ -4,8 +4,8 @@
  * pinned maps for velod's /metrics and veloctl endpoints. Each source is
  * present only when the pod has that feature and the node has the map.
  */
-#ifndef VELO_POD_COUNTERS_H
-#define VELO_POD_COUNTERS_H
+#ifndef VELO_DATAPATH_POD_COUNTERS_H
+#define VELO_DATAPATH_POD_COUNTERS_H
 
 #include <stdbool.h>
 #include <stdint.h>

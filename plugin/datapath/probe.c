@@ -20,9 +20,9 @@
 #include <netlink/route/link.h>
 #include <netlink/route/link/veth.h>
 
-#include "datapath/probe.h"
 #include "base/lock.h"
 #include "base/log.h"
+#include "datapath/probe.h"
 
 /* Debian 12's uapi headers predate tcx (Linux 6.6): the kernel's values. */
 #define VELO_BPF_TCX_INGRESS 46

@@ -5,8 +5,8 @@
  * the kernel version. Cached per boot in <run_dir>/bpf-probes so an ADD
  * doesn't pay for the probes again.
  */
-#ifndef VELO_BPF_PROBE_H
-#define VELO_BPF_PROBE_H
+#ifndef VELO_DATAPATH_PROBE_H
+#define VELO_DATAPATH_PROBE_H
 
 #include <stdbool.h>
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What the kernel says of a loaded program, for the upgrade movers and CHECK. */
-#ifndef VELO_PROG_INFO_H
-#define VELO_PROG_INFO_H
+#ifndef VELO_DATAPATH_PROG_INFO_H
+#define VELO_DATAPATH_PROG_INFO_H
 
 #include <linux/types.h>
 

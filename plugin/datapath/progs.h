@@ -9,8 +9,8 @@
  * then pays ~75 ns a run, so velo holds the fd only for sampling windows and
  * reports deltas over the window, never the raw counters.
  */
-#ifndef VELOCTL_BPF_PROGS_H
-#define VELOCTL_BPF_PROGS_H
+#ifndef VELO_DATAPATH_PROGS_H
+#define VELO_DATAPATH_PROGS_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -13,14 +13,14 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "base/lock.h"
+#include "base/log.h"
 #include "bpf/lib/velo_sockmap.h"
 #include "datapath/loader.h"
 #include "datapath/prog_info.h"
-#include "datapath/sockmap_msg.h"
-#include "base/lock.h"
-#include "base/log.h"
-#include "sockmap.skel.h"
 #include "datapath/sockmap_bpf.h"
+#include "datapath/sockmap_msg.h"
+#include "sockmap.skel.h"
 
 #define LINKS_DIR "links"
 #define DEFAULT_APPLY_BYTES (1u << 20)

@@ -12,8 +12,8 @@
  * (apply-bytes, per-message, permanent) and VELO_SOCKMAP_APPLY_BYTES override
  * the default for benchmarks.
  */
-#ifndef VELO_SOCKMAP_BPF_H
-#define VELO_SOCKMAP_BPF_H
+#ifndef VELO_DATAPATH_SOCKMAP_BPF_H
+#define VELO_DATAPATH_SOCKMAP_BPF_H
 
 #include <stddef.h>
 #include <stdint.h>

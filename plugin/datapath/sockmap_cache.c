@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "base/lock.h"
-#include "net/sockmap_bugs.h"
 #include "datapath/sockmap_cache.h"
+#include "net/sockmap_bugs.h"
 
 #define CACHE_TEXT_MAX 512 /* five short lines; anything longer is not ours */
 #define BOOT_ID_LEN 36 /* 8-4-4-4-12 hex digits and dashes */

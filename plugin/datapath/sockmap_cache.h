@@ -11,8 +11,8 @@
  * velo's own user) that nobody else can write, and when every field is in
  * range; anything else is probed again and rewritten (0600).
  */
-#ifndef VELO_SOCKMAP_CACHE_H
-#define VELO_SOCKMAP_CACHE_H
+#ifndef VELO_DATAPATH_SOCKMAP_CACHE_H
+#define VELO_DATAPATH_SOCKMAP_CACHE_H
 
 #include <stddef.h>
 

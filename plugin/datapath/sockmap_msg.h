@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The node's one sk_msg verdict program on the sockhash. */
-#ifndef VELO_SOCKMAP_MSG_H
-#define VELO_SOCKMAP_MSG_H
+#ifndef VELO_DATAPATH_SOCKMAP_MSG_H
+#define VELO_DATAPATH_SOCKMAP_MSG_H
 
 #include "base/types.h"
 

@@ -22,11 +22,11 @@
 
 #include "base/lock.h"
 #include "base/log.h"
-#include "net/sockmap_bugs.h"
 #include "datapath/sockmap_cache.h"
 #include "datapath/sockmap_probe.h"
-#include "sockmap_probe.skel.h"
 #include "net/netns.h"
+#include "net/sockmap_bugs.h"
+#include "sockmap_probe.skel.h"
 
 #define PERMANENT_NAME "BPF_F_PERMANENT"
 #define CACHE_NAME "sockmap-probe"

@@ -8,8 +8,8 @@
  * are cached per boot and velo build in <run_dir>/sockmap-probe
  * (datapath/sockmap_cache.h); a cached flag is checked against the BTF again.
  */
-#ifndef VELO_SOCKMAP_PROBE_H
-#define VELO_SOCKMAP_PROBE_H
+#ifndef VELO_DATAPATH_SOCKMAP_PROBE_H
+#define VELO_DATAPATH_SOCKMAP_PROBE_H
 
 #include <stdbool.h>
 #include <stdint.h>

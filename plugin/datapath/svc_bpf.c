@@ -9,10 +9,10 @@
 
 #include "base/log.h"
 #include "bpf/lib/velo_svc.h"
-#include "cgroup_sock_addr.skel.h"
 #include "datapath/loader.h"
 #include "datapath/pins.h"
 #include "datapath/svc_bpf.h"
+#include "cgroup_sock_addr.skel.h"
 
 #define PROG_PIN(hook, name)                                                                      \
 	{                                                                                         \

@@ -6,8 +6,8 @@
  * (<bpffs>/progs_g<gen>/velo_svc_*). A kernel that can't load them costs no
  * other feature. velod writes the maps (svc_maps.h); pods attach the programs.
  */
-#ifndef VELO_SVC_BPF_H
-#define VELO_SVC_BPF_H
+#ifndef VELO_DATAPATH_SVC_BPF_H
+#define VELO_DATAPATH_SVC_BPF_H
 
 #include <linux/bpf.h>
 

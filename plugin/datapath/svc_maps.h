@@ -8,8 +8,8 @@
  * removed with their slots and counters; slots no service points at (a
  * crash between the steps) are removed too.
  */
-#ifndef VELO_SVC_MAPS_H
-#define VELO_SVC_MAPS_H
+#ifndef VELO_DATAPATH_SVC_MAPS_H
+#define VELO_DATAPATH_SVC_MAPS_H
 
 #include <stdbool.h>
 

@@ -11,8 +11,8 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "datapath/svc_reap.h"
-#include "iter_tcp.skel.h"
 #include "net/netns.h"
+#include "iter_tcp.skel.h"
 
 struct velo_svc_reap {
 	struct iter_tcp *skel;

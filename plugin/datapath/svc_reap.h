@@ -7,8 +7,8 @@
  * without the kfunc (or without sk_storage in iterators) fails velo_svc_reap_open,
  * and such connections then live on until they end by themselves.
  */
-#ifndef VELO_SVC_REAP_H
-#define VELO_SVC_REAP_H
+#ifndef VELO_DATAPATH_SVC_REAP_H
+#define VELO_DATAPATH_SVC_REAP_H
 
 #include "base/types.h"
 #include "bpf/lib/velo_svc.h"

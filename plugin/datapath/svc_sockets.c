@@ -11,8 +11,8 @@
 #include "base/error.h"
 #include "datapath/pins.h"
 #include "datapath/svc_sockets.h"
-#include "iter_svc_sk.skel.h"
 #include "net/netns.h"
+#include "iter_svc_sk.skel.h"
 
 struct rec_buf {
 	char *data;

@@ -4,8 +4,8 @@
  * socket iterator over the reverse state connect wrote, read in the pods'
  * network namespaces, for veloctl sockets. Loads nothing that stays.
  */
-#ifndef VELO_SVC_SOCKETS_H
-#define VELO_SVC_SOCKETS_H
+#ifndef VELO_DATAPATH_SVC_SOCKETS_H
+#define VELO_DATAPATH_SVC_SOCKETS_H
 
 #include "base/types.h"
 #include "bpf/lib/velo_svc.h"

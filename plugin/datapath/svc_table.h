@@ -15,8 +15,8 @@
  * Services have (with an entry or not) and every endpoint any EndpointSlice
  * of the service lists for it, whatever its conditions or node.
  */
-#ifndef VELO_SVC_TABLE_H
-#define VELO_SVC_TABLE_H
+#ifndef VELO_DATAPATH_SVC_TABLE_H
+#define VELO_DATAPATH_SVC_TABLE_H
 
 #include "bpf/lib/velo_svc.h"
 #include "k8s/svc_parse.h"

@@ -14,8 +14,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "datapath/loader.h"
 #include "base/log.h"
+#include "datapath/loader.h"
 #include "datapath/tc_attach.h"
 
 /* Debian 12's uapi headers predate tcx (Linux 6.6): the kernel's values. */

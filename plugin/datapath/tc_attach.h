@@ -5,14 +5,14 @@
  * each at its own priority so the order holds (the egress deny list before
  * the fast path, which may redirect).
  */
-#ifndef VELO_TC_ATTACH_H
-#define VELO_TC_ATTACH_H
+#ifndef VELO_DATAPATH_TC_ATTACH_H
+#define VELO_DATAPATH_TC_ATTACH_H
 
 #include <stdbool.h>
 #include <linux/types.h>
 
-#include "datapath/probe.h"
 #include "cni/config.h"
+#include "datapath/probe.h"
 #include "state/state.h"
 
 /* Debug knob: use clsact even where tcx works. */

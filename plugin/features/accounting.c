@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cgroup/link.h"
 #include "base/error.h"
-#include "features/feature.h"
-#include "features/accounting.h"
 #include "base/log.h"
+#include "cgroup/link.h"
+#include "features/accounting.h"
+#include "features/feature.h"
 
 #define KIND_IN "cg_acct_in"
 #define KIND_EG "cg_acct_eg"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Per-pod packet and byte counters (velo.dev/accounting). */
-#ifndef VELO_FEATURE_ACCOUNTING_H
-#define VELO_FEATURE_ACCOUNTING_H
+#ifndef VELO_FEATURES_ACCOUNTING_H
+#define VELO_FEATURES_ACCOUNTING_H
 
 #include "features/feature.h"
 

@@ -16,13 +16,13 @@
 
 #include <bpf/bpf.h>
 
+#include "base/error.h"
+#include "base/log.h"
 #include "bpf/lib/velo_shared.h"
 #include "cgroup/link.h"
-#include "features/egress_tc.h"
-#include "base/error.h"
-#include "features/feature.h"
 #include "features/egress_policy.h"
-#include "base/log.h"
+#include "features/egress_tc.h"
+#include "features/feature.h"
 
 #define KIND_DENY "cg_deny_eg"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The pod's egress deny list (velo.dev/egress-deny). */
-#ifndef VELO_FEATURE_EGRESS_POLICY_H
-#define VELO_FEATURE_EGRESS_POLICY_H
+#ifndef VELO_FEATURES_EGRESS_POLICY_H
+#define VELO_FEATURES_EGRESS_POLICY_H
 
 #include "features/feature.h"
 

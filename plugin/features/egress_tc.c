@@ -9,11 +9,11 @@
 
 #include <bpf/bpf.h>
 
-#include "datapath/probe.h"
-#include "features/egress_tc.h"
 #include "base/error.h"
 #include "base/log.h"
+#include "datapath/probe.h"
 #include "datapath/tc_attach.h"
+#include "features/egress_tc.h"
 
 #define KIND_TC_DENY "tc_deny"
 

@@ -6,13 +6,13 @@
  * could refuse creating them). Keyed by velo_deny_if_v1: host ifindex -> the
  * pod cgroup id whose velo_deny_v1 entries apply.
  */
-#ifndef VELO_EGRESS_TC_H
-#define VELO_EGRESS_TC_H
+#ifndef VELO_FEATURES_EGRESS_TC_H
+#define VELO_FEATURES_EGRESS_TC_H
 
 #include <stdint.h>
 
-#include "datapath/loader.h"
 #include "cni/request.h"
+#include "datapath/loader.h"
 
 int egress_tc_attach(const struct velo_request *request, const struct velo_bpf_cgroup *bpf,
 		     uint64_t cgroup_id);

@@ -30,18 +30,18 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "bpf/lib/velo_shared.h"
-#include "datapath/loader.h"
-#include "datapath/probe.h"
-#include "datapath/endpoint_map.h"
-#include "datapath/prog_info.h"
-#include "features/fastpath.h"
 #include "base/error.h"
-#include "features/feature.h"
 #include "base/log.h"
 #include "base/naming.h"
-#include "net/netns.h"
+#include "bpf/lib/velo_shared.h"
+#include "datapath/endpoint_map.h"
+#include "datapath/loader.h"
+#include "datapath/probe.h"
+#include "datapath/prog_info.h"
 #include "datapath/tc_attach.h"
+#include "features/fastpath.h"
+#include "features/feature.h"
+#include "net/netns.h"
 
 /* Debian 12's uapi headers predate tcx (Linux 6.6): the kernel's value. */
 #define VELO_BPF_LINK_TYPE_TCX 11

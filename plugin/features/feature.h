@@ -8,8 +8,8 @@
  * line; attach fails the ADD only for what the pod asked for and can't have
  * safely (policy), never for a missing optimisation.
  */
-#ifndef VELO_FEATURE_H
-#define VELO_FEATURE_H
+#ifndef VELO_FEATURES_FEATURE_H
+#define VELO_FEATURES_FEATURE_H
 
 #include <stdbool.h>
 

@@ -23,17 +23,17 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "bpf/lib/velo_sockmap.h"
-#include "datapath/loader.h"
 #include "base/error.h"
-#include "features/feature.h"
-#include "features/sockmap.h"
 #include "base/log.h"
 #include "base/naming.h"
-#include "net/netns.h"
+#include "bpf/lib/velo_sockmap.h"
 #include "cgroup/pod.h"
+#include "datapath/loader.h"
 #include "datapath/sockmap_bpf.h"
 #include "datapath/sockmap_probe.h"
+#include "features/feature.h"
+#include "features/sockmap.h"
+#include "net/netns.h"
 #include "net/sockmap_bugs.h"
 
 #ifndef SO_NETNS_COOKIE

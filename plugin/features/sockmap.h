@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The socket short-circuit between local pods (velo.dev/sockmap). */
-#ifndef VELO_FEATURE_SOCKMAP_H
-#define VELO_FEATURE_SOCKMAP_H
+#ifndef VELO_FEATURES_SOCKMAP_H
+#define VELO_FEATURES_SOCKMAP_H
 
 #include "features/feature.h"
 

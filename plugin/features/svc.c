@@ -18,10 +18,10 @@
 
 #include "base/error.h"
 #include "base/log.h"
-#include "datapath/svc_bpf.h"
 #include "cgroup/link.h"
-#include "features/feature.h"
 #include "cgroup/pod.h"
+#include "datapath/svc_bpf.h"
+#include "features/feature.h"
 #include "features/svc.h"
 
 static bool services_wanted(const struct velo_request *request)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Connect-time ClusterIP translation on the pod's own cgroup (velo.dev/services). */
-#ifndef VELO_FEATURE_SERVICES_H
-#define VELO_FEATURE_SERVICES_H
+#ifndef VELO_FEATURES_SVC_H
+#define VELO_FEATURES_SVC_H
 
 #include "features/feature.h"
 

@@ -3,8 +3,8 @@
 #include "features/accounting.h"
 #include "features/egress_policy.h"
 #include "features/fastpath.h"
-#include "features/svc.h"
 #include "features/sockmap.h"
+#include "features/svc.h"
 #include "features/table.h"
 #include "features/tcp_congestion.h"
 

@@ -14,11 +14,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgroup/link.h"
 #include "base/error.h"
+#include "base/log.h"
+#include "cgroup/link.h"
 #include "features/feature.h"
 #include "features/tcp_congestion.h"
-#include "base/log.h"
 #include "net/netns.h"
 
 #define KIND_SOCKOPT "cg_sockopt"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The pod's TCP congestion control (velo.dev/tcp-congestion). */
-#ifndef VELO_FEATURE_TCP_CONGESTION_H
-#define VELO_FEATURE_TCP_CONGESTION_H
+#ifndef VELO_FEATURES_TCP_CONGESTION_H
+#define VELO_FEATURES_TCP_CONGESTION_H
 
 #include "features/feature.h"
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+/* Which families an IPAM config can hand out, from its ranges, before the IPAM runs. */
 #include <string.h>
 
 #include "ipam/families.h"

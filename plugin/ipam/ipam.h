@@ -8,8 +8,8 @@
  * binary's path, size and mtime) and handed the config in the newest version
  * both know.
  */
-#ifndef VELO_IPAM_H
-#define VELO_IPAM_H
+#ifndef VELO_IPAM_IPAM_H
+#define VELO_IPAM_IPAM_H
 
 #include "cni/result.h"
 #include "ipam/call.h"

@@ -7,8 +7,8 @@
 #include "base/error.h"
 #include "base/lock.h"
 #include "base/log.h"
-#include "ipam/velo.h"
 #include "ipam/allocator.h"
+#include "ipam/velo.h"
 #include "state/state.h"
 
 bool ipam_is_velo(const struct velo_config *config)

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "k8s/annotations.h"
 #include "base/error.h"
+#include "k8s/annotations.h"
 
 #define ANN_FASTPATH VELO_ANNOTATION_PREFIX "fastpath"
 #define ANN_SOCKMAP VELO_ANNOTATION_PREFIX "sockmap"

@@ -4,8 +4,8 @@
  * capability io.kubernetes.cri.pod-annotations and for the conflist's
  * node-wide "defaults" (same keys). A pod's annotation wins over the default.
  */
-#ifndef VELO_ANNOTATIONS_H
-#define VELO_ANNOTATIONS_H
+#ifndef VELO_K8S_ANNOTATIONS_H
+#define VELO_K8S_ANNOTATIONS_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -4,8 +4,8 @@
 #include <errno.h>
 #include <stdbool.h>
 
-#include "k8s/curl_lazy.h"
 #include "base/log.h"
+#include "k8s/curl_lazy.h"
 
 static struct curl_api api;
 

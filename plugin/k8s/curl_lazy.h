@@ -4,8 +4,8 @@
  * more: ~30 libraries whose loading cost every CNI invocation several
  * milliseconds, although only the rare Kubernetes API lookup needs them.
  */
-#ifndef VELO_CURL_LAZY_H
-#define VELO_CURL_LAZY_H
+#ifndef VELO_K8S_CURL_LAZY_H
+#define VELO_K8S_CURL_LAZY_H
 
 #define CURL_DISABLE_TYPECHECK /* the typecheck macros would shadow the pointers below */
 #include <curl/curl.h>

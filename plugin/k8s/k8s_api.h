@@ -6,8 +6,8 @@
  * the cluster CA, a short timeout. Whether a failure fails ADD is decided by
  * cni/pod_annotations.c.
  */
-#ifndef VELO_K8S_API_H
-#define VELO_K8S_API_H
+#ifndef VELO_K8S_K8S_API_H
+#define VELO_K8S_K8S_API_H
 
 #include <limits.h>
 #include <stdbool.h>

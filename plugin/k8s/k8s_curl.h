@@ -4,8 +4,8 @@
  * proxy, TLS verified against the cluster CA, the kubeconfig's credentials.
  * The plugin's pod GET (k8s_api.c) and velod's Node watch share it.
  */
-#ifndef VELO_K8S_CURL_H
-#define VELO_K8S_CURL_H
+#ifndef VELO_K8S_K8S_CURL_H
+#define VELO_K8S_K8S_CURL_H
 
 #include "k8s/curl_lazy.h"
 #include "k8s/kubeconfig.h"

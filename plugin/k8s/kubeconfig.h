@@ -5,8 +5,8 @@
  * and velod's Node watch use it; the unit tests and the libFuzzer target
  * (tests/fuzz/fuzz_kubeconfig.c) feed the parser text.
  */
-#ifndef VELO_KUBECONFIG_H
-#define VELO_KUBECONFIG_H
+#ifndef VELO_K8S_KUBECONFIG_H
+#define VELO_K8S_KUBECONFIG_H
 
 #include <stddef.h>
 

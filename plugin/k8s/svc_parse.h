@@ -5,8 +5,8 @@
  * velod's static services file or, object by object, from the API's watch.
  * Pure: no I/O. What kube-proxy's semantics make of them is svc_table.h's.
  */
-#ifndef VELO_SVC_PARSE_H
-#define VELO_SVC_PARSE_H
+#ifndef VELO_K8S_SVC_PARSE_H
+#define VELO_K8S_SVC_PARSE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -7,8 +7,8 @@
  * structs, because a node can hold thousands of routes and libnl's caches
  * allocate an object for each. A socket talks to the netns it was created in.
  */
-#ifndef VELO_NETLINK_H
-#define VELO_NETLINK_H
+#ifndef VELO_NET_NETLINK_H
+#define VELO_NET_NETLINK_H
 
 #include <netlink/netlink.h>
 

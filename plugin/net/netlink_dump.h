@@ -4,8 +4,8 @@
  * netlink_ip.h's structs, because a node can hold thousands of routes and
  * libnl's caches allocate an object for each.
  */
-#ifndef VELO_NETLINK_DUMP_H
-#define VELO_NETLINK_DUMP_H
+#ifndef VELO_NET_NETLINK_DUMP_H
+#define VELO_NET_NETLINK_DUMP_H
 
 #include <stdint.h>
 

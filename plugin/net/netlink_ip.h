@@ -3,8 +3,8 @@
  * Addresses, routes and neighbours: the small structs velo describes them
  * with (netlink_dump.h reads into the same ones) and their writes.
  */
-#ifndef VELO_NETLINK_IP_H
-#define VELO_NETLINK_IP_H
+#ifndef VELO_NET_NETLINK_IP_H
+#define VELO_NET_NETLINK_IP_H
 
 #include <stdbool.h>
 #include <stdint.h>

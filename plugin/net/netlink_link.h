@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Links over libnl: look-ups, the veth pair's creation, up, down into a group, deletion. */
-#ifndef VELO_NETLINK_LINK_H
-#define VELO_NETLINK_LINK_H
+#ifndef VELO_NET_NETLINK_LINK_H
+#define VELO_NET_NETLINK_LINK_H
 
 #include <stdint.h>
 

@@ -3,8 +3,8 @@
  * Conversions the netlink requests share, between velo's address bytes and
  * MAC text and libnl's struct nl_addr. Internal to the netlink_*.c files.
  */
-#ifndef VELO_NETLINK_NLADDR_H
-#define VELO_NETLINK_NLADDR_H
+#ifndef VELO_NET_NETLINK_NLADDR_H
+#define VELO_NET_NETLINK_NLADDR_H
 
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Entering a container's network namespace. velo is single-threaded, so setns() on the process is safe. */
-#ifndef VELO_NETNS_H
-#define VELO_NETNS_H
+#ifndef VELO_NET_NETNS_H
+#define VELO_NET_NETNS_H
 
 #include <stdint.h>
 

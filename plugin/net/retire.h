@@ -8,8 +8,8 @@
  * grace period. Without velod, DEL retires the same way and forks a child that
  * deletes the group while the DEL goes on; velo waits for it before exiting.
  */
-#ifndef VELO_RETIRE_H
-#define VELO_RETIRE_H
+#ifndef VELO_NET_RETIRE_H
+#define VELO_NET_RETIRE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -7,8 +7,8 @@
  * Here: the spec, the lifecycle and the helpers the wiring files share; the
  * pod side is wiring_pod.c, the host side wiring_host.c, CHECK wiring_check.c.
  */
-#ifndef VELO_WIRING_H
-#define VELO_WIRING_H
+#ifndef VELO_NET_WIRING_H
+#define VELO_NET_WIRING_H
 
 #include <stdbool.h>
 #include <stdint.h>

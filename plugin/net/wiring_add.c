@@ -5,8 +5,8 @@
 
 #include "base/error.h"
 #include "net/netlink.h"
-#include "net/wiring_spec.h"
 #include "net/wiring_add.h"
+#include "net/wiring_spec.h"
 
 int wiring_add_neigh(struct nl_sock *sk, const char *side, const char *ifname, int ifindex,
 		     int family, const uint8_t *addr, const char *mac)

@@ -3,8 +3,8 @@
  * One neighbour or route of the wiring added on either side; a failure is
  * recorded as the CNI error naming side ("host", "pod"), device and entry.
  */
-#ifndef VELO_WIRING_ADD_H
-#define VELO_WIRING_ADD_H
+#ifndef VELO_NET_WIRING_ADD_H
+#define VELO_NET_WIRING_ADD_H
 
 #include <stdint.h>
 

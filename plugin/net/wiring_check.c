@@ -14,9 +14,9 @@
 #include "net/netlink_dump.h"
 #include "net/netlink_link.h"
 #include "net/netns.h"
-#include "net/wiring_spec.h"
 #include "net/wiring_check.h"
 #include "net/wiring_pod.h"
+#include "net/wiring_spec.h"
 
 #define MAX_WANTED (VELO_MAX_IPS + 3)
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* CHECK's look at the wiring: read-only, every drift from the spec recorded as a detail line. */
-#ifndef VELO_WIRING_CHECK_H
-#define VELO_WIRING_CHECK_H
+#ifndef VELO_NET_WIRING_CHECK_H
+#define VELO_NET_WIRING_CHECK_H
 
 #include "net/wiring_spec.h"
 

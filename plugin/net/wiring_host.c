@@ -11,9 +11,9 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "net/netlink_ip.h"
-#include "net/wiring_spec.h"
 #include "net/wiring_add.h"
 #include "net/wiring_host.h"
+#include "net/wiring_spec.h"
 #include "net/wiring_sysctl.h"
 
 /* IPv6 forwarding on the host veth: per device where the kernel can, else node-wide if allowed. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The wiring's host side: veth sysctls and forwarding, the routes and neighbours to the pod. */
-#ifndef VELO_WIRING_HOST_H
-#define VELO_WIRING_HOST_H
+#ifndef VELO_NET_WIRING_HOST_H
+#define VELO_NET_WIRING_HOST_H
 
 #include <netlink/netlink.h>
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The MTU a veth gets when the config sets none. */
-#ifndef VELO_WIRING_MTU_H
-#define VELO_WIRING_MTU_H
+#ifndef VELO_NET_WIRING_MTU_H
+#define VELO_NET_WIRING_MTU_H
 
 struct nl_sock;
 

@@ -15,9 +15,9 @@
 #include "net/netlink_ip.h"
 #include "net/netlink_link.h"
 #include "net/netns.h"
-#include "net/wiring_spec.h"
 #include "net/wiring_add.h"
 #include "net/wiring_pod.h"
+#include "net/wiring_spec.h"
 #include "net/wiring_sysctl.h"
 
 const uint8_t wiring_gateway4[16] = { 169, 254, 1, 1 };

@@ -4,8 +4,8 @@
  * to that netns from anywhere): the link up, its addresses, default routes
  * via the link-local gateways and their permanent neighbours.
  */
-#ifndef VELO_WIRING_POD_H
-#define VELO_WIRING_POD_H
+#ifndef VELO_NET_WIRING_POD_H
+#define VELO_NET_WIRING_POD_H
 
 #include <stdint.h>
 

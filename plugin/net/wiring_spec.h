@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What a pod's wiring is made of: the spec and state every wiring_* file shares. */
-#ifndef VELO_WIRING_SPEC_H
-#define VELO_WIRING_SPEC_H
+#ifndef VELO_NET_WIRING_SPEC_H
+#define VELO_NET_WIRING_SPEC_H
 
 #include <stdbool.h>
 #include <stdint.h>

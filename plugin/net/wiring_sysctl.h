@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Per-device sysctls under /proc/sys/net/ipv<version>/conf, which show the current netns. */
-#ifndef VELO_WIRING_SYSCTL_H
-#define VELO_WIRING_SYSCTL_H
+#ifndef VELO_NET_WIRING_SYSCTL_H
+#define VELO_NET_WIRING_SYSCTL_H
 
 /* /proc/sys/net/ipv<version>/conf/<ifname>/<key> = value in the current netns; -ENOENT when
  * the kernel has no such key. */

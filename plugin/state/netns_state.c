@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+/* Is an endpoint's pod netns still there: its path, and the inode recorded at ADD. */
 #include <errno.h>
 #include <sys/stat.h>
 

@@ -4,8 +4,8 @@
  * runtime gave at ADD must still name a namespace with the inode recorded
  * then. Shared by veloctl (display) and velod (reconciliation).
  */
-#ifndef VELOCTL_NETNS_STATE_H
-#define VELOCTL_NETNS_STATE_H
+#ifndef VELO_STATE_NETNS_STATE_H
+#define VELO_STATE_NETNS_STATE_H
 
 #include "state/state.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* An endpoint record in memory: what velo knows of one attachment. */
-#ifndef VELO_RECORD_H
-#define VELO_RECORD_H
+#ifndef VELO_STATE_RECORD_H
+#define VELO_STATE_RECORD_H
 
 #include <limits.h>
 #include <stdint.h>

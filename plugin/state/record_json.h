@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* An endpoint record's file format (state.c writes and reads it; veloctl and tests use it too). */
-#ifndef VELO_RECORD_JSON_H
-#define VELO_RECORD_JSON_H
+#ifndef VELO_STATE_RECORD_JSON_H
+#define VELO_STATE_RECORD_JSON_H
 
 #include <cJSON.h>
 

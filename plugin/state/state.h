@@ -9,8 +9,8 @@
  * state.c); read, remove and foreach look in both. Writes are atomic (temp
  * file, rename), files are 0600 in 0700 directories.
  */
-#ifndef VELO_STATE_H
-#define VELO_STATE_H
+#ifndef VELO_STATE_STATE_H
+#define VELO_STATE_STATE_H
 
 #include <limits.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Moving one pod's cgroup programs and velo_tc_deny to this generation's. */
-#ifndef VELO_CGROUP_UPGRADE_H
-#define VELO_CGROUP_UPGRADE_H
+#ifndef VELO_UPGRADE_CGROUP_H
+#define VELO_UPGRADE_CGROUP_H
 
 #include "datapath/loader.h"
 #include "state/state.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Moving one pod's L3 shortcut to this generation's programs. */
-#ifndef VELO_FASTPATH_UPGRADE_H
-#define VELO_FASTPATH_UPGRADE_H
+#ifndef VELO_UPGRADE_FASTPATH_H
+#define VELO_UPGRADE_FASTPATH_H
 
 #include "datapath/loader.h"
 #include "state/state.h"

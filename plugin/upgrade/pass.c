@@ -10,19 +10,19 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "bpf/lib/velo_shared.h"
-#include "bpf/lib/velo_sockmap.h"
-#include "upgrade/pass.h"
-#include "upgrade/cgroup.h"
-#include "upgrade/fastpath.h"
-#include "upgrade/sockmap.h"
-#include "upgrade/svc.h"
-#include "state/state.h"
 #include "base/lock.h"
 #include "base/log.h"
+#include "bpf/lib/velo_shared.h"
+#include "bpf/lib/velo_sockmap.h"
 #include "datapath/sockmap_bpf.h"
 #include "datapath/sockmap_probe.h"
 #include "datapath/svc_bpf.h"
+#include "state/state.h"
+#include "upgrade/cgroup.h"
+#include "upgrade/fastpath.h"
+#include "upgrade/pass.h"
+#include "upgrade/sockmap.h"
+#include "upgrade/svc.h"
 
 /* Where velo pinned every group's programs before generations. */
 static const char *const legacy_progs[] = {

@@ -14,8 +14,8 @@
  * moved, the old generation's pins and the maps superseded by new names are
  * unpinned (the kernel frees them when their last user goes).
  */
-#ifndef VELO_BPF_UPGRADE_H
-#define VELO_BPF_UPGRADE_H
+#ifndef VELO_UPGRADE_PASS_H
+#define VELO_UPGRADE_PASS_H
 
 #include "base/types.h"
 

@@ -15,11 +15,11 @@
 
 #include <bpf/bpf.h>
 
+#include "base/log.h"
 #include "bpf/lib/velo_sockmap.h"
 #include "datapath/prog_info.h"
-#include "upgrade/sockmap.h"
-#include "base/log.h"
 #include "datapath/sockmap_bpf.h"
+#include "upgrade/sockmap.h"
 
 int velo_sockmap_upgrade(const struct velo_paths *paths, const struct velo_record *record,
 			 const struct velo_sockmap_bpf *bpf)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Moving one pod's sock_ops link to this generation's program. */
-#ifndef VELO_SOCKMAP_UPGRADE_H
-#define VELO_SOCKMAP_UPGRADE_H
+#ifndef VELO_UPGRADE_SOCKMAP_H
+#define VELO_UPGRADE_SOCKMAP_H
 
 #include "datapath/sockmap_bpf.h"
 #include "state/state.h"

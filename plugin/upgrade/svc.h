@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Moving one pod's service translation links to this generation's programs. */
-#ifndef VELO_SVC_UPGRADE_H
-#define VELO_SVC_UPGRADE_H
+#ifndef VELO_UPGRADE_SVC_H
+#define VELO_UPGRADE_SVC_H
 
 #include "datapath/svc_bpf.h"
 #include "state/state.h"

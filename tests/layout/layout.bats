@@ -70,3 +70,25 @@ teardown() {
 	[[ "$output" == *"bpf/veth_tc.bpf.c: bpf/ includes plugin/base/log.h"* ]]
 	[[ "$output" == *'velod/main.c: #include "ctl.h" is not a file of velod/'* ]]
 }
+
+@test "layout: a C file in a nested folder the Makefile does not build fails" {
+	mkdir -p "$VT/plugin/net/extra" "$VT/velod/extra"
+	printf '// SPDX-License-Identifier: Apache-2.0\n/* Never built. */\n' >"$VT/plugin/net/extra/helper.c"
+	printf '// SPDX-License-Identifier: Apache-2.0\n/* Never built. */\n' >"$VT/velod/extra/helper.c"
+	run "$VT/hack/check-layout.sh"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"plugin/net/extra/helper.c: in a nested folder, which the Makefile does not build"* ]]
+	[[ "$output" == *"velod/extra/helper.c: in a nested folder, which the Makefile does not build"* ]]
+}
+
+@test "layout: includes out of folder order, a file without its opening comment and a stale guard fail" {
+	sed -i 's|#include "base/lock.h"|#include "state/state.h"\n#include "base/lock.h"|' \
+		"$VT/plugin/state/state.c"
+	sed -i '2d' "$VT/plugin/base/naming.c"
+	sed -i 's/VELO_BASE_NAMING_H/VELO_NAMING_H/' "$VT/plugin/base/naming.h"
+	run "$VT/hack/check-layout.sh"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'plugin/state/state.c: "..." includes not grouped by folder'* ]]
+	[[ "$output" == *"plugin/base/naming.c: no opening comment"* ]]
+	[[ "$output" == *"plugin/base/naming.h: include guard is not VELO_BASE_NAMING_H"* ]]
+}
