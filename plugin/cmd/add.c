@@ -19,7 +19,6 @@
 #include "cmd/attachment.h"
 #include "cni/pod_annotations.h"
 #include "features/table.h"
-#include "ipam/families.h"
 #include "ipam/ipam.h"
 #include "net/netns.h"
 #include "net/wiring.h"

@@ -2,7 +2,7 @@
 /*
  * Running the delegated IPAM plugin binary once: fork/exec with the CNI
  * environment, pipes for stdin, stdout and stderr, and a deadline after which
- * it is killed with its process group.
+ * it is killed with its process group; then what the run answered.
  */
 #ifndef VELO_IPAM_EXEC_H
 #define VELO_IPAM_EXEC_H
@@ -56,6 +56,22 @@ int plugin_run(struct plugin_run *run);
 void run_free(struct plugin_run *run);
 /* Records why a run did not finish (timeout, oversize answer, spawn failure). */
 int fail_run(const struct plugin_run *run, int ret);
+
+/* What a failed run said: its error JSON, else its exit and stderr. */
+struct plugin_error {
+	int code; /* the plugin's CNI code, 0 when it gave none */
+	char msg[320];
+	char details[512];
+};
+
+/* The plugin exited with status 0. */
+bool run_succeeded(const struct plugin_run *run);
+void plugin_error_read(const struct plugin_run *run, struct plugin_error *error);
+/*
+ * Records the failed run's error under cni_code: -EREMOTEIO when the plugin
+ * answered with a CNI error, -EIO when it gave none.
+ */
+int fail_with_plugin_error(const struct plugin_run *run, int cni_code);
 
 #define IPAM_TIMEOUT_MS_DEFAULT 30000U
 

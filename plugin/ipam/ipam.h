@@ -3,13 +3,17 @@
  * IPAM, the one door the verbs use: it picks the backend. velo's own allocator
  * runs in this process for ipam.type "velo" (velo.h over allocator.h); any
  * other type is delegated through the CNI exec protocol (plugin.h over
- * exec.h, version.h, answer.h): the plugin is looked up on CNI_PATH (a bare
+ * exec.h, version.h): the plugin is looked up on CNI_PATH (a bare
  * name only), asked for its VERSION once (cached under run_dir, keyed by the
  * binary's path, size and mtime) and handed the config in the newest version
  * both know.
  */
 #ifndef VELO_IPAM_IPAM_H
 #define VELO_IPAM_IPAM_H
+
+#include <stdbool.h>
+
+#include <cJSON.h>
 
 #include "cni/result.h"
 #include "ipam/call.h"
@@ -20,6 +24,15 @@
  * didn't finish (timeout: code 11), each with the CNI error recorded.
  */
 
+/*
+ * Which families the config's IPAM can hand out, read before it runs (ADD
+ * makes the veth beside it; its host side needs IPv6 only for a pod that
+ * gets an IPv6 address).
+ * False only when the config says so: ipam.type "velo" or "host-local" whose
+ * "ranges" (or host-local's older top-level "subnet") name IPv4 subnets alone.
+ * Any other type, or a config without them, may give IPv6.
+ */
+bool ipam_may_assign_ipv6(const char *ipam_type, const cJSON *ipam);
 /*
  * Before ADD's first side effect: the delegated plugin is on CNI_PATH (always
  * 0 for velo's own). Records code 101 naming the plugin when it isn't.

@@ -16,7 +16,6 @@
 #include <cJSON.h>
 
 #include "base/log.h"
-#include "ipam/answer.h"
 #include "ipam/exec.h"
 #include "ipam/version.h"
 

@@ -2,7 +2,8 @@
 /*
  * IPAM delegation against the real reference host-local plugin (Debian's
  * containernetworking-plugins) and small fake plugins written as shell
- * scripts. Everything lives under /tmp/velotest-ipam-* and is removed.
+ * scripts. Everything lives under /tmp/velotest-ipam-* and is removed. Also
+ * which families an IPAM config can hand out (ipam_may_assign_ipv6).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -23,8 +24,8 @@
 #include <cmocka.h>
 
 #include "base/error.h"
-#include "ipam/ipam.h"
 #include "ipam/exec.h"
+#include "ipam/ipam.h"
 #include "ipam/plugin.h"
 
 #define HOST_LOCAL_DIR "/usr/lib/cni"
@@ -576,6 +577,58 @@ static void test_check_and_status_follow_the_version(void **state)
 	assert_msg_has("IPAM plugin vt-status: pool nearly exhausted (code 51)");
 }
 
+static bool may_ipv6(const char *type, const char *json)
+{
+	cJSON *ipam = cJSON_Parse(json);
+	bool ret;
+
+	assert_non_null(ipam);
+	ret = ipam_may_assign_ipv6(type, ipam);
+	cJSON_Delete(ipam);
+	return ret;
+}
+
+static void test_ipv4_ranges_only(void **state)
+{
+	(void)state;
+	assert_false(may_ipv6("velo", "{\"ranges\":[[{\"subnet\":\"10.1.0.0/24\"}]]}"));
+	assert_false(may_ipv6("host-local",
+			      "{\"ranges\":[[{\"subnet\":\"10.1.0.0/24\"},"
+			      "{\"subnet\":\"10.2.0.0/24\"}],[{\"subnet\":\"10.3.0.0/24\"}]]}"));
+	/* host-local's older shape: one top-level subnet. */
+	assert_false(may_ipv6("host-local", "{\"subnet\":\"10.1.0.0/24\"}"));
+}
+
+static void test_any_ipv6_range(void **state)
+{
+	(void)state;
+	assert_true(may_ipv6("velo", "{\"ranges\":[[{\"subnet\":\"10.1.0.0/24\"}],"
+				     "[{\"subnet\":\"fd00:10::/64\"}]]}"));
+	assert_true(may_ipv6("host-local", "{\"ranges\":[[{\"subnet\":\"10.1.0.0/24\"},"
+					   "{\"subnet\":\"fd00::/120\"}]]}"));
+	assert_true(may_ipv6("host-local", "{\"subnet\":\"fd00::/64\"}"));
+	assert_true(may_ipv6("host-local", "{\"subnet\":\"fd00::/64\","
+					   "\"ranges\":[[{\"subnet\":\"10.1.0.0/24\"}]]}"));
+	assert_false(may_ipv6("host-local", "{\"subnet\":\"10.2.0.0/24\","
+					    "\"ranges\":[[{\"subnet\":\"10.1.0.0/24\"}]]}"));
+}
+
+/* Whatever the config doesn't say plainly keeps IPv6: the IPAM decides, or rejects it. */
+static void test_unknown_keeps_ipv6(void **state)
+{
+	(void)state;
+	assert_true(may_ipv6("dhcp", "{}"));
+	assert_true(may_ipv6("static", "{\"addresses\":[{\"address\":\"10.1.0.5/24\"}]}"));
+	assert_true(may_ipv6("velo", "{}"));
+	assert_true(may_ipv6("velo", "{\"ranges\":[]}"));
+	assert_true(may_ipv6("velo", "{\"ranges\":[[]]}"));
+	assert_true(may_ipv6("velo", "{\"ranges\":\"10.1.0.0/24\"}"));
+	assert_true(may_ipv6("velo", "{\"ranges\":[{\"subnet\":\"10.1.0.0/24\"}]}"));
+	assert_true(may_ipv6("velo", "{\"ranges\":[[{\"subnet\":5}]]}"));
+	assert_true(may_ipv6("host-local", "{\"subnet\":[\"10.1.0.0/24\"]}"));
+	assert_true(ipam_may_assign_ipv6("velo", NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -592,6 +645,9 @@ int main(void)
 		T(test_plugin_sees_clean_env_and_negotiated_config),
 		T(test_check_and_status_follow_the_version),
 #undef T
+		cmocka_unit_test(test_ipv4_ranges_only),
+		cmocka_unit_test(test_any_ipv6_range),
+		cmocka_unit_test(test_unknown_keeps_ipv6),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
