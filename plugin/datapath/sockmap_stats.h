@@ -4,8 +4,8 @@
  * one vocabulary for velod's /metrics labels and veloctl's counters
  * (docs/sockmap.md, "Counters").
  */
-#ifndef VELO_SOCKMAP_STATS_H
-#define VELO_SOCKMAP_STATS_H
+#ifndef VELO_DATAPATH_SOCKMAP_STATS_H
+#define VELO_DATAPATH_SOCKMAP_STATS_H
 
 #include "bpf/lib/velo_sockmap.h"
 
