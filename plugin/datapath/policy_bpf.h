@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * NetworkPolicy's BPF objects (bpf/policy.bpf.c), a group of their own like
+ * Service translation's: loaded once per node under the BPF loader lock, maps
+ * pinned by name (<bpffs>/velo_pol_*_v1, bpf/lib/velo_policy.h), programs
+ * per generation. velod writes the maps (policy_maps.h); a pod some policy
+ * selects gets the two programs on its host veth (tc ingress: what it sends,
+ * tc egress: what it receives), pinned as <bpffs>/links/<host_ifname>_pol_from
+ * and _pol_to.
+ */
+#ifndef VELO_POLICY_BPF_H
+#define VELO_POLICY_BPF_H
+
+#include <stdbool.h>
+
+#include "base/types.h"
+#include "state/record.h"
+
+struct velo_policy_bpf {
+	int ip_fd; /* velo_pol_ip_v1 */
+	int subject_fd; /* velo_pol_sub_v1 */
+	int rule_fd; /* velo_pol_rule_v1 */
+	int state_fd; /* velo_pol_st_v1 */
+	int if_fd; /* velo_pol_if_v1 */
+	int ct_fd; /* velo_pol_ct_v1 */
+	int drop_fd; /* velo_pol_drop_v1 */
+	int from_fd; /* velo_pol_from: the host veth's tc ingress */
+	int to_fd; /* velo_pol_to: its tc egress */
+};
+
+/* Opens the pins, loading first when any is missing (BPF loader lock, bounded wait). */
+int velo_policy_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_ms,
+			 struct velo_policy_bpf *bpf);
+void velo_policy_bpf_close(struct velo_policy_bpf *bpf);
+
+/*
+ * Both programs on the record's host veth and its velo_pol_if entry (the pod's
+ * addresses): idempotent, 0 or -errno. Until velod placed the pod's identity
+ * the programs drop what the pod sends and receives (fail closed).
+ */
+int velo_policy_attach(const struct velo_paths *paths, const struct velo_policy_bpf *bpf,
+		       const struct velo_record *record);
+/* Removes both links and the entry; missing ones are fine. */
+void velo_policy_detach(const struct velo_paths *paths, const struct velo_policy_bpf *bpf,
+			const struct velo_record *record);
+/* Whether the record's veth has the programs (its link pins exist). */
+bool velo_policy_attached(const struct velo_paths *paths, const struct velo_record *record);
+
+#endif
