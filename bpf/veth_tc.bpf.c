@@ -4,7 +4,8 @@
  * for TCP/UDP to a local destination pod with the shortcut on, unless
  * conntrack has NAT on the flow, the router's rewrite and bpf_redirect_peer()
  * straight into the destination pod's netns. The skb keeps GSO/TSO and
- * checksum offload. Everything else goes to the stack.
+ * checksum offload. Everything else goes to the stack, and so does a new flow
+ * to a pod whose NetworkPolicy isolates it (its own veth's programs judge it).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -13,6 +14,7 @@
 #include "lib/l3.h"
 #include "lib/maps.h"
 #include "lib/parse.h"
+#include "lib/policy.h"
 
 #define TC_ACT_OK 0
 #define TC_ACT_SHOT 2
@@ -43,6 +45,7 @@ SEC("tc")
 int velo_tc_ingress(struct __sk_buff *skb)
 {
 	const struct velo_endpoint *dst = NULL;
+	struct velo_pol_flow flow = {};
 	struct velo_pkt pkt = {};
 	__u32 ifindex = skb->ifindex;
 	__u32 mtu_len = 0;
@@ -68,6 +71,10 @@ int velo_tc_ingress(struct __sk_buff *skb)
 	if (ret != VELO_L3_FORWARD || !dst)
 		return velo_tc_pass();
 	if (VELO_CT_CHECK(bpf_skb_ct_lookup, skb, &pkt) != VELO_CT_DIRECT)
+		return velo_tc_pass();
+	/* A destination policy isolates takes new flows through its own veth's programs. */
+	velo_pol_flow_of(&pkt, &flow);
+	if (!velo_pol_shortcut_ok(&flow))
 		return velo_tc_pass();
 	/* GSO packets pass when their segments fit. Oversize: the stack sends the ICMP error. */
 	if (bpf_check_mtu(skb, dst->ifindex, &mtu_len, 0, 0)) {

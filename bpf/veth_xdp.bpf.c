@@ -5,8 +5,9 @@
  * the flow, the router's rewrite and bpf_redirect_map() into velo_xdp_tx_v1.
  * Each devmap entry carries velo_xdp_dst, which the kernel runs per
  * destination when it flushes the bulk queue. Fragments, non-IP, other
- * protocols, NATed flows, TTL expiry, oversize, misses and destinations the
- * pod's egress deny list names: XDP_PASS.
+ * protocols, NATed flows, TTL expiry, oversize, misses, destinations the
+ * pod's egress deny list names and new flows to a pod NetworkPolicy isolates:
+ * XDP_PASS.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -16,6 +17,7 @@
 #include "lib/l3.h"
 #include "lib/maps.h"
 #include "lib/parse.h"
+#include "lib/policy.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -31,6 +33,7 @@ int velo_xdp_host(struct xdp_md *ctx)
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	const struct velo_endpoint *dst = NULL;
+	struct velo_pol_flow flow = {};
 	struct velo_pkt pkt = {};
 	__u32 in_ifindex = ctx->ingress_ifindex;
 	__u32 mtu_len = 0, ifindex;
@@ -58,6 +61,10 @@ int velo_xdp_host(struct xdp_md *ctx)
 	if (velo_deny_listed(in_ifindex, &pkt.dst))
 		return velo_xdp_pass();
 	if (VELO_CT_CHECK(bpf_xdp_ct_lookup, ctx, &pkt) != VELO_CT_DIRECT)
+		return velo_xdp_pass();
+	/* A redirect skips the destination's tc egress, where its NetworkPolicy is judged. */
+	velo_pol_flow_of(&pkt, &flow);
+	if (!velo_pol_shortcut_ok(&flow))
 		return velo_xdp_pass();
 	ifindex = dst->ifindex;
 	/* Rewrite only what will surely be redirected: a frame passed after it would be lost. */

@@ -513,6 +513,8 @@ static int parse_fields(const cJSON *root, struct velo_config *config)
 	if (!ret)
 		ret = parse_bool_field(root, "ipv6AllForwarding", &config->ipv6_all_forwarding);
 	if (!ret)
+		ret = parse_bool_field(root, "policy", &config->policy);
+	if (!ret)
 		ret = velo_sm_bugs_parse(
 			"sockmapAcceptKernelBugs",
 			cJSON_GetObjectItemCaseSensitive(root, "sockmapAcceptKernelBugs"),

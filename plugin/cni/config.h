@@ -39,6 +39,8 @@ struct velo_config {
 	unsigned lock_timeout_ms;
 	/* IPv6 forwarding on kernels without per-device force_forwarding: set all.forwarding. */
 	bool ipv6_all_forwarding;
+	/* NetworkPolicy: pods of namespaces with policies get velod's policy programs at ADD. */
+	bool policy;
 	/* sockmapAcceptKernelBugs: enum velo_sm_bug bits the operator accepts for sockmap pods. */
 	unsigned sockmap_accept_bugs;
 	/* sockmapProbeTimeoutMs: the most an ADD waits for the sockmap probes, another's included. */

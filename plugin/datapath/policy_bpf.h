@@ -31,6 +31,8 @@ struct velo_policy_bpf {
 /* Opens the pins, loading first when any is missing (BPF loader lock, bounded wait). */
 int velo_policy_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_ms,
 			 struct velo_policy_bpf *bpf);
+/* Existing pins only: -ENOENT when any is missing. */
+int velo_policy_bpf_open_pinned(const struct velo_paths *paths, struct velo_policy_bpf *bpf);
 void velo_policy_bpf_close(struct velo_policy_bpf *bpf);
 
 /*
@@ -40,10 +42,12 @@ void velo_policy_bpf_close(struct velo_policy_bpf *bpf);
  */
 int velo_policy_attach(const struct velo_paths *paths, const struct velo_policy_bpf *bpf,
 		       const struct velo_record *record);
-/* Removes both links and the entry; missing ones are fine. */
+/* Removes both links, and the entry when bpf is given; missing ones are fine. */
 void velo_policy_detach(const struct velo_paths *paths, const struct velo_policy_bpf *bpf,
 			const struct velo_record *record);
-/* Whether the record's veth has the programs (its link pins exist). */
+/* Whether the record's veth has the programs (its link pins exist): both, or one direction's. */
 bool velo_policy_attached(const struct velo_paths *paths, const struct velo_record *record);
+bool velo_policy_link_pinned(const struct velo_paths *paths, const struct velo_record *record,
+			     bool from_pod);
 
 #endif

@@ -20,6 +20,7 @@
 
 /* Debian 12's uapi headers predate tcx (Linux 6.6): the kernel's values. */
 #define VELO_BPF_TCX_INGRESS 46
+#define VELO_BPF_TCX_EGRESS 47
 #define VELO_BPF_F_BEFORE (1u << 3)
 
 bool velo_tc_use_tcx(const struct velo_bpf_features *features)
@@ -36,7 +37,7 @@ bool velo_host_veth_is_ours(const struct velo_record *record)
 }
 
 /* tcx through the raw syscall: libbpf 1.1 has no tcx API. */
-int velo_tcx_ingress_link(int prog_fd, int ifindex, bool first)
+static int tcx_link(int prog_fd, int ifindex, __u32 attach_type, bool first)
 {
 	union bpf_attr attr;
 	long fd;
@@ -44,11 +45,21 @@ int velo_tcx_ingress_link(int prog_fd, int ifindex, bool first)
 	memset(&attr, 0, sizeof(attr));
 	attr.link_create.prog_fd = (__u32)prog_fd;
 	attr.link_create.target_ifindex = (__u32)ifindex;
-	attr.link_create.attach_type = VELO_BPF_TCX_INGRESS;
+	attr.link_create.attach_type = attach_type;
 	/* BPF_F_BEFORE without a relative program: in front of every other. */
 	attr.link_create.flags = first ? VELO_BPF_F_BEFORE : 0;
 	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
 	return fd < 0 ? -errno : (int)fd;
+}
+
+int velo_tcx_ingress_link(int prog_fd, int ifindex, bool first)
+{
+	return tcx_link(prog_fd, ifindex, VELO_BPF_TCX_INGRESS, first);
+}
+
+int velo_tcx_egress_link(int prog_fd, int ifindex, bool first)
+{
+	return tcx_link(prog_fd, ifindex, VELO_BPF_TCX_EGRESS, first);
 }
 
 int velo_clsact_ingress_attach(int prog_fd, int ifindex, __u32 handle, __u32 priority)

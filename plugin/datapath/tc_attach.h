@@ -33,6 +33,8 @@ bool velo_host_veth_is_ours(const struct velo_record *record);
 
 /* A tcx ingress link (first in the chain when first); the link fd or -errno. */
 int velo_tcx_ingress_link(int prog_fd, int ifindex, bool first);
+/* The same at tc egress (what the device sends: for a host veth, what its pod receives). */
+int velo_tcx_egress_link(int prog_fd, int ifindex, bool first);
 int velo_clsact_ingress_attach(int prog_fd, int ifindex, __u32 handle, __u32 priority);
 /* A missing filter is fine. */
 void velo_clsact_ingress_detach(int ifindex, __u32 handle, __u32 priority);

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR Apache-2.0) */
+/*
+ * NetworkPolicy's maps and verdict, shared by the programs on a selected
+ * pod's host veth (bpf/policy.bpf.c) and the fast paths that skip them
+ * (veth_tc, veth_xdp). Context free: a flow is its addresses, protocol and
+ * ports. Stateful through velo_pol_ct_v1: a flow policy allowed, and its
+ * replies, pass on a lookup while the policy's revision is the one they were
+ * allowed under; after a change the flow is judged again.
+ */
+#ifndef VELO_BPF_POLICY_H
+#define VELO_BPF_POLICY_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+#include "lib/parse.h"
+#include "lib/velo_policy.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, VELO_MAX_POL_IPS);
+	__type(key, struct velo_pol_ip_key);
+	__type(value, struct velo_pol_ip);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} velo_pol_ip_v1 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, VELO_MAX_POL_SUBJECTS);
+	__type(key, __u32);
+	__type(value, struct velo_pol_subject);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} velo_pol_sub_v1 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, VELO_MAX_POL_RULES);
+	__type(key, struct velo_pol_rule_key);
+	__type(value, struct velo_pol_rule);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} velo_pol_rule_v1 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct velo_pol_state);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} velo_pol_st_v1 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, VELO_MAX_POL_IFS);
+	__type(key, __u32);
+	__type(value, struct velo_pol_if);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} velo_pol_if_v1 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, VELO_MAX_POL_CT);
+	__type(key, struct velo_pol_ct_key);
+	__type(value, struct velo_pol_ct);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} velo_pol_ct_v1 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, VELO_MAX_POL_IFS * 4);
+	__type(key, struct velo_pol_drop_key);
+	__type(value, struct velo_pol_drop);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} velo_pol_drop_v1 SEC(".maps");
+
+#define VELO_POL_IPPROTO_ICMP 1
+#define VELO_POL_IPPROTO_ICMPV6 58
+
+/* A flow as policy judges it: the CT key's tuple, seen from the packet's sender. */
+struct velo_pol_flow {
+	struct velo_pol_ct_key key;
+	__u32 len; /* bytes, for the drop counters */
+	bool icmp_error; /* an ICMP error: it belongs to a flow already judged */
+};
+
+/* The verdict of a new flow, or why not. */
+enum velo_pol_verdict {
+	VELO_POL_ALLOW = 0,
+	VELO_POL_DENY_EGRESS = VELO_POL_DROP_EGRESS,
+	VELO_POL_DENY_INGRESS = VELO_POL_DROP_INGRESS,
+};
+
+static __always_inline const struct velo_pol_state *velo_pol_state(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&velo_pol_st_v1, &zero);
+}
+
+static __always_inline const struct velo_pol_ip *velo_pol_ip_of(const __u8 *addr)
+{
+	struct velo_pol_ip_key key = { .prefixlen = 128 };
+
+	__builtin_memcpy(key.addr, addr, 16);
+	return bpf_map_lookup_elem(&velo_pol_ip_v1, &key);
+}
+
+/* A pod of this node with a known identity. */
+static __always_inline bool velo_pol_local_pod(const struct velo_pol_ip *ip)
+{
+	return ip && (ip->flags & VELO_POL_IP_LOCAL) && ip->pod_id >= VELO_ID_POD_FIRST;
+}
+
+static __always_inline bool velo_pol_rule(__u32 subject, __u32 peer, __u8 dir,
+					  const struct velo_pol_flow *flow)
+{
+	struct velo_pol_rule_key key = {
+		.prefixlen = VELO_POL_RULE_PREFIX_BASE + 24,
+		.subject = subject,
+		.peer = peer,
+		.dir = dir,
+		.proto = flow->key.proto,
+		/* Ingress and egress both judge the destination's port. */
+		.port = flow->key.dport,
+	};
+
+	return bpf_map_lookup_elem(&velo_pol_rule_v1, &key);
+}
+
+/*
+ * Whether self's policies let peer talk to it (ingress) or it to peer
+ * (egress): true when no policy isolates self in that direction, when peer
+ * is this node, or when a rule names peer's pod identity, its ipBlock prefix
+ * or everyone.
+ */
+static __always_inline bool velo_pol_side_allows(const struct velo_pol_ip *self,
+						 const struct velo_pol_ip *peer, __u8 dir,
+						 const struct velo_pol_flow *flow)
+{
+	__u32 isolate = dir == VELO_POL_DIR_INGRESS ? VELO_POL_ISOLATE_INGRESS :
+						      VELO_POL_ISOLATE_EGRESS;
+	const struct velo_pol_subject *subject;
+	__u32 pod_id = VELO_ID_NONE, cidr_id = VELO_ID_WORLD;
+
+	subject = bpf_map_lookup_elem(&velo_pol_sub_v1, &self->pod_id);
+	if (!subject || !(subject->flags & isolate))
+		return true;
+	if (peer) {
+		pod_id = peer->pod_id;
+		cidr_id = peer->cidr_id;
+	}
+	if (pod_id == VELO_ID_HOST)
+		return true;
+	if (pod_id != VELO_ID_NONE && velo_pol_rule(self->pod_id, pod_id, dir, flow))
+		return true;
+	if (velo_pol_rule(self->pod_id, cidr_id, dir, flow))
+		return true;
+	return velo_pol_rule(self->pod_id, VELO_ID_ANY, dir, flow);
+}
+
+/*
+ * A new flow from src to dst, both sides' policies: the sender's egress when
+ * it is a pod of this node (unless it goes to a Service IP: kube-proxy picks
+ * the backend later, and the backend's veth judges the flow again), the
+ * receiver's ingress when it is one.
+ */
+static __always_inline int velo_pol_judge(const struct velo_pol_flow *flow, const struct velo_pol_ip *src,
+					  const struct velo_pol_ip *dst)
+{
+	if (velo_pol_local_pod(src) && !(dst && (dst->flags & VELO_POL_IP_SERVICE)) &&
+	    !velo_pol_side_allows(src, dst, VELO_POL_DIR_EGRESS, flow))
+		return VELO_POL_DENY_EGRESS;
+	if (velo_pol_local_pod(dst) && !velo_pol_side_allows(dst, src, VELO_POL_DIR_INGRESS, flow))
+		return VELO_POL_DENY_INGRESS;
+	return VELO_POL_ALLOW;
+}
+
+static __always_inline void velo_pol_ct_reverse(const struct velo_pol_ct_key *key,
+						struct velo_pol_ct_key *rev)
+{
+	__builtin_memcpy(rev->saddr, key->daddr, 16);
+	__builtin_memcpy(rev->daddr, key->saddr, 16);
+	rev->sport = key->dport;
+	rev->dport = key->sport;
+	rev->proto = key->proto;
+}
+
+/* The flow's entry, either way round; *reply says which. */
+static __always_inline struct velo_pol_ct *velo_pol_ct_find(const struct velo_pol_flow *flow,
+							    struct velo_pol_ct_key *rev, bool *reply)
+{
+	struct velo_pol_ct *ct;
+
+	*reply = false;
+	ct = bpf_map_lookup_elem(&velo_pol_ct_v1, &flow->key);
+	if (ct)
+		return ct;
+	velo_pol_ct_reverse(&flow->key, rev);
+	*reply = true;
+	return bpf_map_lookup_elem(&velo_pol_ct_v1, rev);
+}
+
+/* Whether the flow has an entry of the current revision: what the fast paths ask. */
+static __always_inline bool velo_pol_ct_current(const struct velo_pol_flow *flow, __u32 revision)
+{
+	struct velo_pol_ct_key rev = {};
+	struct velo_pol_ct *ct;
+	bool reply;
+
+	ct = velo_pol_ct_find(flow, &rev, &reply);
+	return ct && ct->revision == revision;
+}
+
+static __always_inline void velo_pol_count_drop(const __u8 *addr, __u32 reason, __u32 len)
+{
+	struct velo_pol_drop_key key = { .reason = reason };
+	struct velo_pol_drop *drop, zero = {};
+
+	__builtin_memcpy(key.addr, addr, 16);
+	drop = bpf_map_lookup_elem(&velo_pol_drop_v1, &key);
+	if (!drop) {
+		bpf_map_update_elem(&velo_pol_drop_v1, &key, &zero, BPF_NOEXIST);
+		drop = bpf_map_lookup_elem(&velo_pol_drop_v1, &key);
+		if (!drop)
+			return;
+	}
+	drop->packets++;
+	drop->bytes += len;
+}
+
+/*
+ * The verdict for a packet on a selected pod's veth: 0 to pass, else the drop
+ * reason (counted against the pod whose policy said no). Replies and flows
+ * already allowed pass on their entry while it is current; a stale entry is
+ * judged again as the flow it was created for.
+ */
+static __always_inline __u32 velo_pol_check(const struct velo_pol_flow *flow)
+{
+	const struct velo_pol_ip *src, *dst;
+	const struct velo_pol_state *state;
+	struct velo_pol_ct_key rev = {};
+	struct velo_pol_ct *ct, fresh = {};
+	const struct velo_pol_ct_key *orig = &flow->key;
+	struct velo_pol_flow judged;
+	bool reply;
+	int verdict;
+
+	state = velo_pol_state();
+	if (!state)
+		return 0;
+	ct = velo_pol_ct_find(flow, &rev, &reply);
+	if (ct && ct->revision == state->revision)
+		return 0;
+	if (!ct && flow->icmp_error)
+		return 0; /* errors quote a flow: without one it never reaches a socket */
+	if (ct && reply)
+		orig = &rev;
+	__builtin_memcpy(&judged.key, orig, sizeof(judged.key));
+	src = velo_pol_ip_of(judged.key.saddr);
+	dst = velo_pol_ip_of(judged.key.daddr);
+	verdict = velo_pol_judge(&judged, src, dst);
+	if (verdict != VELO_POL_ALLOW) {
+		if (ct)
+			bpf_map_delete_elem(&velo_pol_ct_v1, orig);
+		velo_pol_count_drop(verdict == VELO_POL_DENY_EGRESS ? judged.key.saddr :
+								     judged.key.daddr,
+				    verdict, flow->len);
+		return verdict;
+	}
+	if (ct) {
+		ct->revision = state->revision;
+		return 0;
+	}
+	fresh.revision = state->revision;
+	if (dst && (dst->flags & VELO_POL_IP_SERVICE))
+		fresh.flags = VELO_POL_CT_VIA_SERVICE;
+	bpf_map_update_elem(&velo_pol_ct_v1, &flow->key, &fresh, BPF_ANY);
+	return 0;
+}
+
+/*
+ * What the fast paths ask before they carry a flow past the destination's
+ * veth: true when the destination's ingress is not isolated or the flow has a
+ * current entry. Otherwise the packet takes the stack, where the destination's
+ * programs judge it (and allow the next ones a shortcut).
+ */
+static __always_inline bool velo_pol_shortcut_ok(const struct velo_pol_flow *flow)
+{
+	const struct velo_pol_state *state = velo_pol_state();
+	const struct velo_pol_subject *subject;
+	const struct velo_pol_ip *dst;
+
+	if (!state || !state->active)
+		return true;
+	dst = velo_pol_ip_of(flow->key.daddr);
+	if (!dst)
+		return true;
+	subject = bpf_map_lookup_elem(&velo_pol_sub_v1, &dst->pod_id);
+	if (!subject || !(subject->flags & VELO_POL_ISOLATE_INGRESS))
+		return true;
+	return velo_pol_ct_current(flow, state->revision);
+}
+
+/* The flow of a packet the fast paths parsed (lib/parse.h's TCP/UDP). */
+static __always_inline void velo_pol_flow_of(const struct velo_pkt *pkt, struct velo_pol_flow *flow)
+{
+	__builtin_memcpy(flow->key.saddr, pkt->src.addr, 16);
+	__builtin_memcpy(flow->key.daddr, pkt->dst.addr, 16);
+	flow->key.sport = pkt->sport;
+	flow->key.dport = pkt->dport;
+	flow->key.proto = pkt->l4proto;
+}
+
+#endif

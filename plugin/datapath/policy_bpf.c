@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Loads NetworkPolicy's BPF objects once per node, and puts them on a selected pod's host veth. */
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "base/lock.h"
+#include "base/log.h"
+#include "bpf/lib/velo_policy.h"
+#include "datapath/bpf_gen.h"
+#include "datapath/bpf_loader.h"
+#include "datapath/bpf_pins.h"
+#include "datapath/policy_bpf.h"
+#include "datapath/tc_attach.h"
+#include "policy.skel.h"
+
+#define KIND_FROM "pol_from"
+#define KIND_TO "pol_to"
+
+#define MAP_PIN(name, field) { name, true, offsetof(struct velo_policy_bpf, field), false }
+#define PROG_PIN(name, field) { name, false, offsetof(struct velo_policy_bpf, field), true }
+
+/* The program pins last: their presence means the load finished. */
+static const struct velo_pin pins[] = {
+	MAP_PIN(VELO_MAP_POL_IP, ip_fd),
+	MAP_PIN(VELO_MAP_POL_SUBJECT, subject_fd),
+	MAP_PIN(VELO_MAP_POL_RULES, rule_fd),
+	MAP_PIN(VELO_MAP_POL_STATE, state_fd),
+	MAP_PIN(VELO_MAP_POL_IF, if_fd),
+	MAP_PIN(VELO_MAP_POL_CT, ct_fd),
+	MAP_PIN(VELO_MAP_POL_DROPS, drop_fd),
+	PROG_PIN(VELO_PROG_POL_FROM_POD, from_fd),
+	PROG_PIN(VELO_PROG_POL_TO_POD, to_fd),
+};
+#define N_PINS (sizeof(pins) / sizeof(pins[0]))
+
+void velo_policy_bpf_close(struct velo_policy_bpf *bpf)
+{
+	velo_pins_close(pins, N_PINS, bpf);
+}
+
+/* Under the loader lock. */
+static int load_and_pin(const struct velo_paths *paths, const void *arg)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = paths->bpffs_dir);
+	struct bpf_program *prog;
+	struct policy *skel;
+	char dir[PATH_MAX];
+	int ret;
+
+	(void)arg;
+	ret = velo_bpf_gen_dir(paths, dir, sizeof(dir));
+	if (!ret)
+		ret = lock_mkdirs(dir);
+	if (ret)
+		return ret;
+	skel = policy__open_opts(&opts);
+	if (!skel)
+		return -errno;
+	ret = policy__load(skel);
+	bpf_object__for_each_program (prog, skel->obj) {
+		for (size_t i = 0; !ret && i < N_PINS; i++)
+			if (!pins[i].map && !strcmp(pins[i].name, bpf_program__name(prog)))
+				ret = velo_pin_program(paths, &pins[i], prog);
+	}
+	if (!ret)
+		pr_info("policy: loaded and pinned the NetworkPolicy programs under %s",
+			paths->bpffs_dir);
+	policy__destroy(skel);
+	return ret;
+}
+
+int velo_policy_bpf_open_pinned(const struct velo_paths *paths, struct velo_policy_bpf *bpf)
+{
+	return velo_pins_open(paths, pins, N_PINS, bpf);
+}
+
+int velo_policy_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_ms,
+			 struct velo_policy_bpf *bpf)
+{
+	return velo_bpf_open_or_load(paths, lock_timeout_ms, pins, N_PINS, bpf, load_and_pin, NULL);
+}
+
+/* The record's addresses as the programs compare them (IPv4 mapped into IPv6). */
+static void pod_addrs(const struct velo_record *record, struct velo_pol_if *pod)
+{
+	memset(pod, 0, sizeof(*pod));
+	for (unsigned i = 0; i < record->n_ips; i++) {
+		const struct velo_ip *addr = &record->ips[i];
+
+		if (addr->family == AF_INET) {
+			pod->addr4[10] = pod->addr4[11] = 0xff;
+			memcpy(&pod->addr4[12], addr->addr, 4);
+		} else if (addr->family == AF_INET6) {
+			memcpy(pod->addr6, addr->addr, 16);
+		}
+	}
+}
+
+static bool link_pinned(const struct velo_paths *paths, const char *host_ifname, const char *kind)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	return !velo_bpf_link_path(paths, host_ifname, kind, path, sizeof(path)) && !stat(path, &st);
+}
+
+bool velo_policy_link_pinned(const struct velo_paths *paths, const struct velo_record *record,
+			     bool from_pod)
+{
+	return link_pinned(paths, record->host_ifname, from_pod ? KIND_FROM : KIND_TO);
+}
+
+bool velo_policy_attached(const struct velo_paths *paths, const struct velo_record *record)
+{
+	return velo_policy_link_pinned(paths, record, true) &&
+	       velo_policy_link_pinned(paths, record, false);
+}
+
+/* One direction's link, first in its chain, pinned. */
+static int attach_one(const struct velo_paths *paths, const struct velo_record *record,
+		      const char *kind, int prog_fd, bool egress)
+{
+	int link_fd, ret;
+
+	if (link_pinned(paths, record->host_ifname, kind))
+		return 0;
+	link_fd = egress ? velo_tcx_egress_link(prog_fd, record->host_ifindex, true) :
+			   velo_tcx_ingress_link(prog_fd, record->host_ifindex, true);
+	if (link_fd < 0)
+		return link_fd;
+	ret = velo_endpoint_link_pin(paths, record->host_ifname, kind, link_fd);
+	close(link_fd);
+	return ret;
+}
+
+int velo_policy_attach(const struct velo_paths *paths, const struct velo_policy_bpf *bpf,
+		       const struct velo_record *record)
+{
+	__u32 ifindex = (__u32)record->host_ifindex;
+	struct velo_pol_if pod;
+	int ret;
+
+	if (record->host_ifindex <= 0)
+		return -ENODEV;
+	/* The pod's addresses first: without them both programs drop everything. */
+	pod_addrs(record, &pod);
+	if (bpf_map_update_elem(bpf->if_fd, &ifindex, &pod, BPF_ANY))
+		return -errno;
+	ret = attach_one(paths, record, KIND_FROM, bpf->from_fd, false);
+	if (!ret)
+		ret = attach_one(paths, record, KIND_TO, bpf->to_fd, true);
+	if (ret)
+		velo_policy_detach(paths, bpf, record);
+	return ret;
+}
+
+void velo_policy_detach(const struct velo_paths *paths, const struct velo_policy_bpf *bpf,
+			const struct velo_record *record)
+{
+	__u32 ifindex = (__u32)record->host_ifindex;
+
+	velo_endpoint_link_unpin(paths, record->host_ifname, KIND_FROM);
+	velo_endpoint_link_unpin(paths, record->host_ifname, KIND_TO);
+	/* Only once the links are gone: a program without its entry drops everything. */
+	if (bpf && record->host_ifindex > 0 && bpf_map_delete_elem(bpf->if_fd, &ifindex) &&
+	    errno != ENOENT)
+		pr_warn("policy: remove %s's entry: %s", record->host_ifname, strerror(errno));
+}
