@@ -90,7 +90,8 @@ static __always_inline int pol_parse(struct __sk_buff *skb, struct velo_pol_flow
 			return POL_BAD;
 		first = ip6.saddr.in6_u.u6_addr8[0];
 		/* fe80::/10, ff00::/8 and :: (neighbour discovery, DAD) stay on the link. */
-		if (first == 0xff || (first == 0xfe && (ip6.saddr.in6_u.u6_addr8[1] & 0xc0) == 0x80) ||
+		if (first == 0xff ||
+		    (first == 0xfe && (ip6.saddr.in6_u.u6_addr8[1] & 0xc0) == 0x80) ||
 		    ip6.daddr.in6_u.u6_addr8[0] == 0xff)
 			return POL_OTHER;
 		__builtin_memcpy(flow->key.saddr, &ip6.saddr, 16);

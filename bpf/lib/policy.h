@@ -141,8 +141,8 @@ static __always_inline bool velo_pol_side_allows(const struct velo_pol_ip *self,
 						 const struct velo_pol_ip *peer, __u8 dir,
 						 const struct velo_pol_flow *flow)
 {
-	__u32 isolate = dir == VELO_POL_DIR_INGRESS ? VELO_POL_ISOLATE_INGRESS :
-						      VELO_POL_ISOLATE_EGRESS;
+	__u32 isolate =
+		dir == VELO_POL_DIR_INGRESS ? VELO_POL_ISOLATE_INGRESS : VELO_POL_ISOLATE_EGRESS;
 	const struct velo_pol_subject *subject;
 	__u32 pod_id = VELO_ID_NONE, cidr_id = VELO_ID_WORLD;
 
@@ -168,7 +168,8 @@ static __always_inline bool velo_pol_side_allows(const struct velo_pol_ip *self,
  * the backend later, and the backend's veth judges the flow again), the
  * receiver's ingress when it is one.
  */
-static __always_inline int velo_pol_judge(const struct velo_pol_flow *flow, const struct velo_pol_ip *src,
+static __always_inline int velo_pol_judge(const struct velo_pol_flow *flow,
+					  const struct velo_pol_ip *src,
 					  const struct velo_pol_ip *dst)
 {
 	if (velo_pol_local_pod(src) && !(dst && (dst->flags & VELO_POL_IP_SERVICE)) &&
@@ -190,8 +191,8 @@ static __always_inline void velo_pol_ct_reverse(const struct velo_pol_ct_key *ke
 }
 
 /* The flow's entry, either way round; *reply says which. */
-static __always_inline struct velo_pol_ct *velo_pol_ct_find(const struct velo_pol_flow *flow,
-							    struct velo_pol_ct_key *rev, bool *reply)
+static __always_inline struct velo_pol_ct *
+velo_pol_ct_find(const struct velo_pol_flow *flow, struct velo_pol_ct_key *rev, bool *reply)
 {
 	struct velo_pol_ct *ct;
 
@@ -266,8 +267,8 @@ static __always_inline __u32 velo_pol_check(const struct velo_pol_flow *flow)
 	if (verdict != VELO_POL_ALLOW) {
 		if (ct)
 			bpf_map_delete_elem(&velo_pol_ct_v1, orig);
-		velo_pol_count_drop(verdict == VELO_POL_DENY_EGRESS ? judged.key.saddr :
-								     judged.key.daddr,
+		velo_pol_count_drop(verdict == VELO_POL_DENY_EGRESS ? judged.key.saddr
+								    : judged.key.daddr,
 				    verdict, flow->len);
 		return verdict;
 	}

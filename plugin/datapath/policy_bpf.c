@@ -24,19 +24,21 @@
 #define KIND_FROM "pol_from"
 #define KIND_TO "pol_to"
 
-#define MAP_PIN(name, field) { name, true, offsetof(struct velo_policy_bpf, field), false }
-#define PROG_PIN(name, field) { name, false, offsetof(struct velo_policy_bpf, field), true }
+#define MAP_PIN(name, field)                                               \
+	{                                                                  \
+		name, true, offsetof(struct velo_policy_bpf, field), false \
+	}
+#define PROG_PIN(name, field)                                              \
+	{                                                                  \
+		name, false, offsetof(struct velo_policy_bpf, field), true \
+	}
 
 /* The program pins last: their presence means the load finished. */
 static const struct velo_pin pins[] = {
-	MAP_PIN(VELO_MAP_POL_IP, ip_fd),
-	MAP_PIN(VELO_MAP_POL_SUBJECT, subject_fd),
-	MAP_PIN(VELO_MAP_POL_RULES, rule_fd),
-	MAP_PIN(VELO_MAP_POL_STATE, state_fd),
-	MAP_PIN(VELO_MAP_POL_IF, if_fd),
-	MAP_PIN(VELO_MAP_POL_CT, ct_fd),
-	MAP_PIN(VELO_MAP_POL_DROPS, drop_fd),
-	PROG_PIN(VELO_PROG_POL_FROM_POD, from_fd),
+	MAP_PIN(VELO_MAP_POL_IP, ip_fd),       MAP_PIN(VELO_MAP_POL_SUBJECT, subject_fd),
+	MAP_PIN(VELO_MAP_POL_RULES, rule_fd),  MAP_PIN(VELO_MAP_POL_STATE, state_fd),
+	MAP_PIN(VELO_MAP_POL_IF, if_fd),       MAP_PIN(VELO_MAP_POL_CT, ct_fd),
+	MAP_PIN(VELO_MAP_POL_DROPS, drop_fd),  PROG_PIN(VELO_PROG_POL_FROM_POD, from_fd),
 	PROG_PIN(VELO_PROG_POL_TO_POD, to_fd),
 };
 #define N_PINS (sizeof(pins) / sizeof(pins[0]))
@@ -109,7 +111,8 @@ static bool link_pinned(const struct velo_paths *paths, const char *host_ifname,
 	char path[PATH_MAX];
 	struct stat st;
 
-	return !velo_bpf_link_path(paths, host_ifname, kind, path, sizeof(path)) && !stat(path, &st);
+	return !velo_bpf_link_path(paths, host_ifname, kind, path, sizeof(path)) &&
+	       !stat(path, &st);
 }
 
 bool velo_policy_link_pinned(const struct velo_paths *paths, const struct velo_record *record,
@@ -132,8 +135,8 @@ static int attach_one(const struct velo_paths *paths, const struct velo_record *
 
 	if (link_pinned(paths, record->host_ifname, kind))
 		return 0;
-	link_fd = egress ? velo_tcx_egress_link(prog_fd, record->host_ifindex, true) :
-			   velo_tcx_ingress_link(prog_fd, record->host_ifindex, true);
+	link_fd = egress ? velo_tcx_egress_link(prog_fd, record->host_ifindex, true)
+			 : velo_tcx_ingress_link(prog_fd, record->host_ifindex, true);
 	if (link_fd < 0)
 		return link_fd;
 	ret = velo_endpoint_link_pin(paths, record->host_ifname, kind, link_fd);

@@ -49,7 +49,8 @@ static int policy_attach(struct velo_request *request)
 
 	/* Recorded either way: velod may attach later, and DEL then removes it. */
 	if (!namespace_may_be_selected(paths, request->env.args.pod_namespace)) {
-		pr_info("policy: no NetworkPolicy in namespace %s yet", request->env.args.pod_namespace);
+		pr_info("policy: no NetworkPolicy in namespace %s yet",
+			request->env.args.pod_namespace);
 		return 0;
 	}
 	ret = velo_policy_bpf_open(paths, request->config.lock_timeout_ms, &bpf);
@@ -61,7 +62,8 @@ static int policy_attach(struct velo_request *request)
 		cni_fail(ret, VELO_ERR_FEATURE, "policy: can't attach to %s: %s",
 			 request->record.host_ifname, strerror(-ret));
 	else
-		pr_info("policy: attached to %s; velod places the pod", request->record.host_ifname);
+		pr_info("policy: attached to %s; velod places the pod",
+			request->record.host_ifname);
 	return ret;
 }
 
@@ -73,7 +75,8 @@ static int policy_detach(struct velo_request *request)
 
 	have_maps = !velo_policy_bpf_open_pinned(paths, &bpf);
 	/* The entry only while the veth is ours: a newer pod's veth may have the ifindex. */
-	velo_policy_detach(paths, have_maps && velo_host_veth_is_ours(&request->record) ? &bpf : NULL,
+	velo_policy_detach(paths,
+			   have_maps && velo_host_veth_is_ours(&request->record) ? &bpf : NULL,
 			   &request->record);
 	if (have_maps)
 		velo_policy_bpf_close(&bpf);
