@@ -24,7 +24,8 @@ enum velo_feature_bit {
 	VELO_FEATURE_TCP_CONGESTION = 1u << 3,
 	VELO_FEATURE_SOCKMAP = 1u << 4,
 	VELO_FEATURE_SERVICES = 1u << 5,
-	VELO_FEATURE_POLICY = 1u << 6, /* NetworkPolicy managed: its programs come and go with velod */
+	VELO_FEATURE_POLICY =
+		1u << 6, /* NetworkPolicy managed: its programs come and go with velod */
 };
 
 struct velo_record {
