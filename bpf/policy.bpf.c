@@ -6,6 +6,11 @@
  * a new flow by both ends' policies (lib/policy.h), so a flow between two
  * local pods is judged once, wherever it first shows up. Until velod placed
  * the pod's identity both drop everything (fail closed).
+ *
+ * velo_pol_uplink, at tc egress of the node's uplink while some local pod's
+ * egress is isolated, judges what those pods send to a Service IP once
+ * kube-proxy chose a backend on another node: the sender's veth saw only the
+ * Service IP, and a backend of this node is judged at its own veth.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_endian.h>
@@ -174,4 +179,19 @@ int velo_pol_to(struct __sk_buff *skb)
 	if (!pol_addr_eq(flow.key.daddr, pod->addr4) && !pol_addr_eq(flow.key.daddr, pod->addr6))
 		return TC_ACT_UNSPEC;
 	return pol_enforce(&flow, flow.key.daddr);
+}
+
+SEC("tc")
+int velo_pol_uplink(struct __sk_buff *skb)
+{
+	struct velo_pol_flow flow = {};
+	const struct velo_pol_ip *src;
+
+	if (pol_parse(skb, &flow) != POL_FLOW)
+		return TC_ACT_UNSPEC;
+	/* Only the pods' own flows: masqueraded ones left the cluster and were judged already. */
+	src = velo_pol_ip_of(flow.key.saddr);
+	if (!velo_pol_local_pod(src))
+		return TC_ACT_UNSPEC;
+	return velo_pol_check(&flow) ? TC_ACT_SHOT : TC_ACT_UNSPEC;
 }

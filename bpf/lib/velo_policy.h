@@ -25,6 +25,7 @@
 
 #define VELO_PROG_POL_FROM_POD "velo_pol_from"
 #define VELO_PROG_POL_TO_POD "velo_pol_to"
+#define VELO_PROG_POL_UPLINK "velo_pol_uplink"
 
 #ifndef VELO_MAX_POL_IPS
 #define VELO_MAX_POL_IPS 131072

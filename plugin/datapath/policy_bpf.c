@@ -23,6 +23,7 @@
 
 #define KIND_FROM "pol_from"
 #define KIND_TO "pol_to"
+#define KIND_UPLINK "pol_uplink"
 
 #define MAP_PIN(name, field)                                               \
 	{                                                                  \
@@ -39,7 +40,7 @@ static const struct velo_pin pins[] = {
 	MAP_PIN(VELO_MAP_POL_RULES, rule_fd),  MAP_PIN(VELO_MAP_POL_STATE, state_fd),
 	MAP_PIN(VELO_MAP_POL_IF, if_fd),       MAP_PIN(VELO_MAP_POL_CT, ct_fd),
 	MAP_PIN(VELO_MAP_POL_DROPS, drop_fd),  PROG_PIN(VELO_PROG_POL_FROM_POD, from_fd),
-	PROG_PIN(VELO_PROG_POL_TO_POD, to_fd),
+	PROG_PIN(VELO_PROG_POL_TO_POD, to_fd), PROG_PIN(VELO_PROG_POL_UPLINK, uplink_fd),
 };
 #define N_PINS (sizeof(pins) / sizeof(pins[0]))
 
@@ -176,4 +177,24 @@ void velo_policy_detach(const struct velo_paths *paths, const struct velo_policy
 	if (bpf && record->host_ifindex > 0 && bpf_map_delete_elem(bpf->if_fd, &ifindex) &&
 	    errno != ENOENT)
 		pr_warn("policy: remove %s's entry: %s", record->host_ifname, strerror(errno));
+}
+
+int velo_policy_uplink_attach(const struct velo_paths *paths, const struct velo_policy_bpf *bpf,
+			      const char *ifname, int ifindex)
+{
+	int link_fd, ret;
+
+	if (link_pinned(paths, ifname, KIND_UPLINK))
+		return 0;
+	link_fd = velo_tcx_egress_link(bpf->uplink_fd, ifindex, true);
+	if (link_fd < 0)
+		return link_fd;
+	ret = velo_endpoint_link_pin(paths, ifname, KIND_UPLINK, link_fd);
+	close(link_fd);
+	return ret;
+}
+
+void velo_policy_uplink_detach(const struct velo_paths *paths, const char *ifname)
+{
+	velo_endpoint_link_unpin(paths, ifname, KIND_UPLINK);
 }

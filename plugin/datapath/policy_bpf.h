@@ -26,6 +26,7 @@ struct velo_policy_bpf {
 	int drop_fd; /* velo_pol_drop_v1 */
 	int from_fd; /* velo_pol_from: the host veth's tc ingress */
 	int to_fd; /* velo_pol_to: its tc egress */
+	int uplink_fd; /* velo_pol_uplink: the node's uplink's tc egress */
 };
 
 /* Opens the pins, loading first when any is missing (BPF loader lock, bounded wait). */
@@ -49,5 +50,14 @@ void velo_policy_detach(const struct velo_paths *paths, const struct velo_policy
 bool velo_policy_attached(const struct velo_paths *paths, const struct velo_record *record);
 bool velo_policy_link_pinned(const struct velo_paths *paths, const struct velo_record *record,
 			     bool from_pod);
+
+/*
+ * velo_pol_uplink at tc egress of the node's uplink ifname (velod: while some
+ * local pod's egress is isolated), pinned as <bpffs>/links/<ifname>_pol_uplink.
+ * Idempotent; detach is fine with nothing attached.
+ */
+int velo_policy_uplink_attach(const struct velo_paths *paths, const struct velo_policy_bpf *bpf,
+			      const char *ifname, int ifindex);
+void velo_policy_uplink_detach(const struct velo_paths *paths, const char *ifname);
 
 #endif

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+/* NetworkPolicy's verdict from userspace, and the sockmap pairs a change forbids. */
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include <bpf/bpf.h>
+
+#include "bpf/lib/velo_policy.h"
+#include "bpf/lib/velo_sockmap.h"
+#include "datapath/policy_judge.h"
+
+#define IPPROTO_TCP_NUM 6
+
+/* A full-length LPM lookup: the longest prefix holding addr. False when none does. */
+static bool ip_of(const struct velo_policy_bpf *bpf, const uint8_t addr[16], struct velo_pol_ip *ip)
+{
+	struct velo_pol_ip_key key = { .prefixlen = 128 };
+
+	memcpy(key.addr, addr, 16);
+	return !bpf_map_lookup_elem(bpf->ip_fd, &key, ip);
+}
+
+static bool local_pod(const struct velo_pol_ip *ip)
+{
+	return (ip->flags & VELO_POL_IP_LOCAL) && ip->pod_id >= VELO_ID_POD_FIRST;
+}
+
+static bool rule(const struct velo_policy_bpf *bpf, uint32_t subject, uint32_t peer, uint8_t dir,
+		 uint8_t proto, uint16_t dport)
+{
+	struct velo_pol_rule_key key = {
+		.prefixlen = VELO_POL_RULE_PREFIX_BASE + 24,
+		.subject = subject,
+		.peer = peer,
+		.dir = dir,
+		.proto = proto,
+		.port = dport,
+	};
+	struct velo_pol_rule value;
+
+	return !bpf_map_lookup_elem(bpf->rule_fd, &key, &value);
+}
+
+/* lib/policy.h's velo_pol_side_allows. */
+static bool side_allows(const struct velo_policy_bpf *bpf, const struct velo_pol_ip *self,
+			const struct velo_pol_ip *peer, uint8_t dir, uint8_t proto, uint16_t dport)
+{
+	uint32_t isolate =
+		dir == VELO_POL_DIR_INGRESS ? VELO_POL_ISOLATE_INGRESS : VELO_POL_ISOLATE_EGRESS;
+	uint32_t pod_id = peer ? peer->pod_id : VELO_ID_NONE;
+	uint32_t cidr_id = peer ? peer->cidr_id : VELO_ID_WORLD;
+	struct velo_pol_subject subject;
+
+	if (bpf_map_lookup_elem(bpf->subject_fd, &self->pod_id, &subject) ||
+	    !(subject.flags & isolate))
+		return true;
+	if (pod_id == VELO_ID_HOST)
+		return true;
+	if (pod_id != VELO_ID_NONE && rule(bpf, self->pod_id, pod_id, dir, proto, dport))
+		return true;
+	return rule(bpf, self->pod_id, cidr_id, dir, proto, dport) ||
+	       rule(bpf, self->pod_id, VELO_ID_ANY, dir, proto, dport);
+}
+
+int velo_policy_judge(const struct velo_policy_bpf *bpf, const uint8_t src[16],
+		      const uint8_t dst[16], uint8_t proto, uint16_t dport)
+{
+	struct velo_pol_ip src_ip, dst_ip;
+	bool have_src = ip_of(bpf, src, &src_ip), have_dst = ip_of(bpf, dst, &dst_ip);
+
+	if (have_src && local_pod(&src_ip) && !(have_dst && (dst_ip.flags & VELO_POL_IP_SERVICE)) &&
+	    !side_allows(bpf, &src_ip, have_dst ? &dst_ip : NULL, VELO_POL_DIR_EGRESS, proto,
+			 dport))
+		return VELO_POL_DROP_EGRESS;
+	if (have_dst && local_pod(&dst_ip) &&
+	    !side_allows(bpf, &dst_ip, have_src ? &src_ip : NULL, VELO_POL_DIR_INGRESS, proto,
+			 dport))
+		return VELO_POL_DROP_INGRESS;
+	return 0;
+}
+
+/* Either orientation of the socket's connection is allowed. */
+static bool pair_allowed(const struct velo_policy_bpf *bpf, const struct velo_sm_key *key)
+{
+	return !velo_policy_judge(bpf, key->local, key->remote, IPPROTO_TCP_NUM,
+				  htons((uint16_t)key->remote_port)) ||
+	       !velo_policy_judge(bpf, key->remote, key->local, IPPROTO_TCP_NUM,
+				  htons((uint16_t)key->local_port));
+}
+
+int velo_policy_unpair_denied(const struct velo_policy_bpf *bpf, int sockhash_fd)
+{
+	struct velo_sm_key batch[64], key, next;
+	int removed = 0;
+	unsigned n;
+
+	/* The hash can't be walked while it changes: collect a batch, delete it, start over. */
+	do {
+		void *prev = NULL;
+
+		n = 0;
+		while (n < sizeof(batch) / sizeof(batch[0]) &&
+		       !bpf_map_get_next_key(sockhash_fd, prev, &next)) {
+			key = next;
+			prev = &key;
+			if (!pair_allowed(bpf, &key))
+				batch[n++] = key;
+		}
+		for (unsigned i = 0; i < n; i++) {
+			if (!bpf_map_delete_elem(sockhash_fd, &batch[i]))
+				removed++;
+			else if (errno != ENOENT)
+				return -errno;
+		}
+	} while (n == sizeof(batch) / sizeof(batch[0]));
+	return removed;
+}
