@@ -283,25 +283,32 @@ static __always_inline __u32 velo_pol_check(const struct velo_pol_flow *flow)
 	return 0;
 }
 
+static __always_inline bool velo_pol_isolated(const __u8 *addr, __u32 isolate)
+{
+	const struct velo_pol_subject *subject;
+	const struct velo_pol_ip *ip = velo_pol_ip_of(addr);
+
+	if (!ip)
+		return false;
+	subject = bpf_map_lookup_elem(&velo_pol_sub_v1, &ip->pod_id);
+	return subject && (subject->flags & isolate);
+}
+
 /*
- * What the fast paths ask before they carry a flow past the destination's
- * veth: true when the destination's ingress is not isolated or the flow has a
- * current entry. Otherwise the packet takes the stack, where the destination's
+ * What the fast paths ask before they carry a flow past the programs that
+ * judge it (XDP runs before the sender's tc ingress; a redirect skips the
+ * receiver's tc egress): true when neither end is isolated that way or the
+ * flow has a current entry. Otherwise the packet takes the stack, where those
  * programs judge it (and allow the next ones a shortcut).
  */
 static __always_inline bool velo_pol_shortcut_ok(const struct velo_pol_flow *flow)
 {
 	const struct velo_pol_state *state = velo_pol_state();
-	const struct velo_pol_subject *subject;
-	const struct velo_pol_ip *dst;
 
 	if (!state || !state->active)
 		return true;
-	dst = velo_pol_ip_of(flow->key.daddr);
-	if (!dst)
-		return true;
-	subject = bpf_map_lookup_elem(&velo_pol_sub_v1, &dst->pod_id);
-	if (!subject || !(subject->flags & VELO_POL_ISOLATE_INGRESS))
+	if (!velo_pol_isolated(flow->key.saddr, VELO_POL_ISOLATE_EGRESS) &&
+	    !velo_pol_isolated(flow->key.daddr, VELO_POL_ISOLATE_INGRESS))
 		return true;
 	return velo_pol_ct_current(flow, state->revision);
 }
