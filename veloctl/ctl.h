@@ -29,6 +29,7 @@ struct ctl {
 	double interval_s; /* top */
 	long iterations; /* top; 0 = until interrupted */
 	bool all_progs; /* top: every program, not only velo_* */
+	const char *argument; /* the command's operand (policy: NAMESPACE/NAME), or NULL */
 	const char *argv0;
 	char **argv; /* what veloctl was started with, for bugtool's own dumps */
 	int argc;
@@ -39,6 +40,7 @@ struct ctl_command {
 	int (*run)(struct ctl *ctl);
 	const char *summary;
 	const char *usage; /* the command's --help text */
+	bool operand; /* takes one optional operand (ctl->argument) */
 };
 
 /* Reports an error: {"error": "..."} on stdout in JSON mode, "Error: ..." on stderr otherwise. */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* A minimal HTTP/1.0 GET for velod's /healthz: veloctl needs nothing more. */
+/* A minimal HTTP/1.0 GET for velod's /healthz and /policy: veloctl needs nothing more. */
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
@@ -12,6 +12,7 @@
 #include "http_get.h"
 
 #define HTTP_TIMEOUT_MS 2000
+#define HTTP_MAX_BODY (64u << 20)
 
 /* Splits "host:port" or "[v6]:port" into host and port. */
 static int split_address(const char *agent, char *host, size_t host_len, char *port,
@@ -94,16 +95,21 @@ static int connect_agent(const char *agent)
 	return fd;
 }
 
-int ctl_http_get(const char *agent, const char *path, char *body, unsigned len)
+int ctl_http_get_all(const char *agent, const char *path, char **body)
 {
-	char request[512], response[8192];
-	size_t used = 0;
+	char request[512];
+	size_t used = 0, size = 8192;
+	char *response = malloc(size), *start;
 	int fd, ret, status;
-	char *start;
 
+	*body = NULL;
+	if (!response)
+		return -ENOMEM;
 	fd = connect_agent(agent);
-	if (fd < 0)
+	if (fd < 0) {
+		free(response);
 		return fd;
+	}
 	snprintf(request, sizeof(request), "GET %s HTTP/1.0\r\nHost: %s\r\n\r\n", path, agent);
 	if (send(fd, request, strlen(request), MSG_NOSIGNAL) < 0) {
 		ret = -errno;
@@ -112,30 +118,51 @@ int ctl_http_get(const char *agent, const char *path, char *body, unsigned len)
 	for (;;) {
 		ssize_t n;
 
+		if (used == size - 1) {
+			char *bigger = size < HTTP_MAX_BODY ? realloc(response, size * 2) : NULL;
+
+			if (!bigger) {
+				ret = -EFBIG;
+				goto out;
+			}
+			response = bigger;
+			size *= 2;
+		}
 		ret = wait_fd(fd, POLLIN);
 		if (ret)
 			goto out;
-		n = recv(fd, response + used, sizeof(response) - 1 - used, 0);
+		n = recv(fd, response + used, size - 1 - used, 0);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
 		if (n < 0) {
 			ret = -errno;
 			goto out;
 		}
-		if (n == 0 || (used += (size_t)n) == sizeof(response) - 1)
+		if (n == 0)
 			break;
+		used += (size_t)n;
 	}
 	response[used] = '\0';
 	if (sscanf(response, "HTTP/%*d.%*d %d", &status) != 1) {
 		ret = -EPROTO;
 		goto out;
 	}
-	if (body && len) {
-		start = strstr(response, "\r\n\r\n");
-		snprintf(body, len, "%s", start ? start + 4 : "");
-	}
-	ret = status;
+	start = strstr(response, "\r\n\r\n");
+	*body = strdup(start ? start + 4 : "");
+	ret = *body ? status : -ENOMEM;
 out:
+	free(response);
 	close(fd);
 	return ret;
+}
+
+int ctl_http_get(const char *agent, const char *path, char *body, unsigned len)
+{
+	char *all;
+	int status = ctl_http_get_all(agent, path, &all);
+
+	if (status >= 0 && body && len)
+		snprintf(body, len, "%s", all);
+	free(all);
+	return status;
 }

@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "cmd_bugtool.h"
 #include "cmd_endpoints.h"
+#include "cmd_policy.h"
 #include "cmd_services.h"
 #include "cmd_sockets.h"
 #include "cmd_status.h"
@@ -37,21 +38,32 @@ static const struct ctl_command commands[] = {
 	  "Usage: veloctl status [-j]\n"
 	  "Kernel BPF features velo probes for, velo_* programs and maps (with fill),\n"
 	  "endpoint counts per network and phase, and velod's /healthz.\n"
-	  "Exit 3 when velod is configured but unhealthy or unreachable.\n" },
+	  "Exit 3 when velod is configured but unhealthy or unreachable.\n",
+	  false },
 	{ "endpoints", cmd_ctl_endpoints, "the pods velo wired on this node",
 	  "Usage: veloctl endpoints [-j] [--network NAME]\n"
 	  "One line per endpoint record: pod, container, interfaces, addresses,\n"
-	  "fast paths attached, phase, and whether its netns still exists.\n" },
+	  "fast paths attached, phase, and whether its netns still exists.\n",
+	  false },
 	{ "sockets", cmd_ctl_sockets, "TCP connections the socket short-circuit accelerates",
 	  "Usage: veloctl sockets [-j]\n"
 	  "One line per connection with a socket in velo's sockhash: both pods, both\n"
 	  "addresses, and whether both ends are in (accelerated) or one only (its peer\n"
-	  "closed or is not in yet); then velo_smstat_v2's counters since load.\n" },
+	  "closed or is not in yet); then velo_smstat_v2's counters since load.\n",
+	  false },
 	{ "services", cmd_ctl_services, "service ports velo translates, backends, connections",
 	  "Usage: veloctl services [-j]\n"
 	  "One line per service port (ClusterIP x port) velod keeps for service\n"
 	  "translation: its name, translations and refusals (no endpoints) since load,\n"
-	  "ClientIP affinity; then each backend and the connections it got.\n" },
+	  "ClientIP affinity; then each backend and the connections it got.\n",
+	  false },
+	{ "policy", cmd_ctl_policy, "NetworkPolicy: what selects a pod, its allow set",
+	  "Usage: veloctl policy [-j] [NAMESPACE/NAME]\n"
+	  "From velod's /policy: for the pod, the NetworkPolicies that select it, whether\n"
+	  "it is isolated for ingress and egress, and its effective allow set (each rule\n"
+	  "with its peers, ports and policy); without a pod, one line per pod of this\n"
+	  "node. -j prints velod's answer as it is. Exit 1 when velod can't answer.\n",
+	  true },
 	{ "top", cmd_ctl_top, "per-program BPF cost (runs/s, ns/run, CPU)",
 	  "Usage: veloctl top [-i SECONDS] [-n COUNT] [-a] [-j]\n"
 	  "Holds a BPF_ENABLE_STATS fd while it runs and shows, per velo_* program, the\n"
@@ -59,13 +71,15 @@ static const struct ctl_command commands[] = {
 	  "  -i, --interval SECONDS  window length (default 2)\n"
 	  "  -n, --iterations COUNT  stop after COUNT windows (default: until ^C; 1 with -j)\n"
 	  "  -a, --all               every BPF program on the node, not only velo's\n"
-	  "While it runs, every BPF program on the node pays ~75 ns per run for the stats.\n" },
+	  "While it runs, every BPF program on the node pays ~75 ns per run for the stats.\n",
+	  false },
 	{ "bugtool", cmd_ctl_bugtool, "one archive with what a maintainer needs",
 	  "Usage: veloctl bugtool [-o FILE]\n"
 	  "Writes a tar.gz with the CNI configs, velo's logs and state files, bpftool\n"
 	  "dumps, ip link/addr/route/neigh/rule, tc filters of velo's veths, and\n"
 	  "veloctl status/endpoints/sockets output. Prints the archive's path.\n"
-	  "  -o, --output FILE  archive path (default ./velo-bugtool-<host>-<time>.tar.gz)\n" },
+	  "  -o, --output FILE  archive path (default ./velo-bugtool-<host>-<time>.tar.gz)\n",
+	  false },
 };
 
 enum {
@@ -244,6 +258,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return CTL_EXIT_USAGE;
 	}
+	if (command->operand && optind + 1 < argc)
+		ctl.argument = argv[++optind];
 	if (optind + 1 < argc) {
 		ctl_error(&ctl, "%s: unexpected argument '%s'", command->name, argv[optind + 1]);
 		return CTL_EXIT_USAGE;

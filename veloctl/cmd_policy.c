@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * veloctl policy [NAMESPACE/NAME]: NetworkPolicy as velod computed it
+ * (docs/policy.md), from its GET /policy endpoint. For one pod: the policies
+ * that select it, whether it is isolated for ingress and egress, and its
+ * effective allow set (each rule: the policy it came from, its peers and
+ * ports); without a pod, one line per pod of this node. -j prints velod's
+ * answer as it is, so tools see every field velod has.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd_policy.h"
+#include "ctl.h"
+#include "http_get.h"
+
+static const cJSON *field(const cJSON *json, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(json, key);
+}
+
+/* A namespace/name of DNS-1123 characters, so it goes into the query as it is. */
+static bool valid_pod(const char *pod)
+{
+	const char *slash = strchr(pod, '/');
+
+	if (!slash || slash == pod || !slash[1] || strchr(slash + 1, '/') || strlen(pod) > 320)
+		return false;
+	for (const char *c = pod; *c; c++)
+		if (!islower((unsigned char)*c) && !isdigit((unsigned char)*c) && *c != '-' &&
+		    *c != '.' && *c != '/')
+			return false;
+	return true;
+}
+
+/* A value as text: strings as they are, numbers, booleans, else compact JSON. */
+static void print_value(const cJSON *item)
+{
+	char *text;
+
+	if (cJSON_IsString(item)) {
+		fputs(item->valuestring, stdout);
+		return;
+	}
+	if (cJSON_IsNumber(item)) {
+		printf("%g", item->valuedouble);
+		return;
+	}
+	text = cJSON_PrintUnformatted(item);
+	fputs(text ? text : "?", stdout);
+	cJSON_free(text);
+}
+
+/* An array's items separated by ", "; "-" when it is empty or missing. */
+static void print_list(const cJSON *array)
+{
+	const cJSON *item;
+	bool first = true;
+
+	if (!cJSON_IsArray(array) || !cJSON_GetArraySize(array)) {
+		fputs(cJSON_IsArray(array) ? "any" : "-", stdout);
+		return;
+	}
+	cJSON_ArrayForEach (item, array) {
+		if (!first)
+			fputs(", ", stdout);
+		print_value(item);
+		first = false;
+	}
+}
+
+static const char *yes_no(const cJSON *item)
+{
+	return cJSON_IsTrue(item) ? "yes" : cJSON_IsFalse(item) ? "no" : "-";
+}
+
+/* The policies that select the pod: "ns/name (Ingress, Egress)" each. */
+static void print_policies(const cJSON *policies)
+{
+	const cJSON *policy;
+
+	if (!cJSON_GetArraySize(policies)) {
+		printf("policies:  none select this pod\n");
+		return;
+	}
+	printf("policies:\n");
+	cJSON_ArrayForEach (policy, policies) {
+		const cJSON *ns = field(policy, "namespace"), *name = field(policy, "name");
+
+		if (!cJSON_IsObject(policy)) {
+			printf("  ");
+			print_value(policy);
+			printf("\n");
+			continue;
+		}
+		printf("  %s/%s", cJSON_IsString(ns) ? ns->valuestring : "-",
+		       cJSON_IsString(name) ? name->valuestring : "-");
+		if (field(policy, "policyTypes")) {
+			printf(" (");
+			print_list(field(policy, "policyTypes"));
+			printf(")");
+		}
+		printf("\n");
+	}
+}
+
+/* One direction's allow set: "from|to PEERS  ports PORTS  (POLICY)" per rule. */
+static void print_rules(const char *direction, const cJSON *isolated, const cJSON *rules)
+{
+	const char *peers_key = strcmp(direction, "ingress") ? "to" : "from";
+	const cJSON *rule;
+
+	if (!cJSON_IsTrue(isolated)) {
+		printf("%s: not isolated (every peer and port allowed)\n", direction);
+		return;
+	}
+	if (!cJSON_GetArraySize(rules)) {
+		printf("%s: isolated, nothing allowed\n", direction);
+		return;
+	}
+	printf("%s: isolated, allowed:\n", direction);
+	cJSON_ArrayForEach (rule, rules) {
+		const cJSON *peers = field(rule, peers_key);
+
+		if (!peers)
+			peers = field(rule, "peers");
+		printf("  %s ", peers_key);
+		print_list(peers);
+		printf("  ports ");
+		print_list(field(rule, "ports"));
+		if (field(rule, "policy")) {
+			printf("  (");
+			print_value(field(rule, "policy"));
+			printf(")");
+		}
+		printf("\n");
+	}
+}
+
+static void print_pod(const cJSON *json)
+{
+	const cJSON *isolation = field(json, "isolation");
+	const cJSON *item;
+
+	printf("pod:       ");
+	print_value(field(json, "pod"));
+	printf("\n");
+	if ((item = field(json, "addresses"))) {
+		printf("addresses: ");
+		print_list(item);
+		printf("\n");
+	}
+	if ((item = field(json, "identity"))) {
+		printf("identity:  ");
+		print_value(item);
+		printf("\n");
+	}
+	if ((item = field(json, "revision"))) {
+		printf("revision:  ");
+		print_value(item);
+		printf("\n");
+	}
+	printf("isolated:  ingress %s, egress %s\n", yes_no(field(isolation, "ingress")),
+	       yes_no(field(isolation, "egress")));
+	print_policies(field(json, "policies"));
+	print_rules("ingress", field(isolation, "ingress"), field(json, "ingress"));
+	print_rules("egress", field(isolation, "egress"), field(json, "egress"));
+}
+
+/* Every local pod: POD  INGRESS  EGRESS  POLICIES. */
+static void print_pods(const cJSON *json)
+{
+	const cJSON *pod;
+
+	if (field(json, "revision")) {
+		printf("revision ");
+		print_value(field(json, "revision"));
+		printf("\n");
+	}
+	printf("%-40s %-8s %-8s %s\n", "POD", "INGRESS", "EGRESS", "POLICIES");
+	cJSON_ArrayForEach (pod, field(json, "pods")) {
+		const cJSON *isolation = field(pod, "isolation");
+		const cJSON *policies = field(pod, "policies"), *policy;
+		bool first = true;
+		char name[400];
+
+		if (cJSON_IsString(field(pod, "pod")))
+			snprintf(name, sizeof(name), "%s", field(pod, "pod")->valuestring);
+		else
+			snprintf(name, sizeof(name), "-");
+		printf("%-40s %-8s %-8s ", name,
+		       cJSON_IsTrue(field(isolation, "ingress")) ? "isolated" : "open",
+		       cJSON_IsTrue(field(isolation, "egress")) ? "isolated" : "open");
+		cJSON_ArrayForEach (policy, policies) {
+			const cJSON *ns = field(policy, "namespace"),
+				    *pname = field(policy, "name");
+
+			if (!first)
+				fputs(", ", stdout);
+			first = false;
+			if (cJSON_IsString(ns) && cJSON_IsString(pname))
+				printf("%s/%s", ns->valuestring, pname->valuestring);
+			else
+				print_value(policy);
+		}
+		printf("%s\n", first ? "-" : "");
+	}
+}
+
+int cmd_ctl_policy(struct ctl *ctl)
+{
+	char path[512], *body = NULL;
+	const cJSON *error;
+	cJSON *json;
+	int status;
+
+	if (!ctl->agent[0]) {
+		ctl_error(ctl, "policy: velod computes policy; --agent \"\" leaves nothing to ask");
+		return CTL_EXIT_USAGE;
+	}
+	if (ctl->argument && !valid_pod(ctl->argument)) {
+		ctl_error(ctl, "policy: '%s' is not NAMESPACE/NAME", ctl->argument);
+		return CTL_EXIT_USAGE;
+	}
+	if (ctl->argument)
+		snprintf(path, sizeof(path), "/policy?pod=%s", ctl->argument);
+	else
+		snprintf(path, sizeof(path), "/policy");
+	status = ctl_http_get_all(ctl->agent, path, &body);
+	if (status < 0) {
+		ctl_error(ctl, "policy: velod at %s: %s", ctl->agent, strerror(-status));
+		return CTL_EXIT_FAILED;
+	}
+	json = cJSON_Parse(body);
+	error = field(json, "error");
+	if (status != 200 || !cJSON_IsObject(json)) {
+		if (cJSON_IsString(error))
+			ctl_error(ctl, "policy: velod: %s", error->valuestring);
+		else
+			ctl_error(ctl, "policy: velod answered %d%s", status,
+				  json ? "" : " without JSON");
+		cJSON_Delete(json);
+		free(body);
+		return CTL_EXIT_FAILED;
+	}
+	free(body);
+	if (ctl->json)
+		return ctl_print_json(ctl, json) ? CTL_EXIT_FAILED : CTL_EXIT_OK;
+	if (ctl->argument)
+		print_pod(json);
+	else
+		print_pods(json);
+	cJSON_Delete(json);
+	return fflush(stdout) ? CTL_EXIT_FAILED : CTL_EXIT_OK;
+}
