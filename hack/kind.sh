@@ -11,12 +11,14 @@
 #   hack/kind.sh e2e               velo's own checks in the cluster (e2e/kind/run.sh)
 #   hack/kind.sh conformance       upstream e2e.test, [sig-network] [Conformance]; prints
 #                                  "conformance: N passed, N failed, N skipped" and the JUnit file
+#   hack/kind.sh netpol            upstream e2e.test, NetworkPolicy specs; prints
+#                                  "netpol: N passed, N failed, N skipped" and each failure and skip
 #   hack/kind.sh down              delete the cluster
 #
 # Needs root, Docker, Go and debootstrap (hack/install-deps.sh). Caches under $VELO_KIND_CACHE
 # (/var/cache/velo-kind). Environment: VELO_KIND_CLUSTER (velo), VELO_KIND_TIMEOUT (300s),
 # VELO_KIND_SKIP_BUILD=1 (use what is built), VELO_CONFORMANCE_FOCUS, VELO_CONFORMANCE_SKIP,
-# VELO_CONFORMANCE_NODES (parallel ginkgo nodes, 4).
+# VELO_CONFORMANCE_NODES (parallel ginkgo nodes, 4), VELO_NETPOL_FOCUS, VELO_NETPOL_SKIP.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -143,6 +145,7 @@ run_e2e_test() {
 	passed=$(grep -c '^passed' "$dir/verdicts" || true)
 	failed=$(grep -c '^failed' "$dir/verdicts" || true)
 	skipped=$(grep -c '^skipped' "$dir/verdicts" || true)
+	sed -n 's/^failed\t/    failed: /p' "$dir/verdicts"
 	sed -n 's/^skipped\t/    skipped: /p' "$dir/verdicts"
 	printf '%s: %d passed, %d failed, %d skipped\n' "$name" "$passed" "$failed" "$skipped"
 	printf 'JUnit: %s\n' "$dir/junit.xml"
@@ -155,6 +158,20 @@ cmd_conformance() {
 	run_e2e_test conformance "$focus" "$skip"
 }
 
+# NetworkPolicy: every spec of test/e2e/network/netpol (Netpol, "Netpol API") and the older
+# [Feature:NetworkPolicy] ones. Skipped: Serial and Disruptive as in conformance, and SCTP,
+# which needs the nodes' kernel to have SCTP (these machines' kernel has none).
+cmd_netpol() {
+	local focus=${VELO_NETPOL_FOCUS:-'\[Feature:NetworkPolicy\]|NetworkPolicy'}
+	local skip=${VELO_NETPOL_SKIP:-'\[Serial\]|\[Disruptive\]|SCTP'}
+	local start=$SECONDS
+	run_e2e_test netpol "$focus" "$skip" || {
+		log "netpol: $((SECONDS - start)) s"
+		return 1
+	}
+	log "netpol: $((SECONDS - start)) s"
+}
+
 cmd_down() {
 	kind delete cluster --name "$cluster"
 	rm -f "$KUBECONFIG"
@@ -165,9 +182,10 @@ build) cmd_build ;;
 up) shift && cmd_up "$@" ;;
 e2e) cmd_e2e ;;
 conformance) cmd_conformance ;;
+netpol) cmd_netpol ;;
 down) cmd_down ;;
 *)
-	sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac
