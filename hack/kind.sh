@@ -158,12 +158,14 @@ cmd_conformance() {
 	run_e2e_test conformance "$focus" "$skip"
 }
 
-# NetworkPolicy: every spec of test/e2e/network/netpol (Netpol, "Netpol API") and the older
-# [Feature:NetworkPolicy] ones. Skipped: Serial and Disruptive as in conformance, and SCTP,
-# which needs the nodes' kernel to have SCTP (these machines' kernel has none).
+# NetworkPolicy: the specs of test/e2e/network/netpol, 50 in 1.34.4 (42 over TCP, 3 UDP, 3 SCTP,
+# 2 API). Skipped: Serial and Disruptive as in conformance, and [Feature:SCTPConnectivity] (its
+# servers need SCTP in the nodes' kernel, which these machines' kernel lacks; the two TCP specs
+# about SCTP policies run). Each probe is agnhost connect to the target pod's Service ClusterIP,
+# so kube-proxy DNATs it before the backend's policy sees it.
 cmd_netpol() {
 	local focus=${VELO_NETPOL_FOCUS:-'\[Feature:NetworkPolicy\]|NetworkPolicy'}
-	local skip=${VELO_NETPOL_SKIP:-'\[Serial\]|\[Disruptive\]|SCTP'}
+	local skip=${VELO_NETPOL_SKIP:-'\[Serial\]|\[Disruptive\]|\[Feature:SCTPConnectivity\]'}
 	local start=$SECONDS
 	run_e2e_test netpol "$focus" "$skip" || {
 		log "netpol: $((SECONDS - start)) s"
