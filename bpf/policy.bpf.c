@@ -131,11 +131,7 @@ static __always_inline int pol_drop(const __u8 *addr, __u32 reason, __u32 len)
 /* own: the pod's address in this packet (its source at ingress, destination at egress). */
 static __always_inline int pol_enforce(struct velo_pol_flow *flow, const __u8 *own)
 {
-	const struct velo_pol_ip *self = velo_pol_ip_of(own);
-
-	if (!self || self->pod_id < VELO_ID_POD_FIRST)
-		return pol_drop(own, VELO_POL_DROP_PENDING, flow->len);
-	return velo_pol_check(flow) ? TC_ACT_SHOT : TC_ACT_UNSPEC;
+	return velo_pol_check(flow, own) ? TC_ACT_SHOT : TC_ACT_UNSPEC;
 }
 
 SEC("tc")
@@ -193,5 +189,5 @@ int velo_pol_uplink(struct __sk_buff *skb)
 	src = velo_pol_ip_of(flow.key.saddr);
 	if (!velo_pol_local_pod(src))
 		return TC_ACT_UNSPEC;
-	return velo_pol_check(&flow) ? TC_ACT_SHOT : TC_ACT_UNSPEC;
+	return velo_pol_check(&flow, NULL) ? TC_ACT_SHOT : TC_ACT_UNSPEC;
 }

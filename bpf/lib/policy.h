@@ -237,9 +237,10 @@ static __always_inline void velo_pol_count_drop(const __u8 *addr, __u32 reason, 
  * The verdict for a packet on a selected pod's veth: 0 to pass, else the drop
  * reason (counted against the pod whose policy said no). Replies and flows
  * already allowed pass on their entry while it is current; a stale entry is
- * judged again as the flow it was created for.
+ * judged again as the flow it was created for. own: the address of the pod
+ * whose veth this is (NULL at the uplink), which must have an identity.
  */
-static __always_inline __u32 velo_pol_check(const struct velo_pol_flow *flow)
+static __always_inline __u32 velo_pol_check(const struct velo_pol_flow *flow, const __u8 *own)
 {
 	const struct velo_pol_ip *src, *dst;
 	const struct velo_pol_state *state;
@@ -258,6 +259,15 @@ static __always_inline __u32 velo_pol_check(const struct velo_pol_flow *flow)
 		return 0;
 	if (!ct && flow->icmp_error)
 		return 0; /* errors quote a flow: without one it never reaches a socket */
+	/* A pod velod hasn't placed yet (or a gone one) is judged by nothing: fail closed. */
+	if (own) {
+		const struct velo_pol_ip *self = velo_pol_ip_of(own);
+
+		if (!self || self->pod_id < VELO_ID_POD_FIRST) {
+			velo_pol_count_drop(own, VELO_POL_DROP_PENDING, flow->len);
+			return VELO_POL_DROP_PENDING;
+		}
+	}
 	if (ct && reply)
 		orig = &rev;
 	__builtin_memcpy(&judged.key, orig, sizeof(judged.key));
