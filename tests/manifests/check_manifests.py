@@ -19,9 +19,10 @@ NAMESPACE = "velo-system"
 NAMESPACED = {"ServiceAccount", "ConfigMap", "DaemonSet"}
 READ_VERBS = {"get", "list", "watch"}
 # What velo needs and nothing more (docs/kubernetes.md, "RBAC").
-RBAC_WANTED = {("", "pods"): {"get"}, ("", "nodes"): {"list", "watch"},
-               ("", "services"): {"list", "watch"},
-               ("discovery.k8s.io", "endpointslices"): {"list", "watch"}}
+RBAC_WANTED = {("", "pods"): {"get", "list", "watch"}, ("", "nodes"): {"list", "watch"},
+               ("", "services"): {"list", "watch"}, ("", "namespaces"): {"list", "watch"},
+               ("discovery.k8s.io", "endpointslices"): {"list", "watch"},
+               ("networking.k8s.io", "networkpolicies"): {"list", "watch"}}
 # The runtimeConfig keys velo reads: a runtime passes only the capabilities an entry declares.
 VELO_CAPABILITIES = ("io.kubernetes.cri.pod-annotations", "cgroupPath", "bandwidth", "portMappings")
 # Chained after velo, each with the capability it acts on.

@@ -87,7 +87,7 @@ wait_for_file() {
 	[ "$status" -eq 0 ]
 }
 
-@test "manifests: RBAC is get pods, list/watch nodes, services, endpointslices: no wildcards, no secrets, no writes" {
+@test "manifests: RBAC is get/list/watch pods, list/watch nodes, services, namespaces, endpointslices, networkpolicies: no wildcards, no secrets, no writes" {
 	run $CHECK rbac
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -118,7 +118,7 @@ wait_for_file() {
 }
 
 @test "structural checks fail on broken manifests (wildcard, secrets, no Bidirectional)" {
-	sed 's/verbs: \["get"\]/verbs: ["*"]/' manifests/velo.yaml >"$VT/wild.yaml"
+	sed 's/verbs: \["get", "list", "watch"\]/verbs: ["*"]/' manifests/velo.yaml >"$VT/wild.yaml"
 	run $CHECK rbac --manifest "$VT/wild.yaml"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"wildcard in verbs"* ]]
