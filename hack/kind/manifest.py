@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Prints manifests/velo.yaml for the kind cluster: the velo plugin's entry of the conflist
 gets the keys of an overrides file (kind's kubelet cgroup root, the kernel bugs an operator
-accepts), and the image is the one loaded into the nodes. Usage: manifest.py MANIFEST OVERRIDES
-IMAGE."""
+accepts), velod.json the keys of its "velod" object (the cluster's Service ranges, say), and the
+image is the one loaded into the nodes. Usage: manifest.py MANIFEST OVERRIDES IMAGE."""
 import json
 import sys
 
@@ -12,6 +12,7 @@ import yaml
 manifest, overrides, image = sys.argv[1:4]
 with open(overrides) as f:
     extra = json.load(f)
+velod_extra = extra.pop("velod", {})
 docs = [d for d in yaml.safe_load_all(open(manifest)) if d]
 for doc in docs:
     if doc["kind"] == "ConfigMap" and doc["metadata"]["name"] == "velo-config":
@@ -19,6 +20,10 @@ for doc in docs:
         velo = next(p for p in conflist["plugins"] if p["type"] == "velo")
         velo.update(extra)
         doc["data"]["10-velo.conflist"] = json.dumps(conflist, indent=2) + "\n"
+        if velod_extra:
+            velod = json.loads(doc["data"]["velod.json"])
+            velod.update(velod_extra)
+            doc["data"]["velod.json"] = json.dumps(velod, indent=2) + "\n"
     spec = doc.get("spec", {}).get("template", {}).get("spec", {})
     for c in spec.get("initContainers", []) + spec.get("containers", []):
         if c["image"] == "velo:dev":
