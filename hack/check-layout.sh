@@ -18,7 +18,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
 # Lower ranks first. Folders of one rank are independent of each other.
-declare -A rank=([base]=0 [state]=1 [net]=1 [k8s]=1 [cni]=2 [ipam]=3 [datapath]=3 [cgroup]=4 [features]=5
+declare -A rank=([base]=0 [state]=1 [net]=1 [k8s]=1 [policy]=1 [cni]=2 [ipam]=3 [datapath]=3 [cgroup]=4 [features]=5
 	[upgrade]=5 [cmd]=6)
 broken=0
 

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * One computation of the policy tables in progress (pol_build.c), shared by
+ * its steps: pol_table.c numbers the identities, pol_ips.c places addresses,
+ * pol_rules.c writes subjects and rules.
+ */
+#ifndef VELO_POL_BUILD_H
+#define VELO_POL_BUILD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "policy/pol_objects.h"
+#include "policy/pol_table.h"
+
+/* A pod identity: the pods sharing namespace, labels and named ports. */
+struct velo_pol_ident {
+	const char *key;
+	const struct velo_pol_pod *pod; /* one of them: its namespace, labels, ports */
+	const struct velo_pol_labels *ns_labels; /* NULL: no Namespace object */
+	__u32 id;
+	bool local; /* some pod of this node has it */
+};
+
+/* A prefix some ipBlock names (cidr or except). */
+struct velo_pol_prefix {
+	struct velo_pol_cidr cidr;
+	__u32 id;
+};
+
+struct velo_pol_build {
+	const struct velo_pol_objects *objects;
+	const struct velo_pol_node *node;
+	unsigned n_idents, n_prefixes;
+	struct velo_pol_ident *idents; /* sorted by key */
+	unsigned *pod_ident; /* per pod of objects: its index in idents, or UINT_MAX */
+	struct velo_pol_prefix *prefixes; /* longest first */
+	__u32 *policy_ids; /* per NetworkPolicy of objects */
+	char *keys; /* what the idents' keys point into */
+};
+
+/* The labels of ident's namespace; one holding only its name label (in spare) when it has none. */
+const struct velo_pol_labels *velo_pol_ident_ns_labels(const struct velo_pol_ident *ident,
+						       struct velo_pol_labels *spare,
+						       struct velo_pol_label *spare_label);
+/* Room for one more of size bytes in *array (n used, *cap allocated): 0 or -ENOMEM. */
+int velo_pol_grow(void **array, unsigned n, unsigned *cap, size_t size);
+/* The longest prefix holding cidr: its identity, else VELO_ID_WORLD. */
+__u32 velo_pol_build_cidr_id(const struct velo_pol_build *build, const struct velo_pol_cidr *cidr);
+
+#endif

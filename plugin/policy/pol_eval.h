@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The datapath's verdict computed from the tables (pol_eval.c), for velod
+ * (which established socket pairs a change now forbids) and the tests. What
+ * bpf/policy.bpf.c does for a connection's first packet:
+ *  - the source's and destination's identities by longest prefix
+ *    (velo_pol_ip_v1);
+ *  - egress: a source pod of this node whose identity isolates egress needs a
+ *    rule (its identity, the destination's pod identity, prefix identity or
+ *    VELO_ID_ANY, egress, protocol, port by longest prefix); a destination
+ *    in a Service CIDR is left to the backend's check (kube-proxy DNATs it);
+ *  - ingress: likewise for a destination pod of this node isolating ingress,
+ *    with the source as the peer;
+ *  - this node's own addresses (VELO_ID_HOST: kubelet probes) always pass,
+ *    either way.
+ * Replies of allowed connections pass (the datapath's conntrack): not here.
+ */
+#ifndef VELO_POL_EVAL_H
+#define VELO_POL_EVAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "policy/pol_table.h"
+
+/* The entry holding addr (longest prefix), or NULL (never with built tables: the defaults). */
+const struct velo_pol_ip_entry *velo_pol_lookup_ip(const struct velo_pol_tables *tables,
+						   const struct velo_pol_cidr *addr);
+/*
+ * A rule allows subject -> peer's entry (any of its identities) in dir on
+ * proto/port (host order); its entry into *rule when rule isn't NULL.
+ */
+bool velo_pol_rule_allows(const struct velo_pol_tables *tables, __u32 subject, __u8 dir,
+			  const struct velo_pol_ip *peer, uint8_t proto, uint16_t port,
+			  const struct velo_pol_rule_entry **rule);
+/*
+ * 0 when policy allows src -> dst on proto/dport (host order), else why it
+ * drops: VELO_POL_DROP_EGRESS or _INGRESS.
+ */
+int velo_pol_verdict(const struct velo_pol_tables *tables, const struct velo_pol_cidr *src,
+		     const struct velo_pol_cidr *dst, uint8_t proto, uint16_t dport);
+/* velo_pol_verdict(...) == 0. */
+bool velo_pol_allowed(const struct velo_pol_tables *tables, const struct velo_pol_cidr *src,
+		      const struct velo_pol_cidr *dst, uint8_t proto, uint16_t dport);
+
+#endif

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The pieces Namespace, Pod and NetworkPolicy objects share, read from cJSON
+ * (pol_json.c): metadata, labels, label selectors, protocols. Each checks the type of every field; -EINVAL when bad.
+ */
+#ifndef VELO_POL_JSON_H
+#define VELO_POL_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cJSON.h>
+
+#include "policy/pol_objects.h"
+
+/* object's member name, or NULL (object not an object, or no such member). */
+const cJSON *velo_pol_json_field(const cJSON *object, const char *name);
+/* A string member that fits size (absent or null: ""): 0, else -EINVAL. */
+int velo_pol_json_string(const cJSON *object, const char *name, char *out, size_t size);
+/* An integer number in [min, max]. */
+bool velo_pol_json_int(const cJSON *item, int min, int max, int *out);
+/* An array member: absent or null is empty (NULL); not an array or too long: -EINVAL. */
+int velo_pol_json_array(const cJSON *object, const char *name, const cJSON **array);
+/* metadata.namespace (absent: "default", VELO_POL_NS_MAX) and metadata.name (required). */
+int velo_pol_json_meta(const cJSON *object, char *ns, char *name, size_t name_size);
+/* A map of string values (metadata.labels, matchLabels) into sorted labels. */
+int velo_pol_json_labels(const cJSON *map, struct velo_pol_labels *out);
+/* A LabelSelector (matchLabels, matchExpressions In/NotIn/Exists/DoesNotExist). */
+int velo_pol_json_selector(const cJSON *json, struct velo_pol_selector *out);
+/* "TCP" (also absent), "UDP", "SCTP" into IPPROTO_*. */
+int velo_pol_json_protocol(const cJSON *object, const char *name, uint8_t *proto);
+
+#endif

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The Kubernetes objects NetworkPolicy needs, as velo keeps them (pol_objects.c):
+ * Namespaces and Pods (labels, addresses, named ports) and networking.k8s.io/v1
+ * NetworkPolicies, and the set of all three (velo_pol_state) that velod fills
+ * from its file or the API's watches. Parsing is pol_parse.h's and
+ * pol_netpol.h's; what the objects mean for the maps is pol_table.h's.
+ */
+#ifndef VELO_POL_OBJECTS_H
+#define VELO_POL_OBJECTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define VELO_POL_NS_MAX 64 /* a DNS-1123 label and its NUL */
+#define VELO_POL_NAME_MAX 254 /* a DNS-1123 subdomain and its NUL */
+#define VELO_POL_PORT_NAME_MAX 16 /* an IANA_SVC_NAME (15 characters) and its NUL */
+#define VELO_POL_MAX_POD_IPS 4 /* status.podIPs: one per family, some room */
+#define VELO_POL_MAX_LIST 4096 /* any list inside one object (labels, ports, peers, ...) */
+#define VELO_POL_NS_LABEL "kubernetes.io/metadata.name"
+
+/* An address or prefix; IPv4 in addr[0..3]. Host bits are always zero. */
+struct velo_pol_cidr {
+	int family; /* AF_INET or AF_INET6 */
+	uint8_t addr[16];
+	uint8_t prefix; /* 32 or 128 for an address */
+};
+
+struct velo_pol_label {
+	char *key;
+	char *value;
+};
+
+/* Sorted by key, keys unique. */
+struct velo_pol_labels {
+	unsigned n;
+	struct velo_pol_label *items;
+};
+
+/* A container port: what a named port resolves to. */
+struct velo_pol_named_port {
+	char name[VELO_POL_PORT_NAME_MAX]; /* "" for an unnamed one (never kept) */
+	uint8_t proto; /* IPPROTO_TCP, _UDP, _SCTP */
+	uint16_t port;
+};
+
+struct velo_pol_namespace {
+	char name[VELO_POL_NS_MAX];
+	struct velo_pol_labels labels; /* with VELO_POL_NS_LABEL */
+};
+
+struct velo_pol_pod {
+	char ns[VELO_POL_NS_MAX];
+	char name[VELO_POL_NAME_MAX];
+	char node[VELO_POL_NAME_MAX]; /* spec.nodeName; "" = not scheduled */
+	struct velo_pol_labels labels;
+	unsigned n_ips;
+	struct velo_pol_cidr ips[VELO_POL_MAX_POD_IPS]; /* status.podIPs (full length) */
+	unsigned n_ports;
+	struct velo_pol_named_port *ports; /* the named ones, sorted by name */
+	/* Not policy's: hostNetwork pods have the node's addresses, finished pods none. */
+	bool host_network, finished;
+};
+
+enum velo_pol_op {
+	VELO_POL_OP_IN,
+	VELO_POL_OP_NOT_IN,
+	VELO_POL_OP_EXISTS,
+	VELO_POL_OP_DOES_NOT_EXIST,
+};
+
+struct velo_pol_expr {
+	char *key;
+	enum velo_pol_op op;
+	unsigned n_values;
+	char **values;
+};
+
+/* A LabelSelector: matchLabels AND every matchExpression; empty matches everything. */
+struct velo_pol_selector {
+	struct velo_pol_labels match;
+	unsigned n_exprs;
+	struct velo_pol_expr *exprs;
+};
+
+/*
+ * A NetworkPolicyPeer: a podSelector, a namespaceSelector, both (pods
+ * matching one in namespaces matching the other), or an ipBlock.
+ */
+struct velo_pol_peer {
+	bool has_pods, has_namespaces, has_block;
+	struct velo_pol_selector pods, namespaces;
+	struct velo_pol_cidr block;
+	unsigned n_except;
+	struct velo_pol_cidr *except;
+};
+
+/* A NetworkPolicyPort: every port of proto (port 0, no name), one, a range, or a name. */
+struct velo_pol_port {
+	uint8_t proto;
+	uint16_t port, end_port; /* end_port: the range's last, else == port */
+	char name[VELO_POL_PORT_NAME_MAX]; /* a named port: port 0 */
+};
+
+/* An ingress or egress rule: no peers = every address; no ports = every port. */
+struct velo_pol_np_rule {
+	unsigned n_peers;
+	struct velo_pol_peer *peers;
+	unsigned n_ports;
+	struct velo_pol_port *ports;
+};
+
+struct velo_pol_netpol {
+	char ns[VELO_POL_NS_MAX];
+	char name[VELO_POL_NAME_MAX];
+	struct velo_pol_selector subject; /* spec.podSelector */
+	bool ingress, egress; /* spec.policyTypes, defaults applied */
+	unsigned n_ingress, n_egress;
+	struct velo_pol_np_rule *ingress_rules, *egress_rules;
+};
+
+/* Every Namespace, Pod and NetworkPolicy velod knows, by namespace and name. */
+struct velo_pol_objects {
+	unsigned n_namespaces, n_pods, n_netpols;
+	struct velo_pol_namespace *namespaces;
+	struct velo_pol_pod *pods;
+	struct velo_pol_netpol *netpols;
+};
+
+void velo_pol_labels_free(struct velo_pol_labels *labels);
+/* The value of key, or NULL (labels sorted). */
+const char *velo_pol_labels_get(const struct velo_pol_labels *labels, const char *key);
+void velo_pol_selector_free(struct velo_pol_selector *selector);
+void velo_pol_namespace_free(struct velo_pol_namespace *ns);
+void velo_pol_pod_free(struct velo_pol_pod *pod);
+void velo_pol_netpol_free(struct velo_pol_netpol *netpol);
+
+/* Adds or replaces by (namespace and) name, taking the object over (it is zeroed): 0, -ENOMEM. */
+int velo_pol_objects_put_namespace(struct velo_pol_objects *state, struct velo_pol_namespace *ns);
+int velo_pol_objects_put_pod(struct velo_pol_objects *state, struct velo_pol_pod *pod);
+int velo_pol_objects_put_netpol(struct velo_pol_objects *state, struct velo_pol_netpol *netpol);
+/* Removes by name: 1 when there was one, 0 when not. ns is ignored for namespaces. */
+int velo_pol_objects_del_namespace(struct velo_pol_objects *state, const char *name);
+int velo_pol_objects_del_pod(struct velo_pol_objects *state, const char *ns, const char *name);
+int velo_pol_objects_del_netpol(struct velo_pol_objects *state, const char *ns, const char *name);
+/* The namespace or pod by name, or NULL. */
+const struct velo_pol_namespace *velo_pol_objects_namespace(const struct velo_pol_objects *state,
+							    const char *name);
+const struct velo_pol_pod *velo_pol_objects_pod(const struct velo_pol_objects *state,
+						const char *ns, const char *name);
+void velo_pol_objects_free(struct velo_pol_objects *state);
+
+#endif

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Namespace and Pod objects (pol_parse.c) as NetworkPolicy needs them, and
+ * velod's policyFile: {"namespaces": [...], "pods": [...],
+ * "networkPolicies": [...]}, objects shaped as the API serves them. Pure.
+ */
+#ifndef VELO_POL_PARSE_H
+#define VELO_POL_PARSE_H
+
+#include <stddef.h>
+
+#include <cJSON.h>
+
+#include "policy/pol_objects.h"
+
+/*
+ * A Namespace: its name and labels, with kubernetes.io/metadata.name added
+ * when absent (the API server sets it; a file may not). -EINVAL with why, -ENOMEM.
+ */
+int velo_pol_namespace_parse(const cJSON *json, struct velo_pol_namespace *out, char *why,
+			     size_t why_size);
+/*
+ * A Pod: namespace, name, spec.nodeName, labels, status.podIPs (else podIP),
+ * the named ports of its containers (and init containers: sidecars), whether
+ * it is hostNetwork or finished (Succeeded, Failed). As velo_pol_namespace_parse.
+ */
+int velo_pol_pod_parse(const cJSON *json, struct velo_pol_pod *out, char *why, size_t why_size);
+
+/*
+ * The policy file. Unlike a watch, all or nothing: the first bad object
+ * fails it with -EINVAL and why; state is then empty.
+ */
+int velo_pol_objects_parse(const char *text, size_t len, struct velo_pol_objects *state, char *why,
+			   size_t why_size);
+
+#endif

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * A port range as the fewest prefixes that cover it exactly (pol_ports.c):
+ * velo_pol_rule_v1 matches ports by prefix (bpf/lib/velo_policy.h), so an
+ * endPort range becomes at most 30 entries (1-65535: 16).
+ */
+#ifndef VELO_POL_PORTS_H
+#define VELO_POL_PORTS_H
+
+#include <stdint.h>
+
+#define VELO_POL_PORT_PREFIXES_MAX 32
+
+struct velo_pol_port_prefix {
+	uint16_t port; /* host order, the bits past len zero */
+	uint8_t len; /* leading bits that count: 16 is one port, 0 every port */
+};
+
+/* The cover of [first, last] (first <= last) into out; returns how many. */
+unsigned velo_pol_port_cover(uint16_t first, uint16_t last,
+			     struct velo_pol_port_prefix out[VELO_POL_PORT_PREFIXES_MAX]);
+
+#endif

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Subjects and rules (pol_rules.h). A rule's peers become identities: the
+ * pod identities its selectors match, the ipBlock prefixes inside its cidr
+ * and outside its excepts (an address's prefix identity is the longest
+ * prefix holding it, so that is exactly cidr minus except), or VELO_ID_ANY
+ * without peers. Its ports become key prefixes: a number in full, a range
+ * as its prefix cover, a protocol alone +8 bits, no ports the base length.
+ * A named port resolves to a number per pod: the subject's own for ingress,
+ * each peer pod's for egress (one entry per peer identity then).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/pol_cidr.h"
+#include "policy/pol_ports.h"
+#include "policy/pol_rules.h"
+#include "policy/pol_selector.h"
+
+/* A peer identity, with its pod identity when it is one (egress named ports). */
+struct target {
+	__u32 id;
+	const struct velo_pol_ident *ident;
+};
+
+struct rule_list {
+	const struct velo_pol_build *build;
+	struct velo_pol_rule_entry *entries;
+	unsigned n, cap;
+	struct target *targets; /* one rule's peers, reused */
+	unsigned n_targets, cap_targets;
+};
+
+bool velo_pol_netpol_selects(const struct velo_pol_netpol *netpol, const struct velo_pol_pod *pod)
+{
+	return !strcmp(netpol->ns, pod->ns) &&
+	       velo_pol_selector_match(&netpol->subject, &pod->labels);
+}
+
+static int add(struct rule_list *list, __u32 subject, __u32 peer, __u8 dir, __u8 proto,
+	       uint16_t port, unsigned port_bits, __u32 policy)
+{
+	struct velo_pol_rule_entry *entry;
+
+	if (velo_pol_grow((void **)&list->entries, list->n, &list->cap, sizeof(*entry)))
+		return -ENOMEM;
+	entry = &list->entries[list->n++];
+	memset(entry, 0, sizeof(*entry));
+	entry->key.subject = subject;
+	entry->key.peer = peer;
+	entry->key.dir = dir;
+	entry->key.proto = proto;
+	entry->key.port = htons(port);
+	entry->key.prefixlen = VELO_POL_RULE_PREFIX_BASE + (proto ? 8 + port_bits : 0);
+	entry->value.policy = policy;
+	return 0;
+}
+
+static int add_target(struct rule_list *list, __u32 id, const struct velo_pol_ident *ident)
+{
+	if (velo_pol_grow((void **)&list->targets, list->n_targets, &list->cap_targets,
+			  sizeof(*list->targets)))
+		return -ENOMEM;
+	list->targets[list->n_targets++] = (struct target){ id, ident };
+	return 0;
+}
+
+static bool in_block(const struct velo_pol_peer *peer, const struct velo_pol_cidr *prefix)
+{
+	if (!velo_pol_cidr_inside(prefix, &peer->block))
+		return false;
+	for (unsigned e = 0; e < peer->n_except; e++)
+		if (velo_pol_cidr_inside(prefix, &peer->except[e]))
+			return false;
+	return true;
+}
+
+/* The rule's peers as identities into list->targets. */
+static int expand_peers(struct rule_list *list, const struct velo_pol_netpol *netpol,
+			const struct velo_pol_np_rule *rule)
+{
+	const struct velo_pol_build *build = list->build;
+
+	list->n_targets = 0;
+	if (!rule->n_peers)
+		return add_target(list, VELO_ID_ANY, NULL);
+	for (unsigned p = 0; p < rule->n_peers; p++) {
+		const struct velo_pol_peer *peer = &rule->peers[p];
+
+		for (unsigned i = 0; peer->has_block && i < build->n_prefixes; i++)
+			if (in_block(peer, &build->prefixes[i].cidr) &&
+			    add_target(list, build->prefixes[i].id, NULL))
+				return -ENOMEM;
+		for (unsigned i = 0; !peer->has_block && i < build->n_idents; i++) {
+			const struct velo_pol_ident *ident = &build->idents[i];
+			struct velo_pol_label spare_label;
+			struct velo_pol_labels spare;
+
+			if (velo_pol_peer_selects(
+				    peer, netpol->ns, ident->pod->ns, &ident->pod->labels,
+				    velo_pol_ident_ns_labels(ident, &spare, &spare_label)) &&
+			    add_target(list, ident->id, ident))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* The number a pod gives a port name for proto, or 0. */
+static uint16_t named_port(const struct velo_pol_pod *pod, const char *name, uint8_t proto)
+{
+	for (unsigned i = 0; i < pod->n_ports; i++)
+		if (!strcmp(pod->ports[i].name, name) && pod->ports[i].proto == proto)
+			return pod->ports[i].port;
+	return 0;
+}
+
+/* An egress named port to one peer: every pod identity naming it when the peer is any. */
+static int add_egress_named(struct rule_list *list, __u32 subject, const struct target *target,
+			    const struct velo_pol_port *port, __u32 policy)
+{
+	const struct velo_pol_build *build = list->build;
+
+	if (target->id != VELO_ID_ANY) {
+		uint16_t number =
+			target->ident ? named_port(target->ident->pod, port->name, port->proto) : 0;
+
+		return number ? add(list, subject, target->id, VELO_POL_DIR_EGRESS, port->proto,
+				    number, 16, policy)
+			      : 0;
+	}
+	for (unsigned i = 0; i < build->n_idents; i++) {
+		uint16_t number = named_port(build->idents[i].pod, port->name, port->proto);
+
+		if (number && add(list, subject, build->idents[i].id, VELO_POL_DIR_EGRESS,
+				  port->proto, number, 16, policy))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* One port of a rule, for every target. */
+static int add_port(struct rule_list *list, const struct velo_pol_ident *subject, __u8 dir,
+		    const struct velo_pol_port *port, __u32 policy)
+{
+	struct velo_pol_port_prefix cover[VELO_POL_PORT_PREFIXES_MAX];
+	unsigned n_cover = 0;
+
+	if (port->name[0] && dir == VELO_POL_DIR_EGRESS) {
+		for (unsigned t = 0; t < list->n_targets; t++)
+			if (add_egress_named(list, subject->id, &list->targets[t], port, policy))
+				return -ENOMEM;
+		return 0;
+	}
+	if (port->name[0]) {
+		cover[0].port = named_port(subject->pod, port->name, port->proto);
+		cover[0].len = 16;
+		n_cover = cover[0].port ? 1 : 0; /* a name the pod doesn't have allows nothing */
+	} else if (!port->port) {
+		cover[0] = (struct velo_pol_port_prefix){ 0, 0 };
+		n_cover = 1;
+	} else {
+		n_cover = velo_pol_port_cover(port->port, port->end_port, cover);
+	}
+	for (unsigned t = 0; t < list->n_targets; t++)
+		for (unsigned c = 0; c < n_cover; c++)
+			if (add(list, subject->id, list->targets[t].id, dir, port->proto,
+				cover[c].port, cover[c].len, policy))
+				return -ENOMEM;
+	return 0;
+}
+
+static int add_rules(struct rule_list *list, const struct velo_pol_ident *subject, __u8 dir,
+		     const struct velo_pol_netpol *netpol, __u32 policy)
+{
+	const struct velo_pol_np_rule *rules =
+		dir == VELO_POL_DIR_INGRESS ? netpol->ingress_rules : netpol->egress_rules;
+	unsigned n = dir == VELO_POL_DIR_INGRESS ? netpol->n_ingress : netpol->n_egress;
+
+	for (unsigned r = 0; r < n; r++) {
+		if (expand_peers(list, netpol, &rules[r]))
+			return -ENOMEM;
+		for (unsigned t = 0; !rules[r].n_ports && t < list->n_targets; t++)
+			if (add(list, subject->id, list->targets[t].id, dir, 0, 0, 0, policy))
+				return -ENOMEM;
+		for (unsigned p = 0; p < rules[r].n_ports; p++)
+			if (add_port(list, subject, dir, &rules[r].ports[p], policy))
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Key order; among equal keys the lowest policy number first (the one kept). */
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct velo_pol_rule_entry *x = a, *y = b;
+	int cmp = velo_pol_rule_cmp(&x->key, &y->key);
+
+	return cmp				   ? cmp
+	       : x->value.policy < y->value.policy ? -1
+						   : x->value.policy > y->value.policy;
+}
+
+int velo_pol_rules_build(const struct velo_pol_build *build, struct velo_pol_tables *tables)
+{
+	const struct velo_pol_objects *objects = build->objects;
+	struct rule_list list = { .build = build };
+	unsigned n_subjects = 0, n = 0;
+	int ret = 0;
+
+	tables->subjects = calloc(build->n_idents + 1, sizeof(*tables->subjects));
+	if (!tables->subjects)
+		return -ENOMEM;
+	for (unsigned i = 0; !ret && i < build->n_idents; i++) {
+		const struct velo_pol_ident *ident = &build->idents[i];
+		__u32 isolate = 0;
+
+		if (!ident->local)
+			continue;
+		for (unsigned p = 0; !ret && p < objects->n_netpols; p++) {
+			const struct velo_pol_netpol *netpol = &objects->netpols[p];
+
+			if (!velo_pol_netpol_selects(netpol, ident->pod))
+				continue;
+			if (netpol->ingress) {
+				isolate |= VELO_POL_ISOLATE_INGRESS;
+				ret = add_rules(&list, ident, VELO_POL_DIR_INGRESS, netpol,
+						build->policy_ids[p]);
+			}
+			if (!ret && netpol->egress) {
+				isolate |= VELO_POL_ISOLATE_EGRESS;
+				ret = add_rules(&list, ident, VELO_POL_DIR_EGRESS, netpol,
+						build->policy_ids[p]);
+			}
+		}
+		if (isolate)
+			tables->subjects[n_subjects++] =
+				(struct velo_pol_subject_entry){ ident->id, { isolate, 0 } };
+	}
+	free(list.targets);
+	if (ret) {
+		free(list.entries);
+		return ret;
+	}
+	qsort(tables->subjects, n_subjects, sizeof(*tables->subjects), velo_pol_subject_cmp);
+	if (list.n)
+		qsort(list.entries, list.n, sizeof(*list.entries), cmp_entry);
+	for (unsigned i = 0; i < list.n; i++)
+		if (!n || velo_pol_rule_cmp(&list.entries[n - 1].key, &list.entries[i].key))
+			list.entries[n++] = list.entries[i];
+	tables->n_subjects = n_subjects;
+	tables->rules = list.entries;
+	tables->n_rules = n;
+	for (unsigned i = 0; i < tables->n_placed; i++)
+		if (velo_pol_tables_subject(tables, tables->placed[i].id))
+			tables->placed[i].isolate =
+				velo_pol_tables_subject(tables, tables->placed[i].id)->value.flags;
+	tables->active = n_subjects > 0;
+	return 0;
+}

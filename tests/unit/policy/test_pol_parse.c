@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Namespace and Pod objects and the policy file (plugin/policy/pol_parse.c),
+ * and the set they are kept in (pol_objects.c): the API's defaults, the
+ * namespace's name label added, named ports sorted, hostNetwork and finished
+ * pods marked, bad fields named, objects replaced and removed by name.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <cmocka.h>
+
+#include "policy/pol_parse.h"
+
+static int ns_parse(const char *text, struct velo_pol_namespace *ns, char *why)
+{
+	cJSON *json = cJSON_Parse(text);
+	int ret;
+
+	assert_non_null(json);
+	ret = velo_pol_namespace_parse(json, ns, why, 200);
+	cJSON_Delete(json);
+	return ret;
+}
+
+static int pod_parse(const char *text, struct velo_pol_pod *pod, char *why)
+{
+	cJSON *json = cJSON_Parse(text);
+	int ret;
+
+	assert_non_null(json);
+	ret = velo_pol_pod_parse(json, pod, why, 200);
+	cJSON_Delete(json);
+	return ret;
+}
+
+static void test_namespace(void **state)
+{
+	struct velo_pol_namespace ns;
+	char why[200] = "";
+
+	(void)state;
+	assert_int_equal(ns_parse("{\"metadata\": {\"name\": \"prod\", \"labels\": {\"team\": "
+				  "\"a\", \"env\": \"prod\"}}}",
+				  &ns, why),
+			 0);
+	assert_string_equal(ns.name, "prod");
+	assert_int_equal(ns.labels.n, 3);
+	assert_string_equal(ns.labels.items[0].key, "env");
+	assert_string_equal(ns.labels.items[1].key, VELO_POL_NS_LABEL);
+	assert_string_equal(velo_pol_labels_get(&ns.labels, VELO_POL_NS_LABEL), "prod");
+	assert_string_equal(velo_pol_labels_get(&ns.labels, "team"), "a");
+	velo_pol_namespace_free(&ns);
+	/* The API server's own label is kept as it is. */
+	assert_int_equal(ns_parse("{\"metadata\": {\"name\": \"x\", \"labels\": "
+				  "{\"kubernetes.io/metadata.name\": \"x\"}}}",
+				  &ns, why),
+			 0);
+	assert_int_equal(ns.labels.n, 1);
+	velo_pol_namespace_free(&ns);
+	assert_int_equal(ns_parse("{\"metadata\": {}}", &ns, why), -EINVAL);
+	assert_non_null(strstr(why, "metadata.name"));
+	assert_int_equal(
+		ns_parse("{\"metadata\": {\"name\": \"x\", \"labels\": {\"a\": 1}}}", &ns, why),
+		-EINVAL);
+	assert_non_null(strstr(why, "Namespace x: bad metadata.labels"));
+}
+
+static void test_pod(void **state)
+{
+	struct velo_pol_pod pod;
+	char why[200] = "";
+
+	(void)state;
+	assert_int_equal(
+		pod_parse(
+			"{\"metadata\": {\"namespace\": \"x\", \"name\": \"web-0\", \"labels\": "
+			"{\"app\": \"web\"}}, \"spec\": {\"nodeName\": \"n1\", \"containers\": ["
+			"{\"ports\": [{\"name\": \"metrics\", \"containerPort\": 9100}, "
+			"{\"containerPort\": 81}]}, {\"ports\": [{\"name\": \"dns\", "
+			"\"containerPort\": 53, \"protocol\": \"UDP\"}]}], \"initContainers\": "
+			"[{\"ports\": [{\"name\": \"admin\", \"containerPort\": 7000, \"protocol\":"
+			" \"SCTP\"}]}]}, \"status\": {\"phase\": \"Running\", \"podIP\": "
+			"\"10.0.0.5\", \"podIPs\": [{\"ip\": \"10.0.0.5\"}, {\"ip\": "
+			"\"fd00::5\"}]}}",
+			&pod, why),
+		0);
+	assert_string_equal(pod.ns, "x");
+	assert_string_equal(pod.name, "web-0");
+	assert_string_equal(pod.node, "n1");
+	assert_int_equal(pod.labels.n, 1);
+	assert_int_equal(pod.n_ips, 2);
+	assert_int_equal(pod.ips[0].family, AF_INET);
+	assert_int_equal(pod.ips[0].prefix, 32);
+	assert_int_equal(pod.ips[1].family, AF_INET6);
+	assert_int_equal(pod.ips[1].prefix, 128);
+	/* Named ports only, sorted by name. */
+	assert_int_equal(pod.n_ports, 3);
+	assert_string_equal(pod.ports[0].name, "admin");
+	assert_int_equal(pod.ports[0].proto, IPPROTO_SCTP);
+	assert_string_equal(pod.ports[1].name, "dns");
+	assert_int_equal(pod.ports[1].proto, IPPROTO_UDP);
+	assert_string_equal(pod.ports[2].name, "metrics");
+	assert_int_equal(pod.ports[2].proto, IPPROTO_TCP);
+	assert_int_equal(pod.ports[2].port, 9100);
+	assert_false(pod.host_network);
+	assert_false(pod.finished);
+	velo_pol_pod_free(&pod);
+
+	/* No namespace: default; podIP alone; hostNetwork; finished. */
+	assert_int_equal(pod_parse("{\"metadata\": {\"name\": \"p\"}, \"spec\": {\"hostNetwork\": "
+				   "true}, \"status\": {\"phase\": \"Failed\", \"podIP\": "
+				   "\"192.168.0.1\"}}",
+				   &pod, why),
+			 0);
+	assert_string_equal(pod.ns, "default");
+	assert_int_equal(pod.n_ips, 1);
+	assert_true(pod.host_network);
+	assert_true(pod.finished);
+	velo_pol_pod_free(&pod);
+	/* Pending: no address yet. */
+	assert_int_equal(pod_parse("{\"metadata\": {\"name\": \"p\"}, \"status\": {}}", &pod, why),
+			 0);
+	assert_int_equal(pod.n_ips, 0);
+	velo_pol_pod_free(&pod);
+}
+
+static void test_pod_bad(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "{\"metadata\": {\"name\": \"p\"}, \"status\": {\"podIP\": \"10.0.0\"}}",
+		  "status.podIPs" },
+		{ "{\"metadata\": {\"name\": \"p\"}, \"spec\": {\"containers\": [{\"ports\": "
+		  "[{\"name\": \"a\", \"containerPort\": 70000}]}]}}",
+		  "spec.containers[].ports" },
+		{ "{\"metadata\": {\"name\": \"p\"}, \"spec\": {\"containers\": [{\"ports\": "
+		  "[{\"name\": \"a\", \"containerPort\": 80, \"protocol\": \"ICMP\"}]}]}}",
+		  "spec.containers[].ports" },
+		{ "{\"metadata\": {\"name\": \"p\"}, \"spec\": {\"containers\": [{\"ports\": "
+		  "[{\"name\": \"a\", \"containerPort\": 80}, {\"name\": \"a\", \"containerPort\": "
+		  "81}]}]}}",
+		  "a name twice" },
+		{ "{\"metadata\": {\"name\": \"p\"}, \"spec\": {\"hostNetwork\": \"yes\"}}",
+		  "spec.hostNetwork" },
+		{ "{\"metadata\": {\"name\": \"p\", \"labels\": [\"a\"]}}", "metadata.labels" },
+		{ "{\"metadata\": {\"namespace\": \"x\"}}", "metadata.namespace and name" },
+	};
+	struct velo_pol_pod pod;
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char why[200] = "";
+
+		assert_int_equal(pod_parse(bad[i][0], &pod, why), -EINVAL);
+		if (!strstr(why, bad[i][1]))
+			fail_msg("case %u: why \"%s\" lacks \"%s\"", i, why, bad[i][1]);
+	}
+}
+
+static void test_objects_by_name(void **state)
+{
+	struct velo_pol_objects objects = {};
+	struct velo_pol_namespace ns = {};
+	struct velo_pol_pod pod = {};
+	char why[200] = "";
+
+	(void)state;
+	assert_int_equal(pod_parse("{\"metadata\": {\"namespace\": \"x\", \"name\": \"a\"}, "
+				   "\"status\": {\"podIP\": \"10.0.0.1\"}}",
+				   &pod, why),
+			 0);
+	assert_int_equal(velo_pol_objects_put_pod(&objects, &pod), 0);
+	assert_string_equal(pod.name, ""); /* taken over */
+	assert_int_equal(
+		pod_parse("{\"metadata\": {\"namespace\": \"y\", \"name\": \"a\"}}", &pod, why), 0);
+	assert_int_equal(velo_pol_objects_put_pod(&objects, &pod), 0);
+	assert_int_equal(pod_parse("{\"metadata\": {\"namespace\": \"x\", \"name\": \"a\"}, "
+				   "\"status\": {\"podIP\": \"10.0.0.2\"}}",
+				   &pod, why),
+			 0);
+	assert_int_equal(velo_pol_objects_put_pod(&objects, &pod), 0);
+	assert_int_equal(objects.n_pods, 2);
+	assert_int_equal(velo_pol_objects_pod(&objects, "x", "a")->ips[0].addr[3], 2);
+	assert_int_equal(velo_pol_objects_del_pod(&objects, "x", "a"), 1);
+	assert_int_equal(velo_pol_objects_del_pod(&objects, "x", "a"), 0);
+	assert_null(velo_pol_objects_pod(&objects, "x", "a"));
+	assert_non_null(velo_pol_objects_pod(&objects, "y", "a"));
+	assert_int_equal(ns_parse("{\"metadata\": {\"name\": \"x\"}}", &ns, why), 0);
+	assert_int_equal(velo_pol_objects_put_namespace(&objects, &ns), 0);
+	assert_non_null(velo_pol_objects_namespace(&objects, "x"));
+	assert_int_equal(velo_pol_objects_del_namespace(&objects, "x"), 1);
+	assert_int_equal(objects.n_namespaces, 0);
+	velo_pol_objects_free(&objects);
+}
+
+static void test_file(void **state)
+{
+	static const char file[] =
+		"{\"namespaces\": [{\"metadata\": {\"name\": \"x\"}}], \"pods\": [{\"metadata\": "
+		"{\"namespace\": \"x\", \"name\": \"a\"}}, {\"metadata\": {\"namespace\": \"x\", "
+		"\"name\": \"a\", \"labels\": {\"v\": \"2\"}}}], \"networkPolicies\": [{\"metadata\":"
+		" {\"namespace\": \"x\", \"name\": \"deny\"}, \"spec\": {\"podSelector\": {}}}]}";
+	static const char bad[] = "{\"networkPolicies\": [{\"metadata\": {\"name\": \"p\"}, "
+				  "\"spec\": {\"policyTypes\": [\"Sideways\"]}}]}";
+	struct velo_pol_objects objects;
+	char why[200] = "";
+
+	(void)state;
+	assert_int_equal(velo_pol_objects_parse(file, strlen(file), &objects, why, sizeof(why)), 0);
+	assert_int_equal(objects.n_namespaces, 1);
+	assert_int_equal(objects.n_pods, 1); /* the later namesake replaced the earlier */
+	assert_int_equal(objects.pods[0].labels.n, 1);
+	assert_int_equal(objects.n_netpols, 1);
+	velo_pol_objects_free(&objects);
+	assert_int_equal(velo_pol_objects_parse("{}", 2, &objects, why, sizeof(why)), 0);
+	assert_int_equal(objects.n_pods, 0);
+	assert_int_equal(velo_pol_objects_parse("[]", 2, &objects, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "not a JSON object"));
+	assert_int_equal(velo_pol_objects_parse("{\"pods\": {}}", 12, &objects, why, sizeof(why)),
+			 -EINVAL);
+	assert_non_null(strstr(why, "pods must be an array"));
+	/* All or nothing: one bad object fails the file, named. */
+	assert_int_equal(velo_pol_objects_parse(bad, strlen(bad), &objects, why, sizeof(why)),
+			 -EINVAL);
+	assert_string_equal(why, "NetworkPolicy default/p: bad spec.policyTypes");
+	assert_int_equal(objects.n_netpols, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_namespace), cmocka_unit_test(test_pod),
+		cmocka_unit_test(test_pod_bad),	  cmocka_unit_test(test_objects_by_name),
+		cmocka_unit_test(test_file),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
