@@ -30,6 +30,13 @@ enum services_source {
 	SERVICES_API, /* watches of the Kubernetes API (kubeconfig or inCluster) */
 };
 
+/* Where Namespaces, Pods and NetworkPolicies come from (policySource). */
+enum policy_source {
+	POLICY_NONE, /* no policy: the velo_pol_* maps are left alone */
+	POLICY_FILE, /* policyFile */
+	POLICY_API, /* watches of the Kubernetes API (kubeconfig or inCluster) */
+};
+
 struct agent_config {
 	struct velo_paths paths; /* stateDir, runDir, bpffsDir as the plugin's config has them */
 	char networks[AGENT_MAX_NETWORKS][VELO_NAME_MAX];
@@ -60,6 +67,13 @@ struct agent_config {
 	char services_file[PATH_MAX]; /* the static Services/EndpointSlices; "" = none */
 	unsigned services_sync_ms; /* how often servicesFile is looked at; the API's changes are
 				    * written at most this often */
+	enum policy_source policy_source;
+	bool policy_source_set; /* policySource was in the file */
+	char policy_file[PATH_MAX]; /* Kubernetes-shaped Namespaces, Pods, NetworkPolicies */
+	unsigned policy_sync_ms; /* how often the file and records are looked at; the API's
+				  * changes are written at most this often */
+	unsigned n_service_cidrs;
+	struct velo_cidr service_cidrs[AGENT_MAX_CLUSTER_CIDRS]; /* serviceCidrs */
 	enum velo_log_level log_level;
 };
 
@@ -157,9 +171,23 @@ struct services {
 	uint64_t errors; /* unreadable or bad file, maps not loadable or not writable */
 };
 
+struct policy_state; /* policy.c's: the objects, the tables, what the maps hold */
+
+/* NetworkPolicy's maps from policyFile or the API, and the pods' programs (policy.c). */
+struct policy {
+	struct policy_state *state; /* NULL with policySource "none" */
+	/* The source's first state reached the maps (gates /healthz; true without a source). */
+	bool synced;
+	uint64_t syncs; /* writes of the maps */
+	uint64_t errors; /* bad files, failed writes, attach failures */
+	double sync_seconds; /* how long the last write of the maps took */
+	unsigned identities, rules; /* in the maps after the last write */
+};
+
 struct agent {
 	struct agent_config config;
 	struct services services;
+	struct policy policy;
 	struct sampler sampler;
 	struct reaper reaper;
 	struct hostgw_stats hostgw;

@@ -37,6 +37,7 @@ static void config_defaults(struct agent_config *config)
 	config->reap_interval_ms = 100;
 	config->route_sync_s = 10;
 	config->services_sync_ms = 1000;
+	config->policy_sync_ms = 200;
 	snprintf(config->guard_prefix, sizeof(config->guard_prefix),
 		 "velo"); /* the plugin's default */
 	snprintf(config->forward_prefix, sizeof(config->forward_prefix), "velo");
@@ -142,18 +143,19 @@ static int get_uplink_xdp(const cJSON *item, struct agent_config *config)
 	return get_string(item, config->uplink_xdp, sizeof(config->uplink_xdp), true);
 }
 
-static int get_cluster_cidrs(const cJSON *item, struct agent_config *config)
+/* A list of CIDRs (clusterCIDRs, serviceCidrs) into cidrs, at most AGENT_MAX_CLUSTER_CIDRS. */
+static int get_cidrs(const cJSON *item, struct velo_cidr *cidrs, unsigned *n)
 {
 	const cJSON *cidr;
 
 	if (!cJSON_IsArray(item))
 		return -EINVAL;
+	*n = 0;
 	cJSON_ArrayForEach (cidr, item) {
-		if (!cJSON_IsString(cidr) || config->n_cluster_cidrs == AGENT_MAX_CLUSTER_CIDRS ||
-		    velo_cidr_parse(cidr->valuestring,
-				    &config->cluster_cidrs[config->n_cluster_cidrs]))
+		if (!cJSON_IsString(cidr) || *n == AGENT_MAX_CLUSTER_CIDRS ||
+		    velo_cidr_parse(cidr->valuestring, &cidrs[*n]))
 			return -EINVAL;
-		config->n_cluster_cidrs++;
+		(*n)++;
 	}
 	return 0;
 }
@@ -173,8 +175,8 @@ static int get_log_level(const cJSON *item, enum velo_log_level *level)
 	return -EINVAL;
 }
 
-/* "file", "api" or "none"; unset: "file" with a servicesFile, else "none". */
-static int get_services_source(const cJSON *item, struct agent_config *config)
+/* servicesSource or policySource: "none", "file" or "api" (the enums' order) into *source. */
+static int get_source(const cJSON *item, int *source, bool *set)
 {
 	static const char *const names[] = { "none", "file", "api" };
 
@@ -182,8 +184,8 @@ static int get_services_source(const cJSON *item, struct agent_config *config)
 		return -EINVAL;
 	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (!strcmp(item->valuestring, names[i])) {
-			config->services_source = (enum services_source)i;
-			config->services_source_set = true;
+			*source = (int)i;
+			*set = true;
 			return 0;
 		}
 	}
@@ -257,11 +259,23 @@ static int parse_field(const cJSON *item, struct agent_config *config)
 		return get_veth_prefix(item, config->forward_prefix,
 				       sizeof(config->forward_prefix));
 	if (!strcmp(key, "clusterCIDRs"))
-		return get_cluster_cidrs(item, config);
+		return get_cidrs(item, config->cluster_cidrs, &config->n_cluster_cidrs);
 	if (!strcmp(key, "servicesFile"))
 		return get_string(item, config->services_file, sizeof(config->services_file), true);
 	if (!strcmp(key, "servicesSource"))
-		return get_services_source(item, config);
+		return get_source(item, (int *)&config->services_source,
+				  &config->services_source_set);
+	if (!strcmp(key, "policySource"))
+		return get_source(item, (int *)&config->policy_source, &config->policy_source_set);
+	if (!strcmp(key, "policyFile"))
+		return get_string(item, config->policy_file, sizeof(config->policy_file), true);
+	if (!strcmp(key, "policySyncMs")) {
+		int ret = get_seconds(item, &config->policy_sync_ms);
+
+		return ret ? ret : config->policy_sync_ms ? 0 : -EINVAL;
+	}
+	if (!strcmp(key, "serviceCidrs"))
+		return get_cidrs(item, config->service_cidrs, &config->n_service_cidrs);
 	if (!strcmp(key, "servicesSyncMs")) {
 		int ret = get_seconds(item, &config->services_sync_ms);
 
@@ -286,6 +300,31 @@ static int check_services_source(const char *path, struct agent_config *config)
 	}
 	if (config->services_source == SERVICES_API && !agent_nodes_from_api(config)) {
 		pr_err("config %s: servicesSource \"api\" needs kubeconfig or inCluster", path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * policySource unset: "file" with a policyFile, else "api" when velod has the
+ * API (the DaemonSet), else "none".
+ */
+static int check_policy_source(const char *path, struct agent_config *config)
+{
+	if (!config->policy_source_set)
+		config->policy_source = config->policy_file[0]	       ? POLICY_FILE
+					: agent_nodes_from_api(config) ? POLICY_API
+								       : POLICY_NONE;
+	if (config->policy_source == POLICY_FILE && !config->policy_file[0]) {
+		pr_err("config %s: policySource \"file\" needs policyFile", path);
+		return -EINVAL;
+	}
+	if (config->policy_source != POLICY_FILE && config->policy_file[0]) {
+		pr_err("config %s: policyFile is only read with policySource \"file\"", path);
+		return -EINVAL;
+	}
+	if (config->policy_source == POLICY_API && !agent_nodes_from_api(config)) {
+		pr_err("config %s: policySource \"api\" needs kubeconfig or inCluster", path);
 		return -EINVAL;
 	}
 	return 0;
@@ -378,6 +417,8 @@ int agent_config_load(const char *path, struct agent_config *config)
 		ret = check_node_source(path, config);
 	if (!ret)
 		ret = check_services_source(path, config);
+	if (!ret)
+		ret = check_policy_source(path, config);
 	if (!ret && config->masquerade && !agent_hostgw_on(config)) {
 		pr_err("config %s: masquerade needs nodesFile, kubeconfig or inCluster (the pod "
 		       "CIDRs to exempt)",

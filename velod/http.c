@@ -17,6 +17,7 @@
 #include "base/log.h"
 #include "http.h"
 #include "metrics.h"
+#include "policy.h"
 
 #define HTTP_CONNECTION_LIMIT 32
 #define HTTP_TIMEOUT_S 10
@@ -79,7 +80,17 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *connection, cons
 		return respond(connection, healthy ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE,
 			       "text/plain", text, strlen(text), false);
 	}
-	snprintf(text, sizeof(text), "not found: try /metrics or /healthz\n");
+	if (!strcmp(url, "/policy")) {
+		const char *pod =
+			MHD_lookup_connection_value(connection, MHD_GET_ARGUMENT_KIND, "pod");
+		unsigned status;
+
+		body = policy_http(&server->agent->policy, pod, &status);
+		if (!body)
+			return MHD_NO;
+		return respond(connection, status, "application/json", body, strlen(body), true);
+	}
+	snprintf(text, sizeof(text), "not found: try /metrics, /healthz or /policy\n");
 	return respond(connection, MHD_HTTP_NOT_FOUND, "text/plain", text, strlen(text), false);
 }
 

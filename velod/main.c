@@ -27,6 +27,7 @@
 #include "k8s_nodes.h"
 #include "reaper.h"
 #include "reconcile.h"
+#include "policy.h"
 #include "sampler.h"
 #include "services.h"
 #include "uplink_xdp.h"
@@ -106,6 +107,7 @@ static void run_loop(struct agent *agent, struct http_server *server)
 		reaper_step(&agent->reaper, config, now);
 		hostgw_step(&agent->hostgw, config, now);
 		services_step(&agent->services, config, now);
+		policy_step(&agent->policy, config, now);
 
 		if (config->reconcile_interval_s)
 			deadline = next_reconcile;
@@ -113,6 +115,7 @@ static void run_loop(struct agent *agent, struct http_server *server)
 		deadline = earlier(deadline, reaper_deadline(&agent->reaper));
 		deadline = earlier(deadline, hostgw_deadline(&agent->hostgw, config));
 		deadline = earlier(deadline, services_deadline(&agent->services, config));
+		deadline = earlier(deadline, policy_deadline(&agent->policy));
 		wait_ms = deadline == UINT64_MAX ? MAX_SLEEP_MS
 			  : deadline <= now	 ? 0
 						 : (long long)((deadline - now) / NS_PER_MS) + 1;
@@ -135,6 +138,12 @@ static void run_loop(struct agent *agent, struct http_server *server)
 			FD_SET(services_fd(&agent->services, i), &rs);
 			if (services_fd(&agent->services, i) > max_fd)
 				max_fd = services_fd(&agent->services, i);
+		}
+		for (unsigned i = 0; policy_fd(&agent->policy, i) >= 0; i++) {
+			/* A policy watch changed the objects or has log lines. */
+			FD_SET(policy_fd(&agent->policy, i), &rs);
+			if (policy_fd(&agent->policy, i) > max_fd)
+				max_fd = policy_fd(&agent->policy, i);
 		}
 		max_fd = http_fdset(server, &rs, &ws, &es, max_fd, &http_ms);
 		if (http_ms >= 0 && http_ms < wait_ms)
@@ -246,6 +255,15 @@ int main(int argc, char **argv)
 		http_stop(server);
 		return 1;
 	}
+	ret = policy_start(&agent.policy, &agent.config);
+	if (ret) {
+		pr_err("policy source: %s", strerror(-ret));
+		services_stop(&agent.services);
+		k8s_nodes_stop(agent.hostgw.watch);
+		reaper_stop(&agent.reaper);
+		http_stop(server);
+		return 1;
+	}
 	sampler_init(&agent.sampler, &agent.config);
 	pr_info("velod %s started: state %s, listen %s, reconcile every %us (grace %us), "
 		"BPF stats %.1fs every %us",
@@ -260,6 +278,7 @@ int main(int argc, char **argv)
 	sampler_fini(&agent.sampler);
 	k8s_nodes_stop(agent.hostgw.watch);
 	services_stop(&agent.services);
+	policy_stop(&agent.policy);
 	reaper_stop(&agent.reaper);
 	http_stop(server);
 	log_close();

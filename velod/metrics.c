@@ -28,6 +28,7 @@
 #include "config.h"
 #include "k8s_nodes.h"
 #include "metrics.h"
+#include "policy_metrics.h"
 #include "reconcile.h"
 #include "services_metrics.h"
 #include "uplink_xdp.h"
@@ -466,6 +467,10 @@ char *metrics_render(const struct agent *agent, size_t *len)
 	if (uplink)
 		put(&text, "%s", uplink);
 	free(uplink);
+	uplink = policy_metrics(&agent->policy, &agent->config);
+	if (uplink)
+		put(&text, "%s", uplink);
+	free(uplink);
 	if (text.failed || !text.buf) {
 		free(text.buf);
 		errno = ENOMEM;
@@ -505,6 +510,10 @@ int agent_health(const struct agent *agent, char *buf, size_t len)
 			 "into the maps (%llu failed so far)\n",
 			 agent->config.services_source == SERVICES_API ? "the API lists" : "file",
 			 (unsigned long long)agent->services.errors);
+		return -EAGAIN;
+	}
+	if (!agent->policy.synced) {
+		snprintf(buf, len, "waiting for the policy source's first sync\n");
 		return -EAGAIN;
 	}
 	snprintf(buf, len, "ok\n");

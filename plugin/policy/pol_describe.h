@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * NetworkPolicy as velod computed it, for people (pol_describe.c): velod's
+ * GET /policy answers, which veloctl policy prints (docs/policy.md). Pure.
+ */
+#ifndef VELO_POL_DESCRIBE_H
+#define VELO_POL_DESCRIBE_H
+
+#include <cJSON.h>
+
+#include "policy/pol_table.h"
+
+/*
+ * One pod: {pod, addresses, identity (a pod of this node), isolation {ingress,
+ * egress}, policies [{namespace, name, policyTypes}], ingress [{from, ports,
+ * policy}], egress [{to, ports, policy}]}; peers and ports as text, [] for
+ * every one. NULL with errno ENOENT when no Pod has that name, ENOMEM.
+ */
+cJSON *velo_pol_describe_pod(const struct velo_pol_objects *objects,
+			     const struct velo_pol_node *node, const struct velo_pol_tables *tables,
+			     const char *ns, const char *name);
+/* This node's pods: {pods: [{pod, isolation, policies}]}. NULL with errno ENOMEM. */
+cJSON *velo_pol_describe_node(const struct velo_pol_objects *objects,
+			      const struct velo_pol_node *node);
+
+#endif

@@ -1,0 +1,679 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * NetworkPolicy's state into the maps and onto the pods (policy.h). One
+ * path for both sources: this node's pods read from the endpoint records
+ * (a new pod is placed as soon as its record has addresses, before the API
+ * shows them), the tables computed, written (only what changed, never a
+ * moment of allow-all or deny-all), then the namespaces file and the
+ * programs. The records are looked at every policySyncMs (their directories'
+ * mtimes: a record is always renamed into place), the file likewise (size,
+ * mtime, inode).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/lock.h"
+#include "base/log.h"
+#include "config.h"
+#include "datapath/policy_bpf.h"
+#include "datapath/policy_judge.h"
+#include "datapath/policy_maps.h"
+#include "datapath/sockmap_bpf.h"
+#include "features/policy.h"
+#include "k8s_policy.h"
+#include "policy.h"
+#include "policy/pol_cidr.h"
+#include "policy/pol_describe.h"
+#include "policy/pol_parse.h"
+#include "policy/pol_table.h"
+#include "reconcile.h"
+#include "state/state.h"
+
+#define NS_PER_MS 1000000ull
+#define POLICY_FILE_MAX (256u << 20)
+#define LOCK_TIMEOUT_MS 10000
+#define MAX_NODE_ADDRS 64
+
+struct policy_state {
+	struct k8s_policy *watch; /* policySource "api" */
+	struct velo_pol_objects file_objects; /* policySource "file": the last good version */
+	bool file_read; /* the file's current version was read (good or bad) */
+	bool file_good; /* some version of the file was good: file_objects hold the last */
+	long long mtime_ns, size, ino; /* of the file last read */
+	long long records_sig; /* of the record directories last scanned */
+	uint64_t next_look_ns, next_sync_ns;
+	bool dirty; /* something changed since the maps were last written */
+	struct velo_pol_numbering numbering;
+	struct velo_pol_written written;
+	/* What the last sync computed: for /policy and the drop counters' pod names. */
+	struct velo_pol_tables tables;
+	struct velo_pol_local_pod *local;
+	unsigned n_local;
+	__u32 revision;
+	char *namespaces; /* the namespaces file's last content */
+};
+
+/* ------------------------------------------------------------ this node: records, addresses */
+
+struct scan {
+	struct velo_pol_local_pod *local;
+	unsigned n, cap;
+};
+
+static int add_record(const struct velo_record *record, void *ctx)
+{
+	struct scan *scan = ctx;
+	struct velo_pol_local_pod *pod;
+
+	if (!record->pod_namespace[0] || !record->pod_name[0] || !record->n_ips ||
+	    strlen(record->pod_namespace) >= VELO_POL_NS_MAX ||
+	    strlen(record->pod_name) >= VELO_POL_NAME_MAX)
+		return 0;
+	if (scan->n == scan->cap) {
+		struct velo_pol_local_pod *grown = realloc(
+			scan->local, (scan->cap = scan->cap ? scan->cap * 2 : 64) * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		scan->local = grown;
+	}
+	pod = &scan->local[scan->n++];
+	memset(pod, 0, sizeof(*pod));
+	snprintf(pod->ns, sizeof(pod->ns), "%s", record->pod_namespace);
+	snprintf(pod->name, sizeof(pod->name), "%s", record->pod_name);
+	for (unsigned i = 0; i < record->n_ips && pod->n_ips < VELO_POL_MAX_POD_IPS; i++) {
+		struct velo_pol_cidr *ip = &pod->ips[pod->n_ips++];
+
+		ip->family = record->ips[i].family;
+		memcpy(ip->addr, record->ips[i].addr, 16);
+		ip->prefix = ip->family == AF_INET ? 32 : 128;
+	}
+	return 0;
+}
+
+static int scan_network(const char *network, void *ctx)
+{
+	const struct agent_config *config = ((void **)ctx)[0];
+
+	return state_record_foreach(&config->paths, network, add_record, ((void **)ctx)[1]);
+}
+
+/* This node's pods from every network's records (ADDs in flight included). */
+static int scan_records(const struct agent_config *config, struct scan *scan)
+{
+	void *ctx[2] = { (void *)config, scan };
+
+	return agent_foreach_network(config, scan_network, ctx);
+}
+
+static int sig_network(const char *network, void *ctx)
+{
+	const struct agent_config *config = ((void **)ctx)[0];
+	long long *sig = ((void **)ctx)[1];
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (snprintf(path, sizeof(path), "%s/%s", config->paths.state_dir, network) <
+		    (int)sizeof(path) &&
+	    !stat(path, &st))
+		*sig = *sig * 31 + st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec;
+	if (snprintf(path, sizeof(path), "%s/pending/%s", config->paths.run_dir, network) <
+		    (int)sizeof(path) &&
+	    !stat(path, &st))
+		*sig = *sig * 31 + st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec + 1;
+	return 0;
+}
+
+/* A number that changes whenever a record is written or removed (renames touch the dir). */
+static long long records_sig(const struct agent_config *config)
+{
+	long long sig = 17;
+	void *ctx[2] = { (void *)config, &sig };
+	struct stat st;
+
+	/* A new network's directory shows in stateDir's own mtime. */
+	if (!stat(config->paths.state_dir, &st))
+		sig = st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec;
+	agent_foreach_network(config, sig_network, ctx);
+	return sig;
+}
+
+/* The node's own addresses (kubelet's probes come from them), link-local ones aside. */
+static unsigned node_addrs(struct velo_pol_cidr *out, unsigned max)
+{
+	struct ifaddrs *list, *ifa;
+	unsigned n = 0;
+
+	if (getifaddrs(&list))
+		return 0;
+	for (ifa = list; ifa && n < max; ifa = ifa->ifa_next) {
+		const struct sockaddr *sa = ifa->ifa_addr;
+
+		if (!sa || (sa->sa_family != AF_INET && sa->sa_family != AF_INET6))
+			continue;
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].family = sa->sa_family;
+		if (sa->sa_family == AF_INET) {
+			memcpy(out[n].addr, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+			out[n].prefix = 32;
+		} else {
+			const struct in6_addr *a6 = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+
+			if (IN6_IS_ADDR_LINKLOCAL(a6))
+				continue;
+			memcpy(out[n].addr, a6, 16);
+			out[n].prefix = 128;
+		}
+		n++;
+	}
+	freeifaddrs(list);
+	return n;
+}
+
+/* ------------------------------------------------------------ sources */
+
+static int read_file(struct policy_state *state, const struct agent_config *config)
+{
+	struct velo_pol_objects objects;
+	char why[256] = "", *text;
+	int ret;
+
+	text = agent_read_file(config->policy_file, POLICY_FILE_MAX);
+	if (!text) {
+		ret = -errno;
+		pr_warn("policy: read %s: %s", config->policy_file, strerror(-ret));
+		return ret;
+	}
+	ret = velo_pol_objects_parse(text, strlen(text), &objects, why, sizeof(why));
+	free(text);
+	if (ret) {
+		pr_warn("policy: %s: %s; the maps stay as they were", config->policy_file, why);
+		return ret;
+	}
+	velo_pol_objects_free(&state->file_objects);
+	state->file_objects = objects;
+	state->file_good = true;
+	return 0;
+}
+
+/* The file, when its size, mtime or inode changed: 1 when it was read anew, 0, -errno. */
+static int look_at_file(struct policy *policy, const struct agent_config *config)
+{
+	struct policy_state *state = policy->state;
+	struct stat st;
+	int ret;
+
+	if (stat(config->policy_file, &st)) {
+		if (state->file_read || !policy->errors)
+			pr_warn("policy: %s: %s", config->policy_file, strerror(errno));
+		state->file_read = false;
+		return -errno;
+	}
+	if (state->file_read && state->ino == (long long)st.st_ino &&
+	    state->size == (long long)st.st_size &&
+	    state->mtime_ns == st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec)
+		return 0;
+	state->ino = (long long)st.st_ino;
+	state->size = (long long)st.st_size;
+	state->mtime_ns = st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec;
+	/* A bad file is not read again until it changes: one warning per version. */
+	state->file_read = true;
+	ret = read_file(state, config);
+	return ret ? ret : 1;
+}
+
+/* ------------------------------------------------------------ one sync */
+
+struct build {
+	const struct velo_pol_node *node;
+	struct velo_pol_numbering *numbering;
+	struct velo_pol_tables *tables;
+	char **namespaces; /* the namespaces file's content */
+};
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* One line per namespace holding a NetworkPolicy, sorted, unique. */
+static char *namespaces_text(const struct velo_pol_objects *objects)
+{
+	const char **names = calloc(objects->n_netpols + 1, sizeof(*names));
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	if (!names)
+		return NULL;
+	for (unsigned i = 0; i < objects->n_netpols; i++)
+		names[i] = objects->netpols[i].ns;
+	if (objects->n_netpols)
+		qsort(names, objects->n_netpols, sizeof(*names), cmp_name);
+	out = open_memstream(&text, &len);
+	for (unsigned i = 0; out && i < objects->n_netpols; i++)
+		if (!i || strcmp(names[i - 1], names[i]))
+			fprintf(out, "%s\n", names[i]);
+	if (!out || fclose(out)) {
+		free(text);
+		text = NULL;
+	}
+	free(names);
+	return text;
+}
+
+static int build_fn(const struct velo_pol_objects *objects, void *ctx)
+{
+	struct build *build = ctx;
+	int ret = velo_pol_tables_build(objects, build->node, build->numbering, build->tables);
+
+	if (ret)
+		return ret;
+	*build->namespaces = namespaces_text(objects);
+	if (*build->namespaces)
+		return 0;
+	velo_pol_tables_free(build->tables);
+	return -ENOMEM;
+}
+
+/* <runDir>/policy/namespaces, written whole and renamed, when its content changed. */
+static void write_namespaces(struct policy_state *state, const struct agent_config *config,
+			     char *text)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	int fd;
+
+	if (state->namespaces && !strcmp(state->namespaces, text)) {
+		free(text);
+		return;
+	}
+	if (snprintf(path, sizeof(path), "%s/%s", config->paths.run_dir,
+		     VELO_POLICY_NAMESPACES_FILE) >= (int)sizeof(path) ||
+	    snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+		free(text);
+		return;
+	}
+	*strrchr(path, '/') = '\0';
+	lock_mkdirs(path);
+	path[strlen(path)] = '/';
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text) || close(fd) ||
+	    rename(tmp, path)) {
+		pr_warn("policy: write %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			unlink(tmp);
+		free(text);
+		return;
+	}
+	free(state->namespaces);
+	state->namespaces = text;
+}
+
+struct attach_pass {
+	const struct agent_config *config;
+	const struct velo_policy_bpf *bpf;
+	const struct velo_pol_tables *tables;
+	unsigned attached, detached, busy, failed;
+};
+
+/*
+ * A ready record wired with policy: the programs on when its pod is a
+ * subject, off when its pod is known and selected by nothing. A pod velod
+ * has no Pod object for yet keeps what ADD gave it (fail closed). Under the
+ * attachment lock, never waiting: a busy one is tried at the next sync.
+ */
+static int attach_record(const struct velo_record *record, void *ctx)
+{
+	struct attach_pass *pass = ctx;
+	const struct velo_pol_placed *placed;
+	bool attached, want;
+	char path[PATH_MAX];
+	int fd, ret = 0;
+
+	if (!(record->features & VELO_FEATURE_POLICY) || record->phase != VELO_PHASE_READY)
+		return 0;
+	placed = velo_pol_tables_placed(pass->tables, record->pod_namespace, record->pod_name);
+	if (!placed || !placed->id)
+		return 0;
+	want = placed->isolate != 0;
+	attached = velo_policy_attached(&pass->config->paths, record);
+	if (want == attached)
+		return 0;
+	if (state_lock_path(&pass->config->paths, record->network, record->container_id,
+			    record->ifname, path, sizeof(path)))
+		return 0;
+	fd = lock_try(path);
+	if (fd < 0) {
+		pass->busy++;
+		return 0;
+	}
+	if (want) {
+		ret = velo_policy_attach(&pass->config->paths, pass->bpf, record);
+		if (ret) {
+			pr_warn("policy: attach to %s (%s/%s): %s", record->host_ifname,
+				record->pod_namespace, record->pod_name, strerror(-ret));
+			pass->failed++;
+		} else {
+			pass->attached++;
+		}
+	} else {
+		velo_policy_detach(&pass->config->paths, pass->bpf, record);
+		pass->detached++;
+	}
+	lock_release(fd);
+	return 0;
+}
+
+static int attach_network(const char *network, void *ctx)
+{
+	struct attach_pass *pass = ctx;
+
+	return state_record_foreach(&pass->config->paths, network, attach_record, pass);
+}
+
+/* Socket pairs the short-circuit carries that the new policy forbids leave the sockhash. */
+static void unpair_denied(const struct agent_config *config, const struct velo_policy_bpf *bpf)
+{
+	struct velo_sockmap_bpf sockmap;
+	int ret;
+
+	if (velo_sockmap_bpf_open_pinned(&config->paths, &sockmap))
+		return; /* no sockmap on this node */
+	ret = velo_policy_unpair_denied(bpf, sockmap.sockhash_fd);
+	velo_sockmap_bpf_close(&sockmap);
+	if (ret > 0)
+		pr_info("policy: %d short-circuited socket(s) the policy now forbids unpaired",
+			ret);
+	else if (ret < 0)
+		pr_warn("policy: finding forbidden short-circuited sockets: %s", strerror(-ret));
+}
+
+static int sync_maps(struct policy *policy, const struct agent_config *config)
+{
+	struct policy_state *state = policy->state;
+	struct velo_pol_cidr addrs[MAX_NODE_ADDRS], services[AGENT_MAX_CLUSTER_CIDRS];
+	struct velo_pol_node node = { .name = config->node_name,
+				      .addrs = addrs,
+				      .service_cidrs = services };
+	struct velo_pol_tables tables;
+	struct velo_pol_write_stats stats;
+	struct attach_pass pass = { .config = config, .tables = &tables };
+	struct build build = { &node, &state->numbering, &tables, NULL };
+	struct velo_policy_bpf bpf;
+	struct scan scan = {};
+	char *namespaces = NULL;
+	uint64_t start = velo_monotonic_ns();
+	int ret;
+
+	build.namespaces = &namespaces;
+	ret = scan_records(config, &scan);
+	if (ret) {
+		pr_warn("policy: reading the endpoint records: %s", strerror(-ret));
+		free(scan.local);
+		return ret;
+	}
+	node.local = scan.local;
+	node.n_local = scan.n;
+	node.n_addrs = node_addrs(addrs, MAX_NODE_ADDRS);
+	for (unsigned i = 0; i < config->n_service_cidrs; i++) {
+		services[i].family = config->service_cidrs[i].family;
+		memcpy(services[i].addr, config->service_cidrs[i].addr, 16);
+		services[i].prefix = config->service_cidrs[i].prefix;
+	}
+	node.n_service_cidrs = config->n_service_cidrs;
+	ret = state->watch ? k8s_policy_with(state->watch, build_fn, &build)
+			   : build_fn(&state->file_objects, &build);
+	if (ret) {
+		if (ret != -EAGAIN)
+			pr_warn("policy: computing the maps: %s", strerror(-ret));
+		free(scan.local);
+		return ret;
+	}
+	ret = velo_policy_bpf_open(&config->paths, LOCK_TIMEOUT_MS, &bpf);
+	if (ret) {
+		pr_warn("policy: BPF objects can't be loaded: %s", strerror(-ret));
+		goto out;
+	}
+	pass.bpf = &bpf;
+	ret = velo_pol_maps_write(&bpf, &tables, &state->written, &stats);
+	if (ret) {
+		pr_warn("policy: writing the maps: %s", strerror(-ret));
+		velo_policy_bpf_close(&bpf);
+		goto out;
+	}
+	policy->sync_seconds = (double)(velo_monotonic_ns() - start) / 1e9;
+	write_namespaces(state, config, namespaces);
+	namespaces = NULL;
+	agent_foreach_network(config, attach_network, &pass);
+	unpair_denied(config, &bpf);
+	velo_policy_bpf_close(&bpf);
+	pr_info("policy: revision %u: %u identities, %u addresses, %u subjects, %u rules (%u "
+		"entries written, %u removed) in %.3f s; programs attached to %u pod(s), detached "
+		"from %u%s",
+		stats.revision, tables.n_identities, tables.n_ips, tables.n_subjects,
+		tables.n_rules, stats.put, stats.removed, policy->sync_seconds, pass.attached,
+		pass.detached, pass.busy || pass.failed ? " (some left for the next sync)" : "");
+	if (pass.failed)
+		policy->errors++;
+	/* A busy or failed pod is tried again at the next look. */
+	state->dirty = pass.busy || pass.failed;
+	state->revision = stats.revision;
+	policy->identities = tables.n_identities;
+	policy->rules = tables.n_rules;
+	velo_pol_tables_free(&state->tables);
+	state->tables = tables;
+	free(state->local);
+	state->local = scan.local;
+	state->n_local = scan.n;
+	return 0;
+out:
+	free(namespaces);
+	velo_pol_tables_free(&tables);
+	free(scan.local);
+	return ret;
+}
+
+/* ------------------------------------------------------------ velod's loop */
+
+int policy_start(struct policy *policy, const struct agent_config *config)
+{
+	memset(policy, 0, sizeof(*policy));
+	if (config->policy_source == POLICY_NONE) {
+		policy->synced = true; /* nothing to wait for */
+		return 0;
+	}
+	policy->state = calloc(1, sizeof(*policy->state));
+	if (!policy->state)
+		return -ENOMEM;
+	policy->state->dirty = config->policy_source == POLICY_FILE;
+	if (config->policy_source == POLICY_API) {
+		policy->state->watch = k8s_policy_start(config);
+		if (!policy->state->watch) {
+			int ret = -errno;
+
+			free(policy->state);
+			policy->state = NULL;
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int policy_fd(const struct policy *policy, unsigned i)
+{
+	return policy->state && policy->state->watch && i < K8S_POLICY_WATCHES
+		       ? k8s_policy_fd(policy->state->watch, i)
+		       : -1;
+}
+
+void policy_step(struct policy *policy, const struct agent_config *config, uint64_t now_ns)
+{
+	struct policy_state *state = policy->state;
+	long long sig;
+	int ret;
+
+	if (!state)
+		return;
+	if (state->watch && k8s_policy_poll(state->watch))
+		state->dirty = true;
+	if (now_ns >= state->next_look_ns) {
+		state->next_look_ns = now_ns + config->policy_sync_ms * NS_PER_MS;
+		if (!state->watch) {
+			ret = look_at_file(policy, config);
+			if (ret > 0)
+				state->dirty = true;
+			else if (ret < 0)
+				policy->errors++;
+		}
+		sig = records_sig(config);
+		if (sig != state->records_sig) {
+			state->records_sig = sig;
+			state->dirty = true;
+		}
+	}
+	/* The file source: nothing to write until some version of the file was good. */
+	if (!state->dirty || now_ns < state->next_sync_ns || (!state->watch && !state->file_good))
+		return;
+	state->next_sync_ns = now_ns + config->policy_sync_ms * NS_PER_MS;
+	ret = sync_maps(policy, config);
+	if (ret == -EAGAIN)
+		return; /* the watches haven't all listed yet */
+	if (ret) {
+		policy->errors++;
+		return;
+	}
+	policy->syncs++;
+	policy->synced = true;
+}
+
+uint64_t policy_deadline(const struct policy *policy)
+{
+	const struct policy_state *state = policy->state;
+	uint64_t deadline;
+
+	if (!state)
+		return UINT64_MAX;
+	deadline = state->next_look_ns;
+	if (state->dirty && state->next_sync_ns < deadline)
+		deadline = state->next_sync_ns;
+	return deadline;
+}
+
+void policy_stop(struct policy *policy)
+{
+	struct policy_state *state = policy->state;
+
+	if (!state)
+		return;
+	k8s_policy_stop(state->watch);
+	velo_pol_objects_free(&state->file_objects);
+	velo_pol_numbering_free(&state->numbering);
+	velo_pol_written_free(&state->written);
+	velo_pol_tables_free(&state->tables);
+	free(state->local);
+	free(state->namespaces);
+	free(state);
+	policy->state = NULL;
+}
+
+/* ------------------------------------------------------------ what it shows */
+
+struct describe {
+	const struct policy_state *state;
+	const char *pod;
+	cJSON *answer;
+};
+
+static int describe_fn(const struct velo_pol_objects *objects, void *ctx)
+{
+	struct describe *describe = ctx;
+	const struct policy_state *state = describe->state;
+	struct velo_pol_node node = { .local = state->local, .n_local = state->n_local };
+	char ns[VELO_POL_NS_MAX];
+	const char *slash;
+
+	if (!describe->pod) {
+		describe->answer = velo_pol_describe_node(objects, &node);
+		return describe->answer ? 0 : -errno;
+	}
+	slash = strchr(describe->pod, '/');
+	if (!slash || (size_t)(slash - describe->pod) >= sizeof(ns))
+		return -EINVAL;
+	snprintf(ns, sizeof(ns), "%.*s", (int)(slash - describe->pod), describe->pod);
+	describe->answer = velo_pol_describe_pod(objects, &node, &state->tables, ns, slash + 1);
+	return describe->answer ? 0 : -errno;
+}
+
+static char *error_body(const char *text)
+{
+	cJSON *json = cJSON_CreateObject();
+	char *body;
+
+	cJSON_AddStringToObject(json, "error", text);
+	body = cJSON_PrintUnformatted(json);
+	cJSON_Delete(json);
+	return body;
+}
+
+char *policy_http(const struct policy *policy, const char *pod, unsigned *status)
+{
+	const struct policy_state *state = policy->state;
+	struct describe describe = { state, pod, NULL };
+	char *body, text[512];
+	int ret;
+
+	if (!state) {
+		*status = 404;
+		return error_body("velod has no policy source (policySource \"none\")");
+	}
+	if (!policy->synced) {
+		*status = 503;
+		return error_body("velod has not synced its policy source yet");
+	}
+	ret = state->watch ? k8s_policy_with(state->watch, describe_fn, &describe)
+			   : describe_fn(&state->file_objects, &describe);
+	if (ret == -ENOENT || ret == -EINVAL) {
+		*status = 404;
+		snprintf(text, sizeof(text), "no pod %s in velod's policy state", pod ? pod : "");
+		return error_body(text);
+	}
+	if (ret) {
+		*status = 500;
+		snprintf(text, sizeof(text), "describing the policy: %s", strerror(-ret));
+		return error_body(text);
+	}
+	cJSON_AddNumberToObject(describe.answer, "revision", state->revision);
+	body = cJSON_PrintUnformatted(describe.answer);
+	cJSON_Delete(describe.answer);
+	*status = body ? 200 : 500;
+	return body;
+}
+
+const char *policy_pod_of(const struct policy *policy, const uint8_t addr[16], char *buf,
+			  size_t len)
+{
+	const struct policy_state *state = policy->state;
+
+	for (unsigned i = 0; state && i < state->n_local; i++) {
+		for (unsigned a = 0; a < state->local[i].n_ips; a++) {
+			struct velo_pol_ip_key key;
+
+			velo_pol_cidr_key(&state->local[i].ips[a], &key);
+			if (!memcmp(key.addr, addr, 16)) {
+				snprintf(buf, len, "%s/%s", state->local[i].ns,
+					 state->local[i].name);
+				return buf;
+			}
+		}
+	}
+	return NULL;
+}
