@@ -35,6 +35,7 @@
 #include "policy/pol_describe.h"
 #include "policy/pol_parse.h"
 #include "policy/pol_table.h"
+#include "policy_uplink.h"
 #include "reconcile.h"
 #include "state/state.h"
 
@@ -455,6 +456,7 @@ static int sync_maps(struct policy *policy, const struct agent_config *config)
 	namespaces = NULL;
 	agent_foreach_network(config, attach_network, &pass);
 	unpair_denied(config, &bpf);
+	policy_uplink_sync(config, &bpf, &tables);
 	velo_policy_bpf_close(&bpf);
 	pr_info("policy: revision %u: %u identities, %u addresses, %u subjects, %u rules (%u "
 		"entries written, %u removed) in %.3f s; programs attached to %u pod(s), detached "

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* The sockmap pairs and the uplink program a NetworkPolicy change concerns. */
+/* velo_pol_uplink on the node's default-route devices while a local pod's egress is isolated. */
 #include <errno.h>
 #include <net/if.h>
 #include <string.h>
@@ -7,13 +7,10 @@
 #include <sys/socket.h>
 
 #include "base/log.h"
-#include "bpf/lib/velo_sockmap.h"
-#include "datapath/bpf_pins.h"
-#include "datapath/policy_judge.h"
 #include "net/netlink.h"
 #include "net/netlink_dump.h"
 #include "net/netlink_ip.h"
-#include "policy_enforce.h"
+#include "policy_uplink.h"
 
 #define MAX_UPLINKS 4
 
@@ -82,25 +79,12 @@ static void uplinks_sync(const struct agent_config *config, const struct velo_po
 	}
 }
 
-static void unpair_denied(const struct agent_config *config, const struct velo_policy_bpf *bpf)
+void policy_uplink_sync(const struct agent_config *config, const struct velo_policy_bpf *bpf,
+			const struct velo_pol_tables *tables)
 {
-	int fd = velo_map_pin_open(&config->paths, VELO_MAP_SOCKHASH), removed;
+	bool want = false;
 
-	if (fd < 0)
-		return; /* no sockmap pod on this node */
-	removed = velo_policy_unpair_denied(bpf, fd);
-	close(fd);
-	if (removed < 0)
-		pr_warn("policy: walking the sockhash: %s", strerror(-removed));
-	else if (removed)
-		pr_info("policy: %d short-circuited socket(s) the new policy forbids left the "
-			"sockmap",
-			removed);
-}
-
-void policy_enforce_after_write(const struct agent_config *config,
-				const struct velo_policy_bpf *bpf, bool egress_isolated)
-{
-	unpair_denied(config, bpf);
-	uplinks_sync(config, bpf, egress_isolated);
+	for (unsigned i = 0; i < tables->n_placed && !want; i++)
+		want = tables->placed[i].isolate & VELO_POL_ISOLATE_EGRESS;
+	uplinks_sync(config, bpf, want);
 }
