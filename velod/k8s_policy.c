@@ -18,7 +18,11 @@
 #include "policy/pol_netpol.h"
 #include "policy/pol_parse.h"
 
-enum { KIND_NAMESPACES, KIND_PODS, KIND_NETPOLS };
+enum {
+	KIND_NAMESPACES = VELO_POL_KIND_NAMESPACES,
+	KIND_PODS = VELO_POL_KIND_PODS,
+	KIND_NETPOLS = VELO_POL_KIND_NETPOLS,
+};
 
 struct kind {
 	struct k8s_policy *policy;
@@ -80,39 +84,14 @@ static int list_item(void *ctx, const cJSON *object, char *why, size_t why_size)
 	return put(kind, &kind->scratch, object, why, why_size);
 }
 
-/* Swaps kind's objects between a and b. */
-static void swap_kind(unsigned index, struct velo_pol_objects *a, struct velo_pol_objects *b)
-{
-	struct velo_pol_objects keep = *a;
-
-	switch (index) {
-	case KIND_NAMESPACES:
-		a->namespaces = b->namespaces;
-		a->n_namespaces = b->n_namespaces;
-		b->namespaces = keep.namespaces;
-		b->n_namespaces = keep.n_namespaces;
-		break;
-	case KIND_PODS:
-		a->pods = b->pods;
-		a->n_pods = b->n_pods;
-		b->pods = keep.pods;
-		b->n_pods = keep.n_pods;
-		break;
-	default:
-		a->netpols = b->netpols;
-		a->n_netpols = b->n_netpols;
-		b->netpols = keep.netpols;
-		b->n_netpols = keep.n_netpols;
-	}
-}
-
 static void list_end(void *ctx)
 {
 	struct kind *kind = ctx;
 	struct k8s_policy *policy = kind->policy;
 
 	pthread_mutex_lock(&policy->lock);
-	swap_kind(kind->index, &policy->objects, &kind->scratch);
+	velo_pol_objects_swap_kind(&policy->objects, &kind->scratch,
+				   (enum velo_pol_kind)kind->index);
 	policy->listed[kind->index] = true;
 	policy->generation++;
 	pthread_mutex_unlock(&policy->lock);

@@ -206,8 +206,8 @@ cJSON *velo_pol_describe_pod(const struct velo_pol_objects *objects,
 	}
 	out = cJSON_CreateObject();
 	snprintf(text, sizeof(text), "%s/%s", ns, name);
-	addresses = cJSON_AddArrayToObject(out, "addresses");
-	if (!cJSON_AddStringToObject(out, "pod", text) || !addresses)
+	if (!cJSON_AddStringToObject(out, "pod", text) ||
+	    !(addresses = cJSON_AddArrayToObject(out, "addresses")))
 		goto nomem;
 	for (unsigned i = 0; i < n_ips; i++)
 		if (!cJSON_AddItemToArray(addresses, cJSON_CreateString(velo_pol_cidr_text(

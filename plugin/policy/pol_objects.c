@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Namespaces, Pods and NetworkPolicies kept by name, and freeing them (pol_objects.h). */
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,8 +89,10 @@ void velo_pol_netpol_free(struct velo_pol_netpol *netpol)
 }
 
 /*
- * The three kinds share put and del: each object starts with its namespace
- * (a Namespace: its name) and, for pods and policies, its name after it.
+ * The three kinds share put, del and find: each object starts with its
+ * namespace (a Namespace: its name) and, for pods and policies, has its name
+ * at name_offset. Each kind's index finds an object by name in constant time
+ * (a LIST of 10,000 pods would be quadratic otherwise).
  */
 struct kind {
 	size_t size, name_offset; /* name_offset 0: a Namespace, keyed by its first field */
@@ -111,93 +114,205 @@ static void free_netpol(void *object)
 	velo_pol_netpol_free(object);
 }
 
-static const struct kind namespace_kind = { sizeof(struct velo_pol_namespace), 0, free_namespace };
-static const struct kind pod_kind = { sizeof(struct velo_pol_pod),
-				      offsetof(struct velo_pol_pod, name), free_pod };
-static const struct kind netpol_kind = { sizeof(struct velo_pol_netpol),
-					 offsetof(struct velo_pol_netpol, name), free_netpol };
+static const struct kind kinds[VELO_POL_KINDS] = {
+	[VELO_POL_KIND_NAMESPACES] = { sizeof(struct velo_pol_namespace), 0, free_namespace },
+	[VELO_POL_KIND_PODS] = { sizeof(struct velo_pol_pod), offsetof(struct velo_pol_pod, name),
+				 free_pod },
+	[VELO_POL_KIND_NETPOLS] = { sizeof(struct velo_pol_netpol),
+				    offsetof(struct velo_pol_netpol, name), free_netpol },
+};
 
-static long find(const struct kind *kind, const void *base, unsigned n, const char *ns,
-		 const char *name)
+#define SLOT_DELETED UINT_MAX
+
+/* A kind's array and count in objects. */
+static void **array_of(struct velo_pol_objects *objects, enum velo_pol_kind kind, unsigned **n)
 {
-	for (unsigned i = 0; i < n; i++) {
-		const char *object = (const char *)base + (size_t)i * kind->size;
-
-		if (!strcmp(object, ns) &&
-		    (!kind->name_offset || !strcmp(object + kind->name_offset, name)))
-			return i;
+	switch (kind) {
+	case VELO_POL_KIND_NAMESPACES:
+		*n = &objects->n_namespaces;
+		return (void **)&objects->namespaces;
+	case VELO_POL_KIND_PODS:
+		*n = &objects->n_pods;
+		return (void **)&objects->pods;
+	default:
+		*n = &objects->n_netpols;
+		return (void **)&objects->netpols;
 	}
-	return -1;
 }
 
-static int put(const struct kind *kind, void **base, unsigned *n, void *object)
+/* FNV-1a over "ns/name" (a Namespace: its name). */
+static unsigned name_hash(const char *ns, const char *name)
 {
-	const char *name = kind->name_offset ? (const char *)object + kind->name_offset : NULL;
-	long i = find(kind, *base, *n, object, name);
+	unsigned hash = 2166136261u;
+
+	for (const char *c = ns; *c; c++)
+		hash = (hash ^ (unsigned char)*c) * 16777619u;
+	for (const char *c = name; name && *c; c++)
+		hash = (hash ^ (unsigned char)(c == name ? '/' : *c)) * 16777619u;
+	return hash;
+}
+
+static const char *name_of(const struct kind *kind, const char *object)
+{
+	return kind->name_offset ? object + kind->name_offset : NULL;
+}
+
+/* The slot of (ns, name): its position's, or the empty one where it would go (-1 if full). */
+static long slot_of(const struct velo_pol_index *index, const struct kind *kind, const char *base,
+		    const char *ns, const char *name)
+{
+	long free_slot = -1;
+
+	if (!index->slots)
+		return -1;
+	for (unsigned h = name_hash(ns, name) & index->mask, probes = 0; probes <= index->mask;
+	     h = (h + 1) & index->mask, probes++) {
+		unsigned slot = index->slots[h];
+		const char *object;
+
+		if (!slot)
+			return free_slot >= 0 ? free_slot : (long)h;
+		if (slot == SLOT_DELETED) {
+			if (free_slot < 0)
+				free_slot = h;
+			continue;
+		}
+		object = base + (size_t)(slot - 1) * kind->size;
+		if (!strcmp(object, ns) && (!name || !strcmp(name_of(kind, object), name)))
+			return h;
+	}
+	return free_slot;
+}
+
+/* The index rebuilt for room for n + 1 objects (deleted slots dropped): 0 or -ENOMEM. */
+static int index_grow(struct velo_pol_index *index, const struct kind *kind, const char *base,
+		      unsigned n)
+{
+	struct velo_pol_index grown = {};
+	unsigned size = 16;
+
+	while (size < 2 * (n + 1))
+		size *= 2;
+	grown.slots = calloc(size, sizeof(*grown.slots));
+	if (!grown.slots)
+		return -ENOMEM;
+	grown.mask = size - 1;
+	for (unsigned i = 0; i < n; i++) {
+		const char *object = base + (size_t)i * kind->size;
+		long h = slot_of(&grown, kind, base, object, name_of(kind, object));
+
+		grown.slots[h] = i + 1;
+		grown.used++;
+	}
+	free(index->slots);
+	*index = grown;
+	return 0;
+}
+
+static long find(const struct velo_pol_objects *objects, enum velo_pol_kind kind, const char *ns,
+		 const char *name)
+{
+	const struct velo_pol_index *index = &objects->index[kind];
+	unsigned *n;
+	void **base = array_of((struct velo_pol_objects *)objects, kind, &n);
+	long h = slot_of(index, &kinds[kind], *base, ns, name);
+
+	if (h < 0 || !index->slots[h] || index->slots[h] == SLOT_DELETED)
+		return -1;
+	return index->slots[h] - 1;
+}
+
+static int put(struct velo_pol_objects *objects, enum velo_pol_kind kind, void *object)
+{
+	const struct kind *k = &kinds[kind];
+	struct velo_pol_index *index = &objects->index[kind];
+	unsigned *n;
+	void **base = array_of(objects, kind, &n);
+	long i = find(objects, kind, object, name_of(k, object)), h;
 
 	if (i >= 0) {
-		kind->free((char *)*base + (size_t)i * kind->size);
+		k->free((char *)*base + (size_t)i * k->size);
 	} else {
-		void *grown = realloc(*base, (*n + 1) * kind->size);
+		void *grown = realloc(*base, (*n + 1) * k->size);
 
 		if (!grown)
 			return -ENOMEM;
 		*base = grown;
+		/* Half full at most, deleted slots counted: probes stay short and end. */
+		if (2 * (index->used + 1) > index->mask + 1 && index_grow(index, k, *base, *n))
+			return -ENOMEM;
+		h = slot_of(index, k, *base, object, name_of(k, object));
+		if (!index->slots[h])
+			index->used++;
 		i = (*n)++;
+		index->slots[h] = (unsigned)i + 1;
 	}
-	memcpy((char *)*base + (size_t)i * kind->size, object, kind->size);
-	memset(object, 0, kind->size);
+	memcpy((char *)*base + (size_t)i * k->size, object, k->size);
+	memset(object, 0, k->size);
 	return 0;
 }
 
-static int del(const struct kind *kind, void *base, unsigned *n, const char *ns, const char *name)
+static int del(struct velo_pol_objects *objects, enum velo_pol_kind kind, const char *ns,
+	       const char *name)
 {
-	long i = find(kind, base, *n, ns, name);
+	const struct kind *k = &kinds[kind];
+	struct velo_pol_index *index = &objects->index[kind];
+	unsigned *n;
+	void **base = array_of(objects, kind, &n);
+	long h = slot_of(index, k, *base, ns, name), i;
 	char *slot;
 
-	if (i < 0)
+	if (h < 0 || !index->slots[h] || index->slots[h] == SLOT_DELETED)
 		return 0;
-	slot = (char *)base + (size_t)i * kind->size;
-	kind->free(slot);
-	if ((unsigned)i != --*n)
-		memcpy(slot, (char *)base + (size_t)*n * kind->size, kind->size);
+	i = index->slots[h] - 1;
+	index->slots[h] = SLOT_DELETED;
+	slot = (char *)*base + (size_t)i * k->size;
+	k->free(slot);
+	if ((unsigned)i != --*n) {
+		/* The last object moves into the hole: its slot follows. */
+		const char *last = (char *)*base + (size_t)*n * k->size;
+
+		h = slot_of(index, k, *base, last, name_of(k, last));
+		memcpy(slot, last, k->size);
+		index->slots[h] = (unsigned)i + 1;
+	}
 	return 1;
 }
 
 int velo_pol_objects_put_namespace(struct velo_pol_objects *state, struct velo_pol_namespace *ns)
 {
-	return put(&namespace_kind, (void **)&state->namespaces, &state->n_namespaces, ns);
+	return put(state, VELO_POL_KIND_NAMESPACES, ns);
 }
 
 int velo_pol_objects_put_pod(struct velo_pol_objects *state, struct velo_pol_pod *pod)
 {
-	return put(&pod_kind, (void **)&state->pods, &state->n_pods, pod);
+	return put(state, VELO_POL_KIND_PODS, pod);
 }
 
 int velo_pol_objects_put_netpol(struct velo_pol_objects *state, struct velo_pol_netpol *netpol)
 {
-	return put(&netpol_kind, (void **)&state->netpols, &state->n_netpols, netpol);
+	return put(state, VELO_POL_KIND_NETPOLS, netpol);
 }
 
 int velo_pol_objects_del_namespace(struct velo_pol_objects *state, const char *name)
 {
-	return del(&namespace_kind, state->namespaces, &state->n_namespaces, name, NULL);
+	return del(state, VELO_POL_KIND_NAMESPACES, name, NULL);
 }
 
 int velo_pol_objects_del_pod(struct velo_pol_objects *state, const char *ns, const char *name)
 {
-	return del(&pod_kind, state->pods, &state->n_pods, ns, name);
+	return del(state, VELO_POL_KIND_PODS, ns, name);
 }
 
 int velo_pol_objects_del_netpol(struct velo_pol_objects *state, const char *ns, const char *name)
 {
-	return del(&netpol_kind, state->netpols, &state->n_netpols, ns, name);
+	return del(state, VELO_POL_KIND_NETPOLS, ns, name);
 }
 
 const struct velo_pol_namespace *velo_pol_objects_namespace(const struct velo_pol_objects *state,
 							    const char *name)
 {
-	long i = find(&namespace_kind, state->namespaces, state->n_namespaces, name, NULL);
+	long i = find(state, VELO_POL_KIND_NAMESPACES, name, NULL);
 
 	return i < 0 ? NULL : &state->namespaces[i];
 }
@@ -205,9 +320,26 @@ const struct velo_pol_namespace *velo_pol_objects_namespace(const struct velo_po
 const struct velo_pol_pod *velo_pol_objects_pod(const struct velo_pol_objects *state,
 						const char *ns, const char *name)
 {
-	long i = find(&pod_kind, state->pods, state->n_pods, ns, name);
+	long i = find(state, VELO_POL_KIND_PODS, ns, name);
 
 	return i < 0 ? NULL : &state->pods[i];
+}
+
+void velo_pol_objects_swap_kind(struct velo_pol_objects *a, struct velo_pol_objects *b,
+				enum velo_pol_kind kind)
+{
+	struct velo_pol_index index = a->index[kind];
+	unsigned *n_a, *n_b, n;
+	void **base_a = array_of(a, kind, &n_a), **base_b = array_of(b, kind, &n_b), *base;
+
+	base = *base_a;
+	*base_a = *base_b;
+	*base_b = base;
+	n = *n_a;
+	*n_a = *n_b;
+	*n_b = n;
+	a->index[kind] = b->index[kind];
+	b->index[kind] = index;
 }
 
 void velo_pol_objects_free(struct velo_pol_objects *state)
@@ -221,5 +353,7 @@ void velo_pol_objects_free(struct velo_pol_objects *state)
 	free(state->namespaces);
 	free(state->pods);
 	free(state->netpols);
+	for (unsigned i = 0; i < VELO_POL_KINDS; i++)
+		free(state->index[i].slots);
 	memset(state, 0, sizeof(*state));
 }

@@ -119,12 +119,26 @@ struct velo_pol_netpol {
 	struct velo_pol_np_rule *ingress_rules, *egress_rules;
 };
 
+enum velo_pol_kind {
+	VELO_POL_KIND_NAMESPACES,
+	VELO_POL_KIND_PODS,
+	VELO_POL_KIND_NETPOLS,
+	VELO_POL_KINDS,
+};
+
+/* (namespace and) name -> position, open addressing: lookups in constant time. */
+struct velo_pol_index {
+	unsigned *slots; /* position + 1; 0 empty, UINT_MAX a deleted one */
+	unsigned mask, used; /* used: slots not empty, deleted ones included */
+};
+
 /* Every Namespace, Pod and NetworkPolicy velod knows, by namespace and name. */
 struct velo_pol_objects {
 	unsigned n_namespaces, n_pods, n_netpols;
 	struct velo_pol_namespace *namespaces;
 	struct velo_pol_pod *pods;
 	struct velo_pol_netpol *netpols;
+	struct velo_pol_index index[VELO_POL_KINDS];
 };
 
 void velo_pol_labels_free(struct velo_pol_labels *labels);
@@ -148,6 +162,9 @@ const struct velo_pol_namespace *velo_pol_objects_namespace(const struct velo_po
 							    const char *name);
 const struct velo_pol_pod *velo_pol_objects_pod(const struct velo_pol_objects *state,
 						const char *ns, const char *name);
+/* Exchanges one kind's objects between a and b (a LIST's result taking the old one's place). */
+void velo_pol_objects_swap_kind(struct velo_pol_objects *a, struct velo_pol_objects *b,
+				enum velo_pol_kind kind);
 void velo_pol_objects_free(struct velo_pol_objects *state);
 
 #endif

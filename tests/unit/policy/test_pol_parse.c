@@ -200,6 +200,55 @@ static void test_objects_by_name(void **state)
 	velo_pol_objects_free(&objects);
 }
 
+static void test_objects_many(void **state)
+{
+	struct velo_pol_objects objects = {}, other = {};
+
+	(void)state;
+	for (unsigned round = 0; round < 2; round++)
+		for (unsigned i = 0; i < 3000; i++) {
+			struct velo_pol_pod pod = {};
+
+			snprintf(pod.ns, sizeof(pod.ns), "ns%u", i % 7);
+			snprintf(pod.name, sizeof(pod.name), "p%u", i);
+			pod.n_ips = round; /* the second round replaces */
+			assert_int_equal(velo_pol_objects_put_pod(&objects, &pod), 0);
+		}
+	assert_int_equal(objects.n_pods, 3000);
+	/* Every other one goes; the rest are still found, by their own name. */
+	for (unsigned i = 0; i < 3000; i += 2) {
+		char ns[16], name[16];
+
+		snprintf(ns, sizeof(ns), "ns%u", i % 7);
+		snprintf(name, sizeof(name), "p%u", i);
+		assert_int_equal(velo_pol_objects_del_pod(&objects, ns, name), 1);
+	}
+	assert_int_equal(objects.n_pods, 1500);
+	for (unsigned i = 0; i < 3000; i++) {
+		const struct velo_pol_pod *pod;
+		char ns[16], name[16];
+
+		snprintf(ns, sizeof(ns), "ns%u", i % 7);
+		snprintf(name, sizeof(name), "p%u", i);
+		pod = velo_pol_objects_pod(&objects, ns, name);
+		if (i % 2) {
+			assert_non_null(pod);
+			assert_string_equal(pod->name, name);
+			assert_int_equal(pod->n_ips, 1);
+		} else {
+			assert_null(pod);
+		}
+	}
+	assert_null(velo_pol_objects_pod(&objects, "ns2", "p1"));
+	/* A kind swapped between two sets keeps its index. */
+	velo_pol_objects_swap_kind(&objects, &other, VELO_POL_KIND_PODS);
+	assert_int_equal(objects.n_pods, 0);
+	assert_null(velo_pol_objects_pod(&objects, "ns1", "p1"));
+	assert_non_null(velo_pol_objects_pod(&other, "ns1", "p1"));
+	velo_pol_objects_free(&objects);
+	velo_pol_objects_free(&other);
+}
+
 static void test_file(void **state)
 {
 	static const char file[] =
@@ -236,9 +285,9 @@ static void test_file(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_namespace), cmocka_unit_test(test_pod),
-		cmocka_unit_test(test_pod_bad),	  cmocka_unit_test(test_objects_by_name),
-		cmocka_unit_test(test_file),
+		cmocka_unit_test(test_namespace),    cmocka_unit_test(test_pod),
+		cmocka_unit_test(test_pod_bad),	     cmocka_unit_test(test_objects_by_name),
+		cmocka_unit_test(test_objects_many), cmocka_unit_test(test_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

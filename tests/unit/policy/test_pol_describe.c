@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * velod's GET /policy answers (plugin/policy/pol_describe.c): the policies
+ * selecting a pod, its isolation, its rules as text with named ports
+ * resolved, the node's pods in one list, an unknown pod.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "policy/pol_cidr.h"
+#include "policy/pol_describe.h"
+#include "policy/pol_parse.h"
+
+static const char file[] =
+	"{\"namespaces\": [{\"metadata\": {\"name\": \"x\", \"labels\": {\"ns\": \"x\"}}}], "
+	"\"pods\": [{\"metadata\": {\"namespace\": \"x\", \"name\": \"a\", \"labels\": {\"app\": "
+	"\"db\"}}, \"spec\": {\"containers\": [{\"ports\": [{\"name\": \"pg\", \"containerPort\": "
+	"5432}]}]}, \"status\": {\"podIP\": \"10.0.0.1\"}}, {\"metadata\": {\"namespace\": \"x\", "
+	"\"name\": \"b\"}, \"status\": {\"podIP\": \"10.0.0.2\"}}], \"networkPolicies\": "
+	"[{\"metadata\": {\"namespace\": \"x\", \"name\": \"db\"}, \"spec\": {\"podSelector\": "
+	"{\"matchLabels\": {\"app\": \"db\"}}, \"policyTypes\": [\"Ingress\", \"Egress\"], "
+	"\"ingress\": [{\"from\": [{\"namespaceSelector\": {\"matchLabels\": {\"ns\": \"y\"}}, "
+	"\"podSelector\": {\"matchExpressions\": [{\"key\": \"tier\", \"operator\": \"In\", "
+	"\"values\": [\"a\", \"b\"]}, {\"key\": \"canary\", \"operator\": \"DoesNotExist\"}]}}, "
+	"{\"ipBlock\": {\"cidr\": \"10.0.0.0/8\", \"except\": [\"10.1.0.0/16\"]}}], \"ports\": "
+	"[{\"port\": \"pg\"}, {\"protocol\": \"UDP\", \"port\": 1000, \"endPort\": 2000}]}], "
+	"\"egress\": [{\"ports\": [{\"protocol\": \"SCTP\"}]}]}}]}";
+
+static void check(const cJSON *json, const char *expect)
+{
+	char *text = cJSON_PrintUnformatted(json);
+
+	assert_non_null(text);
+	if (!strstr(text, expect))
+		fail_msg("%s\nlacks %s", text, expect);
+	cJSON_free(text);
+}
+
+static void test_describe(void **state)
+{
+	struct velo_pol_local_pod local[2] = { { .ns = "x", .name = "a", .n_ips = 1 },
+					       { .ns = "x", .name = "b", .n_ips = 1 } };
+	struct velo_pol_node node = { .name = "n1", .local = local, .n_local = 2 };
+	struct velo_pol_numbering numbering = {};
+	struct velo_pol_objects objects;
+	struct velo_pol_tables tables;
+	char why[200] = "";
+	cJSON *json;
+
+	(void)state;
+	assert_int_equal(velo_pol_objects_parse(file, strlen(file), &objects, why, sizeof(why)), 0);
+	assert_int_equal(velo_pol_cidr_parse("10.0.0.1", true, &local[0].ips[0]), 0);
+	assert_int_equal(velo_pol_cidr_parse("10.0.0.2", true, &local[1].ips[0]), 0);
+	assert_int_equal(velo_pol_tables_build(&objects, &node, &numbering, &tables), 0);
+
+	json = velo_pol_describe_pod(&objects, &node, &tables, "x", "a");
+	assert_non_null(json);
+	check(json, "\"pod\":\"x/a\",\"addresses\":[\"10.0.0.1\"],\"identity\":");
+	check(json, "\"isolation\":{\"ingress\":true,\"egress\":true}");
+	check(json, "\"policies\":[{\"namespace\":\"x\",\"name\":\"db\",\"policyTypes\":"
+		    "[\"Ingress\",\"Egress\"]}]");
+	check(json, "\"from\":[\"pods tier in (a,b),!canary in namespaces ns=y\","
+		    "\"10.0.0.0/8 except 10.1.0.0/16\"],\"ports\":[\"TCP/pg=5432\","
+		    "\"UDP/1000-2000\"],\"policy\":\"x/db\"");
+	check(json, "\"egress\":[{\"to\":[],\"ports\":[\"SCTP\"],\"policy\":\"x/db\"}]");
+	cJSON_Delete(json);
+
+	json = velo_pol_describe_pod(&objects, &node, &tables, "x", "b");
+	check(json, "\"isolation\":{\"ingress\":false,\"egress\":false},\"policies\":[],"
+		    "\"ingress\":[],\"egress\":[]");
+	cJSON_Delete(json);
+	assert_null(velo_pol_describe_pod(&objects, &node, &tables, "x", "c"));
+	assert_int_equal(errno, ENOENT);
+
+	json = velo_pol_describe_node(&objects, &node);
+	check(json, "{\"pods\":[{\"pod\":\"x/a\",\"isolation\":{\"ingress\":true,\"egress\":true},"
+		    "\"policies\":[{\"namespace\":\"x\",\"name\":\"db\"");
+	check(json, "{\"pod\":\"x/b\",\"isolation\":{\"ingress\":false,\"egress\":false},"
+		    "\"policies\":[]}");
+	cJSON_Delete(json);
+	velo_pol_tables_free(&tables);
+	velo_pol_numbering_free(&numbering);
+	velo_pol_objects_free(&objects);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_describe),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
