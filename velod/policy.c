@@ -43,6 +43,7 @@
 #define POLICY_FILE_MAX (256u << 20)
 #define LOCK_TIMEOUT_MS 10000
 #define MAX_NODE_ADDRS 64
+#define RETRY_MS 2000 /* after a sync that failed */
 
 struct policy_state {
 	struct k8s_policy *watch; /* policySource "api" */
@@ -139,11 +140,16 @@ static long long records_sig(const struct agent_config *config)
 {
 	long long sig = 17;
 	void *ctx[2] = { (void *)config, &sig };
+	char pending[PATH_MAX];
 	struct stat st;
 
-	/* A new network's directory shows in stateDir's own mtime. */
+	/* A new network's directory shows in stateDir's (or pending/'s) own mtime. */
 	if (!stat(config->paths.state_dir, &st))
 		sig = st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec;
+	if (snprintf(pending, sizeof(pending), "%s/pending", config->paths.run_dir) <
+		    (int)sizeof(pending) &&
+	    !stat(pending, &st))
+		sig = sig * 31 + st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec;
 	agent_foreach_network(config, sig_network, ctx);
 	return sig;
 }
@@ -550,6 +556,9 @@ void policy_step(struct policy *policy, const struct agent_config *config, uint6
 	if (ret == -EAGAIN)
 		return; /* the watches haven't all listed yet */
 	if (ret) {
+		/* Tried again, but not at every look: a node without BPF would fill the log. */
+		if (config->policy_sync_ms < RETRY_MS)
+			state->next_sync_ns = now_ns + RETRY_MS * NS_PER_MS;
 		policy->errors++;
 		return;
 	}
