@@ -106,6 +106,23 @@ static const char *meta_string(const cJSON *object, const char *name)
 	return cJSON_IsString(value) ? value->valuestring : NULL;
 }
 
+/* one's single Pod or Namespace is already in objects as it is. */
+static bool unchanged(const struct velo_pol_objects *objects, const struct velo_pol_objects *one)
+{
+	const struct velo_pol_namespace *ns;
+	const struct velo_pol_pod *pod;
+
+	if (one->n_pods) {
+		pod = velo_pol_objects_pod(objects, one->pods[0].ns, one->pods[0].name);
+		return pod && velo_pol_pod_equal(pod, &one->pods[0]);
+	}
+	if (one->n_namespaces) {
+		ns = velo_pol_objects_namespace(objects, one->namespaces[0].name);
+		return ns && velo_pol_namespace_equal(ns, &one->namespaces[0]);
+	}
+	return false;
+}
+
 static int change(void *ctx, bool deleted, const cJSON *object, char *why, size_t why_size)
 {
 	struct kind *kind = ctx;
@@ -135,6 +152,11 @@ static int change(void *ctx, bool deleted, const cJSON *object, char *why, size_
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&policy->lock);
+	if (unchanged(&policy->objects, &one)) {
+		pthread_mutex_unlock(&policy->lock);
+		velo_pol_objects_free(&one);
+		return 0; /* a pod's status heartbeat: nothing to compute */
+	}
 	if (kind->index == KIND_NAMESPACES)
 		ret = velo_pol_objects_put_namespace(&policy->objects, &one.namespaces[0]);
 	else if (kind->index == KIND_PODS)

@@ -64,6 +64,46 @@ void velo_pol_pod_free(struct velo_pol_pod *pod)
 	memset(pod, 0, sizeof(*pod));
 }
 
+static bool labels_equal(const struct velo_pol_labels *a, const struct velo_pol_labels *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (unsigned i = 0; i < a->n; i++)
+		if (strcmp(a->items[i].key, b->items[i].key) ||
+		    strcmp(a->items[i].value, b->items[i].value))
+			return false;
+	return true;
+}
+
+/* Field by field: padding bytes say nothing. */
+static bool ips_ports_equal(const struct velo_pol_pod *a, const struct velo_pol_pod *b)
+{
+	if (a->n_ips != b->n_ips || a->n_ports != b->n_ports)
+		return false;
+	for (unsigned i = 0; i < a->n_ips; i++)
+		if (a->ips[i].family != b->ips[i].family || a->ips[i].prefix != b->ips[i].prefix ||
+		    memcmp(a->ips[i].addr, b->ips[i].addr, sizeof(a->ips[i].addr)))
+			return false;
+	for (unsigned i = 0; i < a->n_ports; i++)
+		if (strcmp(a->ports[i].name, b->ports[i].name) ||
+		    a->ports[i].proto != b->ports[i].proto || a->ports[i].port != b->ports[i].port)
+			return false;
+	return true;
+}
+
+bool velo_pol_pod_equal(const struct velo_pol_pod *a, const struct velo_pol_pod *b)
+{
+	return !strcmp(a->ns, b->ns) && !strcmp(a->name, b->name) && !strcmp(a->node, b->node) &&
+	       a->host_network == b->host_network && a->finished == b->finished &&
+	       ips_ports_equal(a, b) && labels_equal(&a->labels, &b->labels);
+}
+
+bool velo_pol_namespace_equal(const struct velo_pol_namespace *a,
+			      const struct velo_pol_namespace *b)
+{
+	return !strcmp(a->name, b->name) && labels_equal(&a->labels, &b->labels);
+}
+
 static void rules_free(struct velo_pol_np_rule *rules, unsigned n)
 {
 	for (unsigned r = 0; r < n; r++) {

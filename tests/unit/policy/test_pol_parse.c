@@ -188,6 +188,15 @@ static void test_objects_by_name(void **state)
 	assert_int_equal(velo_pol_objects_put_pod(&objects, &pod), 0);
 	assert_int_equal(objects.n_pods, 2);
 	assert_int_equal(velo_pol_objects_pod(&objects, "x", "a")->ips[0].addr[3], 2);
+	/* The same pod again (a status heartbeat) is equal; another address is not. */
+	assert_int_equal(pod_parse("{\"metadata\": {\"namespace\": \"x\", \"name\": \"a\"}, "
+				   "\"status\": {\"podIP\": \"10.0.0.2\", \"phase\": \"Running\"}}",
+				   &pod, why),
+			 0);
+	assert_true(velo_pol_pod_equal(&pod, velo_pol_objects_pod(&objects, "x", "a")));
+	pod.ips[0].addr[3] = 3;
+	assert_false(velo_pol_pod_equal(&pod, velo_pol_objects_pod(&objects, "x", "a")));
+	velo_pol_pod_free(&pod);
 	assert_int_equal(velo_pol_objects_del_pod(&objects, "x", "a"), 1);
 	assert_int_equal(velo_pol_objects_del_pod(&objects, "x", "a"), 0);
 	assert_null(velo_pol_objects_pod(&objects, "x", "a"));
