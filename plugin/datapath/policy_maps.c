@@ -148,12 +148,15 @@ int velo_pol_maps_write(const struct velo_policy_bpf *bpf, const struct velo_pol
 {
 	enum { RULES, SUBJECTS, IPS, PARTS };
 	struct map_part parts[PARTS] = {
-		[RULES] = { bpf->rule_fd, sizeof(struct velo_pol_rule_key),
-			    sizeof(struct velo_pol_rule_entry) },
-		[SUBJECTS] = { bpf->subject_fd, sizeof(__u32),
-			       sizeof(struct velo_pol_subject_entry) },
-		[IPS] = { bpf->ip_fd, sizeof(struct velo_pol_ip_key),
-			  sizeof(struct velo_pol_ip_entry) },
+		[RULES] = { .fd = bpf->rule_fd,
+			    .key_size = sizeof(struct velo_pol_rule_key),
+			    .size = sizeof(struct velo_pol_rule_entry) },
+		[SUBJECTS] = { .fd = bpf->subject_fd,
+			       .key_size = sizeof(__u32),
+			       .size = sizeof(struct velo_pol_subject_entry) },
+		[IPS] = { .fd = bpf->ip_fd,
+			  .key_size = sizeof(struct velo_pol_ip_key),
+			  .size = sizeof(struct velo_pol_ip_entry) },
 	};
 	int ret = 0;
 

@@ -50,3 +50,4 @@ fz_run() {
 @test "fuzz: API pod answer (velo_k8s_pod_annotations_parse)" { fz_run k8s_pod; }
 @test "fuzz: IPAM allocation files (pool_parse)" { fz_run pool; }
 @test "fuzz: velod services file (velo_svc_state_parse, velo_svc_table_build)" { fz_run services; }
+@test "fuzz: velod policy file (velo_pol_objects_parse, velo_pol_tables_build)" { fz_run policy; }
