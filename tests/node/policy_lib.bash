@@ -37,6 +37,7 @@ pol_setup() {
 	POL_VELOD_PID=
 	POL_KEYS=()
 	POL_SERVICES=0
+	POL_PODS_JSON=
 	declare -gA POL_IP=() POL_CG=() POL_NS=() POL_VIP=()
 	# A blackhole for the grid's subnet and ClusterIPs in the node: a missing route never sends
 	# pod traffic anywhere else (the node has no uplink; this keeps it so).
@@ -80,6 +81,7 @@ pol_add() {
 	POL_CG[$key]="$cg"
 	POL_NS[$key]="$netns"
 	POL_KEYS+=("$key")
+	POL_PODS_JSON=
 	log="$VT/work/serve-$1-$2.log"
 	vtc_run "$netns" "$cg" "$POL_PROBE" serve "${POL_PORTS[@]}" >"$log" 2>&1 &
 	VT_PIDS+=($!)
@@ -114,7 +116,8 @@ pol_velod() {
 		stateDir: ($t + "/state"), runDir: ($t + "/run"), bpffsDir: $b, listen: $l,
 		reconcileIntervalSeconds: 0, sampleIntervalSeconds: 0, reapIntervalMs: 0,
 		sourceGuardPrefix: "", nodeName: $n, logLevel: "debug",
-		policySource: "file", policyFile: ($t + "/policy.json"), serviceCidrs: [$svc]}')" || return 1
+		policySource: "file", policyFile: ($t + "/policy.json"), policySyncMs: 50,
+		serviceCidrs: [$svc]}')" || return 1
 	if [ "$POL_SERVICES" = 1 ]; then
 		cfg="$(jq -c --arg t "$VT" '. + {servicesFile: ($t + "/services.json"),
 			servicesSyncMs: 50}' <<<"$cfg")" || return 1
@@ -163,14 +166,17 @@ pol_pod_json() {
 		status: {phase: "Running", podIP: $ip, podIPs: [{ip: $ip}]}}'
 }
 
-# pol_file POLICIES_JSON_ARRAY: the policy file's content for the grid and these policies.
+# pol_file POLICIES_JSON_ARRAY: the policy file's content for the grid and these policies (the
+# pods' part kept until a pod is added).
 pol_file() {
-	local pods="" key pod
-	for key in "${POL_KEYS[@]}"; do
-		pod="$(pol_pod_json "$key")" || return 1
-		pods+="${pods:+,}$pod"
-	done
-	jq -cn --argjson pods "[$pods]" --argjson pols "$1" '{
+	local key pod
+	if [ -z "$POL_PODS_JSON" ]; then
+		for key in "${POL_KEYS[@]}"; do
+			pod="$(pol_pod_json "$key")" || return 1
+			POL_PODS_JSON+="${POL_PODS_JSON:+,}$pod"
+		done
+	fi
+	jq -cn --argjson pods "[$POL_PODS_JSON]" --argjson pols "$1" '{
 		namespaces: (["x", "y", "z"] | map({metadata: {name: ., labels: {ns: .}}})),
 		pods: $pods, networkPolicies: $pols}'
 }

@@ -119,10 +119,12 @@ CASES=(none deny-all-ingress deny-all-egress allow-from-ns-label pod-and-ns-one-
 
 # run_table: every case on the grid as it is; fails at the end naming the cases that differed.
 run_table() {
-	local name policies failed=()
+	local name policies start failed=()
 	for name in "${CASES[@]}"; do
+		start=$(date +%s%N)
 		policies="$(case_policies "$name")" || { failed+=("$name(bad case)"); continue; }
 		pol_check "$name" "$policies" || failed+=("$name")
+		echo "case $name took $((($(date +%s%N) - start) / 1000000)) ms"
 	done
 	echo "cases that differ from the model: ${failed[*]:-none}"
 	[ "${#failed[@]}" -eq 0 ]
