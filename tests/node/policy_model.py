@@ -188,7 +188,7 @@ def check(world, node_addr, probes_path, results_path, name):
     if not wrong:
         return 0
     print("  cell: . allowed, X denied (as expected); + allowed but should be denied,"
-          " - denied but should be allowed (observed verdict after the sign)")
+          " - denied but should be allowed (observed verdict after the sign); ~ not probed")
     for table, cell in sorted(cells.items()):
         if all(c[2] for c in cell.values()):
             continue
@@ -199,7 +199,10 @@ def check(world, node_addr, probes_path, results_path, name):
         for s in srcs:
             row = []
             for d in dsts:
-                want, got, good = cell.get((s, d), ("?", "missing", False))
+                if (s, d) not in cell:
+                    row.append("~")  # not probed (a pod to its own ClusterIP)
+                    continue
+                want, got, good = cell[(s, d)]
                 if good:
                     row.append("." if want == "allow" else "X")
                 else:
