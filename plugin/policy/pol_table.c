@@ -323,7 +323,7 @@ int velo_pol_tables_build(const struct velo_pol_objects *objects, const struct v
 	memset(tables, 0, sizeof(*tables));
 	if (!numbering->ready) {
 		velo_pol_ids_init(&numbering->pods, VELO_ID_POD_FIRST, VELO_ID_CIDR_FIRST - 1);
-		velo_pol_ids_init(&numbering->cidrs, VELO_ID_CIDR_FIRST, VELO_ID_ANY - 1);
+		velo_pol_ids_init(&numbering->cidrs, VELO_ID_CIDR_FIRST, (uint32_t)VELO_ID_ANY - 1);
 		velo_pol_ids_init(&numbering->policies, 1, POLICY_ID_LAST);
 		numbering->ready = true;
 	}
