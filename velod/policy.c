@@ -329,6 +329,7 @@ struct attach_pass {
 	const struct agent_config *config;
 	const struct velo_policy_bpf *bpf;
 	const struct velo_pol_tables *tables;
+	bool egress_isolated; /* some local pod's egress is: velo_pol_uplink on the others */
 	unsigned attached, detached, busy, failed;
 };
 
@@ -342,7 +343,7 @@ static int attach_record(const struct velo_record *record, void *ctx)
 {
 	struct attach_pass *pass = ctx;
 	const struct velo_pol_placed *placed;
-	bool attached, want;
+	bool attached, want, deliver, want_deliver;
 	char path[PATH_MAX];
 	int fd, ret = 0;
 
@@ -353,7 +354,9 @@ static int attach_record(const struct velo_record *record, void *ctx)
 		return 0;
 	want = placed->isolate != 0;
 	attached = velo_policy_attached(&pass->config->paths, record);
-	if (want == attached)
+	want_deliver = !want && pass->egress_isolated;
+	deliver = velo_policy_deliver_attached(&pass->config->paths, record);
+	if (want == attached && want_deliver == deliver)
 		return 0;
 	if (state_lock_path(&pass->config->paths, record->network, record->container_id,
 			    record->ifname, path, sizeof(path)))
@@ -363,7 +366,19 @@ static int attach_record(const struct velo_record *record, void *ctx)
 		pass->busy++;
 		return 0;
 	}
-	if (want) {
+	if (want_deliver != deliver) {
+		ret = want_deliver
+			      ? velo_policy_deliver_attach(&pass->config->paths, pass->bpf, record)
+			      : (velo_policy_deliver_detach(&pass->config->paths, record), 0);
+		if (ret) {
+			pr_warn("policy: velo_pol_uplink on %s (%s/%s): %s", record->host_ifname,
+				record->pod_namespace, record->pod_name, strerror(-ret));
+			pass->failed++;
+		}
+	}
+	if (want == attached) {
+		/* only the delivery check changed */
+	} else if (want) {
 		ret = velo_policy_attach(&pass->config->paths, pass->bpf, record);
 		if (ret) {
 			pr_warn("policy: attach to %s (%s/%s): %s", record->host_ifname,
@@ -460,6 +475,8 @@ static int sync_maps(struct policy *policy, const struct agent_config *config)
 	policy->sync_seconds = (double)(velo_monotonic_ns() - start) / 1e9;
 	write_namespaces(state, config, namespaces);
 	namespaces = NULL;
+	for (unsigned i = 0; i < tables.n_placed && !pass.egress_isolated; i++)
+		pass.egress_isolated = tables.placed[i].isolate & VELO_POL_ISOLATE_EGRESS;
 	agent_foreach_network(config, attach_network, &pass);
 	unpair_denied(config, &bpf);
 	policy_uplink_sync(config, &bpf, &tables);

@@ -307,8 +307,9 @@ static __always_inline bool velo_pol_isolated(const __u8 *addr, __u32 isolate)
 /*
  * What the fast paths ask before they carry a flow past the programs that
  * judge it (XDP runs before the sender's tc ingress; a redirect skips the
- * receiver's tc egress): true when neither end is isolated that way or the
- * flow has a current entry. Otherwise the packet takes the stack, where those
+ * receiver's tc egress): true when neither end is isolated or the flow has a
+ * current entry (an isolated pod's reply to a flow carried past its programs
+ * would find none, and be judged as a flow of its own). Otherwise the packet takes the stack, where those
  * programs judge it (and allow the next ones a shortcut).
  */
 static __always_inline bool velo_pol_shortcut_ok(const struct velo_pol_flow *flow)
@@ -317,8 +318,10 @@ static __always_inline bool velo_pol_shortcut_ok(const struct velo_pol_flow *flo
 
 	if (!state || !state->active)
 		return true;
-	if (!velo_pol_isolated(flow->key.saddr, VELO_POL_ISOLATE_EGRESS) &&
-	    !velo_pol_isolated(flow->key.daddr, VELO_POL_ISOLATE_INGRESS))
+	/* Either end isolated either way: its replies, too, need the flow's entry. */
+	if (!velo_pol_isolated(flow->key.saddr,
+			       VELO_POL_ISOLATE_INGRESS | VELO_POL_ISOLATE_EGRESS) &&
+	    !velo_pol_isolated(flow->key.daddr, VELO_POL_ISOLATE_INGRESS | VELO_POL_ISOLATE_EGRESS))
 		return true;
 	return velo_pol_ct_current(flow, state->revision);
 }

@@ -24,6 +24,7 @@
 #define KIND_FROM "pol_from"
 #define KIND_TO "pol_to"
 #define KIND_UPLINK "pol_uplink"
+#define KIND_DELIVER "pol_deliver"
 
 #define MAP_PIN(name, field)                                               \
 	{                                                                  \
@@ -173,6 +174,7 @@ void velo_policy_detach(const struct velo_paths *paths, const struct velo_policy
 
 	velo_endpoint_link_unpin(paths, record->host_ifname, KIND_FROM);
 	velo_endpoint_link_unpin(paths, record->host_ifname, KIND_TO);
+	velo_endpoint_link_unpin(paths, record->host_ifname, KIND_DELIVER);
 	/* Only once the links are gone: a program without its entry drops everything. */
 	if (bpf && record->host_ifindex > 0 && bpf_map_delete_elem(bpf->if_fd, &ifindex) &&
 	    errno != ENOENT)
@@ -197,4 +199,22 @@ int velo_policy_uplink_attach(const struct velo_paths *paths, const struct velo_
 void velo_policy_uplink_detach(const struct velo_paths *paths, const char *ifname)
 {
 	velo_endpoint_link_unpin(paths, ifname, KIND_UPLINK);
+}
+
+bool velo_policy_deliver_attached(const struct velo_paths *paths, const struct velo_record *record)
+{
+	return link_pinned(paths, record->host_ifname, KIND_DELIVER);
+}
+
+int velo_policy_deliver_attach(const struct velo_paths *paths, const struct velo_policy_bpf *bpf,
+			       const struct velo_record *record)
+{
+	if (record->host_ifindex <= 0)
+		return -ENODEV;
+	return attach_one(paths, record, KIND_DELIVER, bpf->uplink_fd, true);
+}
+
+void velo_policy_deliver_detach(const struct velo_paths *paths, const struct velo_record *record)
+{
+	velo_endpoint_link_unpin(paths, record->host_ifname, KIND_DELIVER);
 }

@@ -43,7 +43,8 @@ void velo_policy_bpf_close(struct velo_policy_bpf *bpf);
  */
 int velo_policy_attach(const struct velo_paths *paths, const struct velo_policy_bpf *bpf,
 		       const struct velo_record *record);
-/* Removes both links, and the entry when bpf is given; missing ones are fine. */
+/* Removes both links (and velo_pol_uplink's, below), and the entry when bpf is given; missing
+ * ones are fine. */
 void velo_policy_detach(const struct velo_paths *paths, const struct velo_policy_bpf *bpf,
 			const struct velo_record *record);
 /* Whether the record's veth has the programs (its link pins exist): both, or one direction's. */
@@ -59,5 +60,17 @@ bool velo_policy_link_pinned(const struct velo_paths *paths, const struct velo_r
 int velo_policy_uplink_attach(const struct velo_paths *paths, const struct velo_policy_bpf *bpf,
 			      const char *ifname, int ifindex);
 void velo_policy_uplink_detach(const struct velo_paths *paths, const char *ifname);
+
+/*
+ * velo_pol_uplink at the tc egress of a pod no policy selects, while some
+ * local pod's egress is isolated: such a pod's flow to a Service IP that
+ * kube-proxy DNATs to this pod is judged there (the sender's veth saw only
+ * the Service IP, and this pod has no programs of its own). Pinned as
+ * <bpffs>/links/<host_ifname>_pol_deliver; velo_policy_detach removes it too.
+ */
+bool velo_policy_deliver_attached(const struct velo_paths *paths, const struct velo_record *record);
+int velo_policy_deliver_attach(const struct velo_paths *paths, const struct velo_policy_bpf *bpf,
+			       const struct velo_record *record);
+void velo_policy_deliver_detach(const struct velo_paths *paths, const struct velo_record *record);
 
 #endif

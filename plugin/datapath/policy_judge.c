@@ -81,13 +81,36 @@ int velo_policy_judge(const struct velo_policy_bpf *bpf, const uint8_t src[16],
 	return 0;
 }
 
-/* Either orientation of the socket's connection is allowed. */
+/* The flow table's entry for this tuple exists: the connection was opened this way round. */
+static bool opened_as(const struct velo_policy_bpf *bpf, const uint8_t src[16], uint32_t sport,
+		      const uint8_t dst[16], uint32_t dport)
+{
+	struct velo_pol_ct_key key = { .proto = IPPROTO_TCP_NUM };
+	struct velo_pol_ct value;
+
+	memcpy(key.saddr, src, 16);
+	memcpy(key.daddr, dst, 16);
+	key.sport = htons((uint16_t)sport);
+	key.dport = htons((uint16_t)dport);
+	return !bpf_map_lookup_elem(bpf->ct_fd, &key, &value);
+}
+
+/*
+ * The socket's connection judged the way it was opened, as the flow table
+ * remembers it; without an entry, either way round (the opener is unknown).
+ */
 static bool pair_allowed(const struct velo_policy_bpf *bpf, const struct velo_sm_key *key)
 {
-	return !velo_policy_judge(bpf, key->local, key->remote, IPPROTO_TCP_NUM,
-				  htons((uint16_t)key->remote_port)) ||
-	       !velo_policy_judge(bpf, key->remote, key->local, IPPROTO_TCP_NUM,
-				  htons((uint16_t)key->local_port));
+	bool out = opened_as(bpf, key->local, key->local_port, key->remote, key->remote_port);
+	bool in = opened_as(bpf, key->remote, key->remote_port, key->local, key->local_port);
+	bool out_ok = !velo_policy_judge(bpf, key->local, key->remote, IPPROTO_TCP_NUM,
+					 htons((uint16_t)key->remote_port));
+	bool in_ok = !velo_policy_judge(bpf, key->remote, key->local, IPPROTO_TCP_NUM,
+					htons((uint16_t)key->local_port));
+
+	if (out != in)
+		return out ? out_ok : in_ok;
+	return out_ok || in_ok;
 }
 
 int velo_policy_unpair_denied(const struct velo_policy_bpf *bpf, int sockhash_fd)
