@@ -366,18 +366,8 @@ static int attach_record(const struct velo_record *record, void *ctx)
 		pass->busy++;
 		return 0;
 	}
-	if (want_deliver != deliver) {
-		ret = want_deliver
-			      ? velo_policy_deliver_attach(&pass->config->paths, pass->bpf, record)
-			      : (velo_policy_deliver_detach(&pass->config->paths, record), 0);
-		if (ret) {
-			pr_warn("policy: velo_pol_uplink on %s (%s/%s): %s", record->host_ifname,
-				record->pod_namespace, record->pod_name, strerror(-ret));
-			pass->failed++;
-		}
-	}
 	if (want == attached) {
-		/* only the delivery check changed */
+		/* only velo_pol_uplink's part changes */
 	} else if (want) {
 		ret = velo_policy_attach(&pass->config->paths, pass->bpf, record);
 		if (ret) {
@@ -390,6 +380,18 @@ static int attach_record(const struct velo_record *record, void *ctx)
 	} else {
 		velo_policy_detach(&pass->config->paths, pass->bpf, record);
 		pass->detached++;
+	}
+	/* After the pod's programs: their detach takes this one too. */
+	deliver = velo_policy_deliver_attached(&pass->config->paths, record);
+	if (want_deliver != deliver) {
+		ret = want_deliver
+			      ? velo_policy_deliver_attach(&pass->config->paths, pass->bpf, record)
+			      : (velo_policy_deliver_detach(&pass->config->paths, record), 0);
+		if (ret) {
+			pr_warn("policy: velo_pol_uplink on %s (%s/%s): %s", record->host_ifname,
+				record->pod_namespace, record->pod_name, strerror(-ret));
+			pass->failed++;
+		}
 	}
 	lock_release(fd);
 	return 0;

@@ -12,6 +12,8 @@
 #include "datapath/policy_judge.h"
 
 #define IPPROTO_TCP_NUM 6
+/* Linux's default ip_local_port_range starts here: connect()'s ports, not listeners'. */
+#define EPHEMERAL_FIRST 32768
 
 /* A full-length LPM lookup: the longest prefix holding addr. False when none does. */
 static bool ip_of(const struct velo_policy_bpf *bpf, const uint8_t addr[16], struct velo_pol_ip *ip)
@@ -97,7 +99,8 @@ static bool opened_as(const struct velo_policy_bpf *bpf, const uint8_t src[16], 
 
 /*
  * The socket's connection judged the way it was opened, as the flow table
- * remembers it; without an entry, either way round (the opener is unknown).
+ * remembers it; without an entry (paired before any policy program saw it),
+ * by its ephemeral port, else it must be allowed both ways round.
  */
 static bool pair_allowed(const struct velo_policy_bpf *bpf, const struct velo_sm_key *key)
 {
@@ -110,7 +113,10 @@ static bool pair_allowed(const struct velo_policy_bpf *bpf, const struct velo_sm
 
 	if (out != in)
 		return out ? out_ok : in_ok;
-	return out_ok || in_ok;
+	/* No entry (paired before policy came): the end with an ephemeral port opened it. */
+	if ((key->local_port >= EPHEMERAL_FIRST) != (key->remote_port >= EPHEMERAL_FIRST))
+		return key->local_port >= EPHEMERAL_FIRST ? out_ok : in_ok;
+	return out_ok && in_ok;
 }
 
 int velo_policy_unpair_denied(const struct velo_policy_bpf *bpf, int sockhash_fd)

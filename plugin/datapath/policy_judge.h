@@ -21,7 +21,8 @@ int velo_policy_judge(const struct velo_policy_bpf *bpf, const uint8_t src[16],
 /*
  * Removes from sockhash_fd (velo_sock_v1) each socket whose connection the
  * maps now forbid, judged the way it was opened (the flow table's entry says
- * which; without one, forbidden both ways round).
+ * which; without one, the end with an ephemeral port opened it, else either
+ * way round forbidden is enough).
  * How many it removed, or -errno.
  */
 int velo_policy_unpair_denied(const struct velo_policy_bpf *bpf, int sockhash_fd);
