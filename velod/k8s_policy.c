@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/netpol.h"
+#include "policy/parse.h"
 #include "k8s_policy.h"
 #include "k8s_watch.h"
-#include "policy/pol_netpol.h"
-#include "policy/pol_parse.h"
 
 enum {
 	KIND_NAMESPACES = VELO_POL_KIND_NAMESPACES,

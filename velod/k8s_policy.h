@@ -3,7 +3,7 @@
  * Namespaces, Pods and NetworkPolicies from the Kubernetes API
  * (k8s_policy.c): three watches (k8s_watch.h) of /api/v1/namespaces,
  * /api/v1/pods and /apis/networking.k8s.io/v1/networkpolicies keeping one
- * set of objects (policy/pol_objects.h). velod's loop polls for changes and
+ * set of objects (policy/objects.h). velod's loop polls for changes and
  * computes from the set once all three have listed: a policy is never
  * computed against pods or namespaces velod hasn't seen yet.
  */
@@ -12,9 +12,9 @@
 
 #include <stdbool.h>
 
+#include "policy/objects.h"
 #include "agent.h"
 #include "k8s_list_watch.h"
-#include "policy/pol_objects.h"
 
 #define K8S_POLICY_WATCHES 3 /* Namespaces, Pods, NetworkPolicies */
 

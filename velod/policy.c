@@ -23,21 +23,21 @@
 
 #include "base/lock.h"
 #include "base/log.h"
-#include "config.h"
 #include "datapath/policy_bpf.h"
 #include "datapath/policy_judge.h"
 #include "datapath/policy_maps.h"
 #include "datapath/sockmap_bpf.h"
 #include "features/policy.h"
+#include "policy/cidr.h"
+#include "policy/describe.h"
+#include "policy/parse.h"
+#include "policy/table.h"
+#include "state/state.h"
+#include "config.h"
 #include "k8s_policy.h"
 #include "policy.h"
-#include "policy/pol_cidr.h"
-#include "policy/pol_describe.h"
-#include "policy/pol_parse.h"
-#include "policy/pol_table.h"
 #include "policy_uplink.h"
 #include "reconcile.h"
-#include "state/state.h"
 
 #define NS_PER_MS 1000000ull
 #define POLICY_FILE_MAX (256u << 20)

@@ -2,7 +2,7 @@
 /*
  * NetworkPolicy in velod (policy.c): Namespaces, Pods and NetworkPolicies
  * from policyFile or the API's watches (policySource), this node's pods from
- * the endpoint records, the maps computed (policy/pol_table.h) and written
+ * the endpoint records, the maps computed (policy/table.h) and written
  * (datapath/policy_maps.h) whenever either changes, at most every
  * policySyncMs; then <runDir>/policy/namespaces for ADD, and the programs
  * attached to the pods some policy selects and detached from the others.

@@ -9,7 +9,7 @@
 
 #include "bpf/lib/velo_policy.h"
 #include "datapath/policy_bpf.h"
-#include "policy/pol_objects.h"
+#include "policy/objects.h"
 #include "policy.h"
 #include "policy_metrics.h"
 

@@ -8,9 +8,9 @@
 #ifndef VELOD_POLICY_UPLINK_H
 #define VELOD_POLICY_UPLINK_H
 
-#include "agent.h"
 #include "datapath/policy_bpf.h"
-#include "policy/pol_table.h"
+#include "policy/table.h"
+#include "agent.h"
 
 /* After each write of the maps. Failures are logged (egress to Services stays unjudged). */
 void policy_uplink_sync(const struct agent_config *config, const struct velo_policy_bpf *bpf,

@@ -11,12 +11,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "base/lock.h"
 #include "base/log.h"
 #include "bpf/lib/velo_policy.h"
-#include "datapath/bpf_gen.h"
-#include "datapath/bpf_loader.h"
-#include "datapath/bpf_pins.h"
+#include "datapath/loader.h"
+#include "datapath/pins.h"
 #include "datapath/policy_bpf.h"
 #include "datapath/tc_attach.h"
 #include "policy.skel.h"
@@ -53,27 +51,20 @@ void velo_policy_bpf_close(struct velo_policy_bpf *bpf)
 /* Under the loader lock. */
 static int load_and_pin(const struct velo_paths *paths, const void *arg)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = paths->bpffs_dir);
-	struct bpf_program *prog;
+	struct bpf_object_open_opts opts;
 	struct policy *skel;
-	char dir[PATH_MAX];
 	int ret;
 
-	(void)arg;
-	ret = velo_bpf_gen_dir(paths, dir, sizeof(dir));
-	if (!ret)
-		ret = lock_mkdirs(dir);
+	(void)arg; /* nothing to choose */
+	ret = velo_bpf_load_prepare(paths, &opts);
 	if (ret)
 		return ret;
 	skel = policy__open_opts(&opts);
 	if (!skel)
 		return -errno;
 	ret = policy__load(skel);
-	bpf_object__for_each_program (prog, skel->obj) {
-		for (size_t i = 0; !ret && i < N_PINS; i++)
-			if (!pins[i].map && !strcmp(pins[i].name, bpf_program__name(prog)))
-				ret = velo_pin_program(paths, &pins[i], prog);
-	}
+	if (!ret)
+		ret = velo_pin_programs(paths, skel->obj, pins, N_PINS);
 	if (!ret)
 		pr_info("policy: loaded and pinned the NetworkPolicy programs under %s",
 			paths->bpffs_dir);

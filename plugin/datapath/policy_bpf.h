@@ -8,8 +8,8 @@
  * tc egress: what it receives), pinned as <bpffs>/links/<host_ifname>_pol_from
  * and _pol_to.
  */
-#ifndef VELO_POLICY_BPF_H
-#define VELO_POLICY_BPF_H
+#ifndef VELO_DATAPATH_POLICY_BPF_H
+#define VELO_DATAPATH_POLICY_BPF_H
 
 #include <stdbool.h>
 

@@ -5,8 +5,8 @@
  * value) and the old table's to delete (keys gone). Pure: policy_maps.c
  * writes what it says.
  */
-#ifndef VELO_POLICY_DIFF_H
-#define VELO_POLICY_DIFF_H
+#ifndef VELO_DATAPATH_POLICY_DIFF_H
+#define VELO_DATAPATH_POLICY_DIFF_H
 
 #include <stddef.h>
 

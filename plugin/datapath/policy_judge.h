@@ -7,8 +7,8 @@
  * of the sockhash: their next bytes go through TCP and the veths' programs,
  * which drop them as conntrack-based enforcement would.
  */
-#ifndef VELO_POLICY_JUDGE_H
-#define VELO_POLICY_JUDGE_H
+#ifndef VELO_DATAPATH_POLICY_JUDGE_H
+#define VELO_DATAPATH_POLICY_JUDGE_H
 
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Computed policy tables (policy/pol_table.h) into the pinned maps
+ * Computed policy tables (policy/table.h) into the pinned maps
  * (policy_maps.c), writing only what changed since the last write and in an
  * order that never opens a moment of allow-all or deny-all for a flow:
  *  1. new and changed rules (a subject's new allowances before anything
@@ -16,13 +16,13 @@
  * A failed write stops before any removal, leaves the revision and forgets
  * what the maps hold: the next write reads them back.
  */
-#ifndef VELO_POLICY_MAPS_H
-#define VELO_POLICY_MAPS_H
+#ifndef VELO_DATAPATH_POLICY_MAPS_H
+#define VELO_DATAPATH_POLICY_MAPS_H
 
 #include <stdbool.h>
 
 #include "datapath/policy_bpf.h"
-#include "policy/pol_table.h"
+#include "policy/table.h"
 
 /* What the maps hold after the last write, kept by the caller (zeroed at first). */
 struct velo_pol_written {

@@ -10,9 +10,9 @@
 
 #include <errno.h>
 
-#include "policy/pol_eval.h"
-#include "policy/pol_parse.h"
-#include "policy/pol_table.h"
+#include "policy/eval.h"
+#include "policy/parse.h"
+#include "policy/table.h"
 
 #define MAX_LOCAL 64
 

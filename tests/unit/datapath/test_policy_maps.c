@@ -20,8 +20,8 @@
 #include <cmocka.h>
 
 #include "datapath/policy_maps.h"
-#include "policy/pol_cidr.h"
-#include "policy/pol_parse.h"
+#include "policy/cidr.h"
+#include "policy/parse.h"
 
 static struct velo_policy_bpf bpf = { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * velod's GET /policy answers (plugin/policy/pol_describe.c): the policies
+ * velod's GET /policy answers (plugin/policy/describe.c): the policies
  * selecting a pod, its isolation, its rules as text with named ports
  * resolved, the node's pods in one list, an unknown pod.
  */
@@ -15,9 +15,9 @@
 
 #include <cmocka.h>
 
-#include "policy/pol_cidr.h"
-#include "policy/pol_describe.h"
-#include "policy/pol_parse.h"
+#include "policy/cidr.h"
+#include "policy/describe.h"
+#include "policy/parse.h"
 
 static const char file[] =
 	"{\"namespaces\": [{\"metadata\": {\"name\": \"x\", \"labels\": {\"ns\": \"x\"}}}], "

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * NetworkPolicy semantics end to end (plugin/policy/pol_eval.c over
- * pol_table.c): objects as the API serves them, the tables built for a node
+ * NetworkPolicy semantics end to end (plugin/policy/eval.c over
+ * table.c): objects as the API serves them, the tables built for a node
  * holding every pod, and the datapath's verdict for pod pairs. The grid is
  * the upstream netpol suite's: namespaces x, y, z (label ns=<name>), pods a,
  * b, c in each (label pod=<name>, 10.0.<ns>.<pod>), each serving TCP, UDP and
@@ -25,10 +25,10 @@
 
 #include <cmocka.h>
 
-#include "policy/pol_cidr.h"
-#include "policy/pol_eval.h"
-#include "policy/pol_parse.h"
-#include "policy/pol_table.h"
+#include "policy/cidr.h"
+#include "policy/eval.h"
+#include "policy/parse.h"
+#include "policy/table.h"
 
 #define TCP IPPROTO_TCP
 #define UDP IPPROTO_UDP

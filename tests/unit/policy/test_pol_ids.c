@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * Stable numbers (plugin/policy/pol_ids.c): a key keeps its number while it
+ * Stable numbers (plugin/policy/ids.c): a key keeps its number while it
  * stays, a new key never gets a number freed in the same or a recent round,
  * the space wraps round and skips numbers in use, and runs out cleanly.
  */
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "policy/pol_ids.h"
+#include "policy/ids.h"
 
 static void test_stable(void **state)
 {

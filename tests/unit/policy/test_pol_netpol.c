@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * NetworkPolicy objects (plugin/policy/pol_netpol.c): the whole v1 spec, the
+ * NetworkPolicy objects (plugin/policy/netpol.c): the whole v1 spec, the
  * API's defaults (policyTypes, protocol TCP) and its validation (a peer is an
  * ipBlock or selectors, excepts inside their cidr, endPort after a numeric
  * port, port names that are names), bad fields named.
@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "policy/pol_netpol.h"
+#include "policy/netpol.h"
 
 static int parse(const char *spec, struct velo_pol_netpol *netpol, char *why)
 {

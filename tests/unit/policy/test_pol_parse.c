@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * Namespace and Pod objects and the policy file (plugin/policy/pol_parse.c),
- * and the set they are kept in (pol_objects.c): the API's defaults, the
+ * Namespace and Pod objects and the policy file (plugin/policy/parse.c),
+ * and the set they are kept in (objects.c): the API's defaults, the
  * namespace's name label added, named ports sorted, hostNetwork and finished
  * pods marked, bad fields named, objects replaced and removed by name.
  */
@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "policy/pol_parse.h"
+#include "policy/parse.h"
 
 static int ns_parse(const char *text, struct velo_pol_namespace *ns, char *why)
 {

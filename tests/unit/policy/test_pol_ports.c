@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * endPort ranges as prefixes (plugin/policy/pol_ports.c): the cover is exact
+ * endPort ranges as prefixes (plugin/policy/ports.c): the cover is exact
  * (every port of the range inside, none outside) and minimal for aligned
  * blocks, checked for every range edge case and by brute force.
  */
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "policy/pol_ports.h"
+#include "policy/ports.h"
 
 static bool covered(const struct velo_pol_port_prefix *cover, unsigned n, uint32_t port)
 {

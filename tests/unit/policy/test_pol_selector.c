@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * Label selectors and peers (plugin/policy/pol_selector.c) as Kubernetes
+ * Label selectors and peers (plugin/policy/selector.c) as Kubernetes
  * defines them: matchLabels AND every expression, NotIn and DoesNotExist
  * holding for a missing label, the empty selector matching all; a peer's
  * podSelector alone staying in the policy's namespace.
@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "policy/pol_json.h"
-#include "policy/pol_selector.h"
+#include "policy/json.h"
+#include "policy/selector.h"
 
 static struct velo_pol_selector selector;
 

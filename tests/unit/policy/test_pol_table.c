@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The exact map contents (plugin/policy/pol_table.c, pol_ips.c, pol_rules.c):
+ * The exact map contents (plugin/policy/table.c, ips.c, rules.c):
  * identities shared by pods with the same namespace, labels and named ports
  * and kept across computations; every address's entry (pods full length,
  * LOCAL only for this node's, the node's own VELO_ID_HOST, Service CIDRs
@@ -21,10 +21,10 @@
 
 #include <cmocka.h>
 
-#include "policy/pol_cidr.h"
-#include "policy/pol_eval.h"
-#include "policy/pol_parse.h"
-#include "policy/pol_table.h"
+#include "policy/cidr.h"
+#include "policy/eval.h"
+#include "policy/parse.h"
+#include "policy/table.h"
 
 static struct velo_pol_objects objects;
 static struct velo_pol_numbering numbering;

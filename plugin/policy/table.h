@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What Kubernetes NetworkPolicy semantics make of the cluster's objects for
- * this node (pol_table.c): the exact contents of velo_pol_ip_v1,
+ * this node (table.c): the exact contents of velo_pol_ip_v1,
  * velo_pol_sub_v1 and velo_pol_rule_v1 (bpf/lib/velo_policy.h). Pure.
  *  - a pod's identity is its namespace, labels and named ports; every pod
  *    address maps to it, and to the longest ipBlock prefix holding it;
@@ -15,15 +15,15 @@
  *    policyTypes; its rules allow what any of those policies' rules allow
  *    (policies are additive), peers expanded to the identities they match.
  */
-#ifndef VELO_POL_TABLE_H
-#define VELO_POL_TABLE_H
+#ifndef VELO_POLICY_TABLE_H
+#define VELO_POLICY_TABLE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "bpf/lib/velo_policy.h"
-#include "policy/pol_ids.h"
-#include "policy/pol_objects.h"
+#include "policy/ids.h"
+#include "policy/objects.h"
 
 /* A pod of this node as its endpoint record has it. */
 struct velo_pol_local_pod {
@@ -42,7 +42,7 @@ struct velo_pol_node {
 	const struct velo_pol_local_pod *local;
 };
 
-/* Numbers kept from one computation to the next (pol_ids.h); zeroed at first. */
+/* Numbers kept from one computation to the next (ids.h); zeroed at first. */
 struct velo_pol_numbering {
 	bool ready;
 	struct velo_pol_ids pods, cidrs, policies;
@@ -63,7 +63,7 @@ struct velo_pol_rule_entry {
 	struct velo_pol_rule value;
 };
 
-/* An identity, for veloctl and the logs: the key it was numbered by (pol_ids.h). */
+/* An identity, for veloctl and the logs: the key it was numbered by (ids.h). */
 struct velo_pol_identity {
 	__u32 id;
 	const char *key; /* the numbering's; valid while it is unchanged */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The policy tables for this node (pol_table.h): the objects' identities
+ * The policy tables for this node (table.h): the objects' identities
  * numbered (pod label sets, ipBlock prefixes, policies), then the addresses
- * placed (pol_ips.c) and the subjects and rules written (pol_rules.c).
+ * placed (ips.c) and the subjects and rules written (rules.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/pol_build.h"
-#include "policy/pol_cidr.h"
-#include "policy/pol_ips.h"
-#include "policy/pol_rules.h"
-#include "policy/pol_table.h"
+#include "policy/build.h"
+#include "policy/cidr.h"
+#include "policy/ips.h"
+#include "policy/rules.h"
+#include "policy/table.h"
 
 #define POLICY_ID_LAST 0x7fffffffu
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Helpers of one computation's steps (pol_build.h). */
+/* Helpers of one computation's steps (build.h). */
 #include <errno.h>
 #include <stdlib.h>
 
-#include "policy/pol_build.h"
-#include "policy/pol_cidr.h"
+#include "policy/build.h"
+#include "policy/cidr.h"
 
 const struct velo_pol_labels *velo_pol_ident_ns_labels(const struct velo_pol_ident *ident,
 						       struct velo_pol_labels *spare,

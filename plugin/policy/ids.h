@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Stable numbers for keys (pol_ids.c): pod label sets, ipBlock prefixes and
+ * Stable numbers for keys (ids.c): pod label sets, ipBlock prefixes and
  * policies. A key that is still there keeps its number from one computation
  * to the next, so a change rewrites only the map entries it touches; a new
  * key gets a number no key had recently (numbers go round their space before
  * one is used again), so an entry left by a half-done write never names
  * something else.
  */
-#ifndef VELO_POL_IDS_H
-#define VELO_POL_IDS_H
+#ifndef VELO_POLICY_IDS_H
+#define VELO_POLICY_IDS_H
 
 #include <stdint.h>
 

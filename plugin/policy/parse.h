@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Namespace and Pod objects (pol_parse.c) as NetworkPolicy needs them, and
+ * Namespace and Pod objects (parse.c) as NetworkPolicy needs them, and
  * velod's policyFile: {"namespaces": [...], "pods": [...],
  * "networkPolicies": [...]}, objects shaped as the API serves them. Pure.
  */
-#ifndef VELO_POL_PARSE_H
-#define VELO_POL_PARSE_H
+#ifndef VELO_POLICY_PARSE_H
+#define VELO_POLICY_PARSE_H
 
 #include <stddef.h>
 
 #include <cJSON.h>
 
-#include "policy/pol_objects.h"
+#include "policy/objects.h"
 
 /*
  * A Namespace: its name and labels, with kubernetes.io/metadata.name added

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Stable numbers for keys (pol_ids.h). */
+/* Stable numbers for keys (ids.h). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/pol_ids.h"
+#include "policy/ids.h"
 
 void velo_pol_ids_init(struct velo_pol_ids *ids, uint32_t first, uint32_t last)
 {

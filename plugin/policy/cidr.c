@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Prefixes: text, containment and map keys (pol_cidr.h). */
+/* Prefixes: text, containment and map keys (cidr.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "base/addr.h"
-#include "policy/pol_cidr.h"
+#include "policy/cidr.h"
 
 static const uint8_t v4_mapped[12] = { [10] = 0xff, [11] = 0xff };
 

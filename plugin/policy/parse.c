@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * Namespace and Pod objects, and the policy file (pol_parse.h). A pod's
+ * Namespace and Pod objects, and the policy file (parse.h). A pod's
  * named ports are kept sorted by name: with its namespace and labels they
- * are its identity (pol_ids.h).
+ * are its identity (ids.h).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/pol_cidr.h"
-#include "policy/pol_json.h"
-#include "policy/pol_netpol.h"
-#include "policy/pol_parse.h"
+#include "policy/cidr.h"
+#include "policy/json.h"
+#include "policy/netpol.h"
+#include "policy/parse.h"
 
 /* labels plus key=value, kept sorted (the Namespace's own name label). */
 static int labels_add(struct velo_pol_labels *labels, const char *key, const char *value)

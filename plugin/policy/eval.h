@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The datapath's verdict computed from the tables (pol_eval.c), for velod
+ * The datapath's verdict computed from the tables (eval.c), for velod
  * (which established socket pairs a change now forbids) and the tests. What
  * bpf/policy.bpf.c does for a connection's first packet:
  *  - the source's and destination's identities by longest prefix
@@ -15,13 +15,13 @@
  *    either way.
  * Replies of allowed connections pass (the datapath's conntrack): not here.
  */
-#ifndef VELO_POL_EVAL_H
-#define VELO_POL_EVAL_H
+#ifndef VELO_POLICY_EVAL_H
+#define VELO_POLICY_EVAL_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "policy/pol_table.h"
+#include "policy/table.h"
 
 /* The entry holding addr (longest prefix), or NULL (never with built tables: the defaults). */
 const struct velo_pol_ip_entry *velo_pol_lookup_ip(const struct velo_pol_tables *tables,

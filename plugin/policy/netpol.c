@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-/* NetworkPolicy objects into velo's structs (pol_netpol.h). */
+/* NetworkPolicy objects into velo's structs (netpol.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/pol_cidr.h"
-#include "policy/pol_json.h"
-#include "policy/pol_netpol.h"
+#include "policy/cidr.h"
+#include "policy/json.h"
+#include "policy/netpol.h"
 
 static int block_parse(const cJSON *json, struct velo_pol_peer *out)
 {

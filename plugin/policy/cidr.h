@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Prefixes as policy uses them (pol_cidr.c): parsed, compared, and in the
+ * Prefixes as policy uses them (cidr.c): parsed, compared, and in the
  * form of velo_pol_ip_v1's keys (bpf/lib/velo_policy.h: IPv4 as
  * ::ffff:a.b.c.d, its prefix 96 longer).
  */
-#ifndef VELO_POL_CIDR_H
-#define VELO_POL_CIDR_H
+#ifndef VELO_POLICY_CIDR_H
+#define VELO_POLICY_CIDR_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "bpf/lib/velo_policy.h"
-#include "policy/pol_objects.h"
+#include "policy/objects.h"
 
 /* "10.0.0.0/8" (host bits cleared, as the API server's net.ParseCIDR) or, with full, an address. */
 int velo_pol_cidr_parse(const char *text, bool full, struct velo_pol_cidr *out);

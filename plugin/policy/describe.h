@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * NetworkPolicy as velod computed it, for people (pol_describe.c): velod's
+ * NetworkPolicy as velod computed it, for people (describe.c): velod's
  * GET /policy answers, which veloctl policy prints (docs/policy.md). Pure.
  */
-#ifndef VELO_POL_DESCRIBE_H
-#define VELO_POL_DESCRIBE_H
+#ifndef VELO_POLICY_DESCRIBE_H
+#define VELO_POLICY_DESCRIBE_H
 
 #include <cJSON.h>
 
-#include "policy/pol_table.h"
+#include "policy/table.h"
 
 /*
  * One pod: {pod, addresses, identity (a pod of this node), isolation {ingress,

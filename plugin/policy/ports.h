@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * A port range as the fewest prefixes that cover it exactly (pol_ports.c):
+ * A port range as the fewest prefixes that cover it exactly (ports.c):
  * velo_pol_rule_v1 matches ports by prefix (bpf/lib/velo_policy.h), so an
  * endPort range becomes at most 30 entries (1-65535: 16).
  */
-#ifndef VELO_POL_PORTS_H
-#define VELO_POL_PORTS_H
+#ifndef VELO_POLICY_PORTS_H
+#define VELO_POLICY_PORTS_H
 
 #include <stdint.h>
 

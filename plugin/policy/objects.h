@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The Kubernetes objects NetworkPolicy needs, as velo keeps them (pol_objects.c):
+ * The Kubernetes objects NetworkPolicy needs, as velo keeps them (objects.c):
  * Namespaces and Pods (labels, addresses, named ports) and networking.k8s.io/v1
  * NetworkPolicies, and the set of all three (velo_pol_state) that velod fills
- * from its file or the API's watches. Parsing is pol_parse.h's and
- * pol_netpol.h's; what the objects mean for the maps is pol_table.h's.
+ * from its file or the API's watches. Parsing is parse.h's and
+ * netpol.h's; what the objects mean for the maps is table.h's.
  */
-#ifndef VELO_POL_OBJECTS_H
-#define VELO_POL_OBJECTS_H
+#ifndef VELO_POLICY_OBJECTS_H
+#define VELO_POLICY_OBJECTS_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * One computation of the policy tables in progress (pol_build.c), shared by
- * its steps: pol_table.c numbers the identities, pol_ips.c places addresses,
- * pol_rules.c writes subjects and rules.
+ * One computation of the policy tables in progress (build.c), shared by
+ * its steps: table.c numbers the identities, ips.c places addresses,
+ * rules.c writes subjects and rules.
  */
-#ifndef VELO_POL_BUILD_H
-#define VELO_POL_BUILD_H
+#ifndef VELO_POLICY_BUILD_H
+#define VELO_POLICY_BUILD_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "policy/pol_objects.h"
-#include "policy/pol_table.h"
+#include "policy/objects.h"
+#include "policy/table.h"
 
 /* A pod identity: the pods sharing namespace, labels and named ports. */
 struct velo_pol_ident {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * velod's GET /policy answers (pol_describe.h), from the objects rather than
+ * velod's GET /policy answers (describe.h), from the objects rather than
  * the maps' entries: a rule reads as the policy wrote it ("pods app=web in
  * namespaces ns=y", "TCP/5432"), named ports with what they resolve to.
  */
@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/pol_cidr.h"
-#include "policy/pol_describe.h"
-#include "policy/pol_rules.h"
+#include "policy/cidr.h"
+#include "policy/describe.h"
+#include "policy/rules.h"
 
 static const char *proto_name(uint8_t proto)
 {

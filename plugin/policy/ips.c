@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The address map's entries (pol_ips.h). One key can come from several
+ * The address map's entries (ips.h). One key can come from several
  * sources (a pod's /32 that an ipBlock also names, a prefix inside a Service
  * CIDR): they merge, flags joined, the pod identity of a pod of this node
  * winning over one the API still shows for another pod.
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "policy/pol_cidr.h"
-#include "policy/pol_ips.h"
+#include "policy/cidr.h"
+#include "policy/ips.h"
 
 struct ip_list {
 	const struct velo_pol_build *build;

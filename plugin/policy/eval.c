@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-/* The datapath's verdict from the tables (pol_eval.h). */
+/* The datapath's verdict from the tables (eval.h). */
 #include <arpa/inet.h>
 #include <string.h>
 
-#include "policy/pol_cidr.h"
-#include "policy/pol_eval.h"
+#include "policy/cidr.h"
+#include "policy/eval.h"
 
 /* The first prefixlen bits of a and b agree. */
 static bool bits_equal(const __u8 *a, const __u8 *b, unsigned prefixlen)

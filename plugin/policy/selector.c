@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Label selectors and peers against pods (pol_selector.h). */
+/* Label selectors and peers against pods (selector.h). */
 #include <string.h>
 
-#include "policy/pol_selector.h"
+#include "policy/selector.h"
 
 static bool in_values(const struct velo_pol_expr *expr, const char *value)
 {

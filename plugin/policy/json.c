@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* The parts Kubernetes objects share, from cJSON (pol_json.h). */
+/* The parts Kubernetes objects share, from cJSON (json.h). */
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "policy/pol_json.h"
+#include "policy/json.h"
 
 const cJSON *velo_pol_json_field(const cJSON *object, const char *name)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Port ranges into prefixes (pol_ports.h). */
-#include "policy/pol_ports.h"
+/* Port ranges into prefixes (ports.h). */
+#include "policy/ports.h"
 
 unsigned velo_pol_port_cover(uint16_t first, uint16_t last,
 			     struct velo_pol_port_prefix out[VELO_POL_PORT_PREFIXES_MAX])

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Namespaces, Pods and NetworkPolicies kept by name, and freeing them (pol_objects.h). */
+/* Namespaces, Pods and NetworkPolicies kept by name, and freeing them (objects.h). */
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/pol_objects.h"
+#include "policy/objects.h"
 
 void velo_pol_labels_free(struct velo_pol_labels *labels)
 {

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Label selectors and NetworkPolicy peers matched against pods (pol_selector.c),
+ * Label selectors and NetworkPolicy peers matched against pods (selector.c),
  * as Kubernetes defines them: matchLabels and every matchExpression must
  * hold (NotIn and DoesNotExist hold for a missing label); an empty selector
  * matches everything.
  */
-#ifndef VELO_POL_SELECTOR_H
-#define VELO_POL_SELECTOR_H
+#ifndef VELO_POLICY_SELECTOR_H
+#define VELO_POLICY_SELECTOR_H
 
 #include <stdbool.h>
 
-#include "policy/pol_objects.h"
+#include "policy/objects.h"
 
 bool velo_pol_selector_match(const struct velo_pol_selector *selector,
 			     const struct velo_pol_labels *labels);

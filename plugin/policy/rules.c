@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * Subjects and rules (pol_rules.h). A rule's peers become identities: the
+ * Subjects and rules (rules.h). A rule's peers become identities: the
  * pod identities its selectors match, the ipBlock prefixes inside its cidr
  * and outside its excepts (an address's prefix identity is the longest
  * prefix holding it, so that is exactly cidr minus except), or VELO_ID_ANY
@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/pol_cidr.h"
-#include "policy/pol_ports.h"
-#include "policy/pol_rules.h"
-#include "policy/pol_selector.h"
+#include "policy/cidr.h"
+#include "policy/ports.h"
+#include "policy/rules.h"
+#include "policy/selector.h"
 
 /* A peer identity, with its pod identity when it is one (egress named ports). */
 struct target {

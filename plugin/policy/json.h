@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The pieces Namespace, Pod and NetworkPolicy objects share, read from cJSON
- * (pol_json.c): metadata, labels, label selectors, protocols. Each checks the type of every field; -EINVAL when bad.
+ * (json.c): metadata, labels, label selectors, protocols. Each checks the type of every field; -EINVAL when bad.
  */
-#ifndef VELO_POL_JSON_H
-#define VELO_POL_JSON_H
+#ifndef VELO_POLICY_JSON_H
+#define VELO_POLICY_JSON_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -12,7 +12,7 @@
 
 #include <cJSON.h>
 
-#include "policy/pol_objects.h"
+#include "policy/objects.h"
 
 /* object's member name, or NULL (object not an object, or no such member). */
 const cJSON *velo_pol_json_field(const cJSON *object, const char *name);
