@@ -86,8 +86,11 @@ cmd_up() {
 	wait_api || die "the API server does not answer"
 	kind load docker-image velo:dev --name "$cluster"
 	log "installing velo"
+	# NetworkPolicy only when asked (VELO_KIND_POLICY=1): the netpol verb's cluster.
+	local -a more=()
+	[ "${VELO_KIND_POLICY:-0}" = 1 ] && more=("$top/e2e/kind/velo-overrides-policy.json")
 	"$here/kind/manifest.py" "$top/manifests/velo.yaml" "$top/e2e/kind/velo-overrides.json" \
-		velo:dev | kc apply -f -
+		velo:dev "${more[@]}" | kc apply -f -
 	if ! kc -n velo-system rollout status daemonset/velo --timeout="$timeout" ||
 		! kc wait --for=condition=Ready node --all --timeout="$timeout" ||
 		! kc -n kube-system rollout status deployment/coredns --timeout="$timeout"; then
@@ -164,6 +167,9 @@ cmd_conformance() {
 # about SCTP policies run). Each probe is agnhost connect to the target pod's Service ClusterIP,
 # so kube-proxy DNATs it before the backend's policy sees it.
 cmd_netpol() {
+	kc -n velo-system get configmap velo-config -o jsonpath='{.data.velod\.json}' |
+		grep -q '"policySource": "api"' ||
+		die "the cluster runs without NetworkPolicy: bring it up with VELO_KIND_POLICY=1"
 	local focus=${VELO_NETPOL_FOCUS:-'\[Feature:NetworkPolicy\]|NetworkPolicy'}
 	local skip=${VELO_NETPOL_SKIP:-'\[Serial\]|\[Disruptive\]|\[Feature:SCTPConnectivity\]'}
 	local start=$SECONDS

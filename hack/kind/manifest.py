@@ -3,16 +3,20 @@
 """Prints manifests/velo.yaml for the kind cluster: the velo plugin's entry of the conflist
 gets the keys of an overrides file (kind's kubelet cgroup root, the kernel bugs an operator
 accepts), velod.json the keys of its "velod" object (the cluster's Service ranges, say), and the
-image is the one loaded into the nodes. Usage: manifest.py MANIFEST OVERRIDES IMAGE."""
+image is the one loaded into the nodes. More overrides files after the image are merged on top
+(NetworkPolicy's). Usage: manifest.py MANIFEST OVERRIDES IMAGE [OVERRIDES...]."""
 import json
 import sys
 
 import yaml
 
 manifest, overrides, image = sys.argv[1:4]
-with open(overrides) as f:
-    extra = json.load(f)
-velod_extra = extra.pop("velod", {})
+extra, velod_extra = {}, {}
+for path in [overrides] + sys.argv[4:]:
+    with open(path) as f:
+        more = json.load(f)
+    velod_extra.update(more.pop("velod", {}))
+    extra.update(more)
 docs = [d for d in yaml.safe_load_all(open(manifest)) if d]
 for doc in docs:
     if doc["kind"] == "ConfigMap" and doc["metadata"]["name"] == "velo-config":
