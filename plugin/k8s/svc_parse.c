@@ -14,39 +14,21 @@
 #include <sys/socket.h>
 
 #include "base/addr.h"
+#include "base/json.h"
 #include "k8s/svc_parse.h"
 
 #define LABEL_SERVICE_NAME "kubernetes.io/service-name"
 
-static const cJSON *field(const cJSON *object, const char *name)
-{
-	return cJSON_IsObject(object) ? cJSON_GetObjectItemCaseSensitive(object, name) : NULL;
-}
-
-/* A string field that fits size (absent or null: ""): 0, else -EINVAL. */
-static int get_string(const cJSON *object, const char *name, char *out, size_t size)
-{
-	const cJSON *item = field(object, name);
-
-	out[0] = '\0';
-	if (!item || cJSON_IsNull(item))
-		return 0;
-	if (!cJSON_IsString(item) || strlen(item->valuestring) >= size)
-		return -EINVAL;
-	memcpy(out, item->valuestring, strlen(item->valuestring) + 1);
-	return 0;
-}
-
 static int get_meta(const cJSON *json, char *ns, char *name, const char *kind, char *why,
 		    size_t why_size)
 {
-	const cJSON *meta = field(json, "metadata");
+	const cJSON *meta = velo_json_field(json, "metadata");
 
-	if (get_string(meta, "name", name, VELO_K8S_NAME_MAX) || !name[0]) {
+	if (velo_json_string(meta, "name", name, VELO_K8S_NAME_MAX) || !name[0]) {
 		snprintf(why, why_size, "a %s without a usable metadata.name", kind);
 		return -EINVAL;
 	}
-	if (get_string(meta, "namespace", ns, VELO_K8S_NS_MAX)) {
+	if (velo_json_string(meta, "namespace", ns, VELO_K8S_NS_MAX)) {
 		snprintf(why, why_size, "%s %s: bad metadata.namespace", kind, name);
 		return -EINVAL;
 	}
@@ -58,7 +40,7 @@ static int get_meta(const cJSON *json, char *ns, char *name, const char *kind, c
 /* A condition: nil (absent or null) is dflt. */
 static int get_bool(const cJSON *object, const char *name, bool dflt, bool *out)
 {
-	const cJSON *item = field(object, name);
+	const cJSON *item = velo_json_field(object, name);
 
 	if (!item || cJSON_IsNull(item)) {
 		*out = dflt;
@@ -70,33 +52,19 @@ static int get_bool(const cJSON *object, const char *name, bool dflt, bool *out)
 	return 0;
 }
 
-/* An integer number in [min, max] (JSON numbers are doubles: checked before any cast). */
-static bool int_in(const cJSON *item, int min, int max, int *out)
-{
-	double value;
-
-	if (!cJSON_IsNumber(item))
-		return false;
-	value = item->valuedouble;
-	if (!(value >= min && value <= max) || value != (double)(int)value)
-		return false;
-	*out = (int)value;
-	return true;
-}
-
 /*
  * One entry of spec.ports or an EndpointSlice's ports: 1 when usable, 0 for
  * one to skip (SCTP, or a slice port without a number), -EINVAL when bad.
  */
 static int port_parse(const cJSON *item, bool slice, struct velo_k8s_port *out)
 {
-	const cJSON *port = field(item, "port");
+	const cJSON *port = velo_json_field(item, "port");
 	char proto[8];
 	int number;
 
 	memset(out, 0, sizeof(*out));
-	if (!cJSON_IsObject(item) || get_string(item, "name", out->name, sizeof(out->name)) ||
-	    get_string(item, "protocol", proto, sizeof(proto)))
+	if (!cJSON_IsObject(item) || velo_json_string(item, "name", out->name, sizeof(out->name)) ||
+	    velo_json_string(item, "protocol", proto, sizeof(proto)))
 		return -EINVAL;
 	if (!proto[0] || !strcmp(proto, "TCP"))
 		out->proto = IPPROTO_TCP;
@@ -108,7 +76,7 @@ static int port_parse(const cJSON *item, bool slice, struct velo_k8s_port *out)
 		return -EINVAL;
 	if (slice && (!port || cJSON_IsNull(port)))
 		return 0;
-	if (!int_in(port, 1, 65535, &number))
+	if (!velo_json_int(port, 1, 65535, &number))
 		return -EINVAL;
 	out->port = (uint16_t)number;
 	return 1;
@@ -150,14 +118,14 @@ void velo_k8s_svc_free(struct velo_k8s_svc *svc)
 /* spec.clusterIPs (else spec.clusterIP): "None" or "" is headless. */
 static int cluster_ips(const cJSON *spec, struct velo_k8s_svc *out)
 {
-	const cJSON *ips = field(spec, "clusterIPs"), *item;
+	const cJSON *ips = velo_json_field(spec, "clusterIPs"), *item;
 
 	if (cJSON_GetArraySize(ips) == 0)
 		ips = NULL;
 	if (ips && !cJSON_IsArray(ips))
 		return -EINVAL;
 	if (!ips) {
-		item = field(spec, "clusterIP");
+		item = velo_json_field(spec, "clusterIP");
 		if (!item || cJSON_IsNull(item))
 			return 0;
 		if (!cJSON_IsString(item))
@@ -188,7 +156,7 @@ static int affinity_parse(const cJSON *spec, struct velo_k8s_svc *out)
 	char text[16];
 	int seconds;
 
-	if (get_string(spec, "sessionAffinity", text, sizeof(text)))
+	if (velo_json_string(spec, "sessionAffinity", text, sizeof(text)))
 		return -EINVAL;
 	if (!text[0] || !strcmp(text, "None"))
 		return 0;
@@ -196,10 +164,12 @@ static int affinity_parse(const cJSON *spec, struct velo_k8s_svc *out)
 		return -EINVAL;
 	out->affinity = true;
 	out->affinity_s = VELO_K8S_AFFINITY_DEFAULT_S;
-	timeout = field(field(field(spec, "sessionAffinityConfig"), "clientIP"), "timeoutSeconds");
+	timeout = velo_json_field(
+		velo_json_field(velo_json_field(spec, "sessionAffinityConfig"), "clientIP"),
+		"timeoutSeconds");
 	if (!timeout || cJSON_IsNull(timeout))
 		return 0;
-	if (!int_in(timeout, 1, VELO_K8S_AFFINITY_MAX_S, &seconds))
+	if (!velo_json_int(timeout, 1, VELO_K8S_AFFINITY_MAX_S, &seconds))
 		return -EINVAL;
 	out->affinity_s = (uint32_t)seconds;
 	return 0;
@@ -207,7 +177,7 @@ static int affinity_parse(const cJSON *spec, struct velo_k8s_svc *out)
 
 int velo_k8s_svc_parse(const cJSON *json, struct velo_k8s_svc *out, char *why, size_t why_size)
 {
-	const cJSON *spec = field(json, "spec");
+	const cJSON *spec = velo_json_field(json, "spec");
 	const char *bad = NULL;
 	char text[16];
 	int ret;
@@ -216,7 +186,7 @@ int velo_k8s_svc_parse(const cJSON *json, struct velo_k8s_svc *out, char *why, s
 	ret = get_meta(json, out->ns, out->name, "Service", why, why_size);
 	if (ret)
 		return ret;
-	if (get_string(spec, "type", text, sizeof(text)))
+	if (velo_json_string(spec, "type", text, sizeof(text)))
 		bad = "spec.type";
 	else if (!strcmp(text, "ExternalName"))
 		return 0; /* a DNS name, nothing to translate */
@@ -224,13 +194,14 @@ int velo_k8s_svc_parse(const cJSON *json, struct velo_k8s_svc *out, char *why, s
 		bad = "spec.clusterIPs";
 	else if (affinity_parse(spec, out))
 		bad = "spec.sessionAffinity";
-	else if (get_string(spec, "internalTrafficPolicy", text, sizeof(text)) ||
+	else if (velo_json_string(spec, "internalTrafficPolicy", text, sizeof(text)) ||
 		 (text[0] && strcmp(text, "Cluster") && strcmp(text, "Local")))
 		bad = "spec.internalTrafficPolicy";
 	else
 		out->local = !strcmp(text, "Local");
 	if (!bad) {
-		ret = ports_parse(field(spec, "ports"), false, &out->ports, &out->n_ports);
+		ret = ports_parse(velo_json_field(spec, "ports"), false, &out->ports,
+				  &out->n_ports);
 		if (ret == -ENOMEM) {
 			velo_k8s_svc_free(out);
 			return ret;
@@ -256,7 +227,8 @@ void velo_k8s_slice_free(struct velo_k8s_slice *slice)
 /* 1 when usable, 0 for one without an address, -EINVAL when bad. */
 static int endpoint_parse(const cJSON *item, int family, struct velo_k8s_endpoint *out)
 {
-	const cJSON *addrs = field(item, "addresses"), *conditions = field(item, "conditions");
+	const cJSON *addrs = velo_json_field(item, "addresses"),
+		    *conditions = velo_json_field(item, "conditions");
 	const cJSON *first = cJSON_GetArrayItem(addrs, 0);
 
 	memset(out, 0, sizeof(*out));
@@ -267,7 +239,7 @@ static int endpoint_parse(const cJSON *item, int family, struct velo_k8s_endpoin
 	if (get_bool(conditions, "ready", true, &out->ready) ||
 	    get_bool(conditions, "serving", true, &out->serving) ||
 	    get_bool(conditions, "terminating", false, &out->terminating) ||
-	    get_string(item, "nodeName", out->node, sizeof(out->node)))
+	    velo_json_string(item, "nodeName", out->node, sizeof(out->node)))
 		return -EINVAL;
 	if (!first)
 		return 0;
@@ -312,10 +284,10 @@ int velo_k8s_slice_parse(const cJSON *json, struct velo_k8s_slice *out, char *wh
 	ret = get_meta(json, out->ns, out->name, "EndpointSlice", why, why_size);
 	if (ret)
 		return ret;
-	if (get_string(field(field(json, "metadata"), "labels"), LABEL_SERVICE_NAME, out->service,
-		       sizeof(out->service)))
+	if (velo_json_string(velo_json_field(velo_json_field(json, "metadata"), "labels"),
+			     LABEL_SERVICE_NAME, out->service, sizeof(out->service)))
 		bad = "label " LABEL_SERVICE_NAME;
-	else if (get_string(json, "addressType", type, sizeof(type)))
+	else if (velo_json_string(json, "addressType", type, sizeof(type)))
 		bad = "addressType";
 	else if (!strcmp(type, "IPv4"))
 		out->family = AF_INET;
@@ -324,10 +296,11 @@ int velo_k8s_slice_parse(const cJSON *json, struct velo_k8s_slice *out, char *wh
 	else if (strcmp(type, "FQDN"))
 		bad = "addressType";
 	if (!bad && out->family) {
-		ret = ports_parse(field(json, "ports"), true, &out->ports, &out->n_ports);
+		ret = ports_parse(velo_json_field(json, "ports"), true, &out->ports, &out->n_ports);
 		if (ret == -EINVAL)
 			bad = "ports";
-		else if (!ret && (ret = endpoints_parse(field(json, "endpoints"), out)) == -EINVAL)
+		else if (!ret && (ret = endpoints_parse(velo_json_field(json, "endpoints"), out)) ==
+					 -EINVAL)
 			bad = "endpoints";
 	}
 	if (bad) {
@@ -568,8 +541,8 @@ int velo_svc_state_parse(const char *text, size_t len, struct velo_svc_state *st
 		cJSON_Delete(json);
 		return -EINVAL;
 	}
-	services = field(json, "services");
-	slices = field(json, "endpointSlices");
+	services = velo_json_field(json, "services");
+	slices = velo_json_field(json, "endpointSlices");
 	if ((services && !cJSON_IsArray(services)) || (slices && !cJSON_IsArray(slices))) {
 		snprintf(why, why_size,
 			 "services file: services and endpointSlices must be arrays");

@@ -7,43 +7,12 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "base/json.h"
 #include "policy/json.h"
-
-const cJSON *velo_pol_json_field(const cJSON *object, const char *name)
-{
-	return cJSON_IsObject(object) ? cJSON_GetObjectItemCaseSensitive(object, name) : NULL;
-}
-
-int velo_pol_json_string(const cJSON *object, const char *name, char *out, size_t size)
-{
-	const cJSON *item = velo_pol_json_field(object, name);
-
-	out[0] = '\0';
-	if (!item || cJSON_IsNull(item))
-		return 0;
-	if (!cJSON_IsString(item) || strlen(item->valuestring) >= size)
-		return -EINVAL;
-	memcpy(out, item->valuestring, strlen(item->valuestring) + 1);
-	return 0;
-}
-
-/* JSON numbers are doubles: checked before any cast. */
-bool velo_pol_json_int(const cJSON *item, int min, int max, int *out)
-{
-	double value;
-
-	if (!cJSON_IsNumber(item))
-		return false;
-	value = item->valuedouble;
-	if (!(value >= min && value <= max) || value != (double)(int)value)
-		return false;
-	*out = (int)value;
-	return true;
-}
 
 int velo_pol_json_array(const cJSON *object, const char *name, const cJSON **array)
 {
-	const cJSON *item = velo_pol_json_field(object, name);
+	const cJSON *item = velo_json_field(object, name);
 
 	*array = NULL;
 	if (!item || cJSON_IsNull(item))
@@ -56,13 +25,13 @@ int velo_pol_json_array(const cJSON *object, const char *name, const cJSON **arr
 
 int velo_pol_json_meta(const cJSON *object, char *ns, char *name, size_t name_size)
 {
-	const cJSON *meta = velo_pol_json_field(object, "metadata");
+	const cJSON *meta = velo_json_field(object, "metadata");
 
-	if (velo_pol_json_string(meta, "name", name, name_size) || !name[0])
+	if (velo_json_string(meta, "name", name, name_size) || !name[0])
 		return -EINVAL;
 	if (!ns)
 		return 0;
-	if (velo_pol_json_string(meta, "namespace", ns, VELO_POL_NS_MAX))
+	if (velo_json_string(meta, "namespace", ns, VELO_POL_NS_MAX))
 		return -EINVAL;
 	if (!ns[0])
 		snprintf(ns, VELO_POL_NS_MAX, "default");
@@ -123,8 +92,8 @@ static int expr_parse(const cJSON *json, struct velo_pol_expr *out)
 	char key[VELO_POL_NAME_MAX * 2], op[16];
 	unsigned i;
 
-	if (!cJSON_IsObject(json) || velo_pol_json_string(json, "key", key, sizeof(key)) ||
-	    !key[0] || velo_pol_json_string(json, "operator", op, sizeof(op)) ||
+	if (!cJSON_IsObject(json) || velo_json_string(json, "key", key, sizeof(key)) || !key[0] ||
+	    velo_json_string(json, "operator", op, sizeof(op)) ||
 	    velo_pol_json_array(json, "values", &values))
 		return -EINVAL;
 	for (i = 0; i < sizeof(ops) / sizeof(ops[0]) && strcmp(op, ops[i]); i++)
@@ -161,7 +130,7 @@ int velo_pol_json_selector(const cJSON *json, struct velo_pol_selector *out)
 	memset(out, 0, sizeof(*out));
 	if (!cJSON_IsObject(json))
 		return -EINVAL;
-	ret = velo_pol_json_labels(velo_pol_json_field(json, "matchLabels"), &out->match);
+	ret = velo_pol_json_labels(velo_json_field(json, "matchLabels"), &out->match);
 	if (!ret)
 		ret = velo_pol_json_array(json, "matchExpressions", &exprs);
 	if (!ret && cJSON_GetArraySize(exprs)) {
@@ -183,7 +152,7 @@ int velo_pol_json_protocol(const cJSON *object, const char *name, uint8_t *proto
 {
 	char text[8];
 
-	if (velo_pol_json_string(object, name, text, sizeof(text)))
+	if (velo_json_string(object, name, text, sizeof(text)))
 		return -EINVAL;
 	if (!text[0] || !strcmp(text, "TCP"))
 		*proto = IPPROTO_TCP;

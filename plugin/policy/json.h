@@ -14,12 +14,6 @@
 
 #include "policy/objects.h"
 
-/* object's member name, or NULL (object not an object, or no such member). */
-const cJSON *velo_pol_json_field(const cJSON *object, const char *name);
-/* A string member that fits size (absent or null: ""): 0, else -EINVAL. */
-int velo_pol_json_string(const cJSON *object, const char *name, char *out, size_t size);
-/* An integer number in [min, max]. */
-bool velo_pol_json_int(const cJSON *item, int min, int max, int *out);
 /* An array member: absent or null is empty (NULL); not an array or too long: -EINVAL. */
 int velo_pol_json_array(const cJSON *object, const char *name, const cJSON **array);
 /* metadata.namespace (absent: "default", VELO_POL_NS_MAX) and metadata.name (required). */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json.h"
 #include "policy/cidr.h"
 #include "policy/json.h"
 #include "policy/netpol.h"
@@ -14,7 +15,7 @@ static int block_parse(const cJSON *json, struct velo_pol_peer *out)
 	const cJSON *excepts, *item;
 	char text[64];
 
-	if (!cJSON_IsObject(json) || velo_pol_json_string(json, "cidr", text, sizeof(text)) ||
+	if (!cJSON_IsObject(json) || velo_json_string(json, "cidr", text, sizeof(text)) ||
 	    velo_pol_cidr_parse(text, false, &out->block) ||
 	    velo_pol_json_array(json, "except", &excepts))
 		return -EINVAL;
@@ -39,9 +40,9 @@ static int block_parse(const cJSON *json, struct velo_pol_peer *out)
 
 static int peer_parse(const cJSON *json, struct velo_pol_peer *out)
 {
-	const cJSON *pods = velo_pol_json_field(json, "podSelector");
-	const cJSON *namespaces = velo_pol_json_field(json, "namespaceSelector");
-	const cJSON *block = velo_pol_json_field(json, "ipBlock");
+	const cJSON *pods = velo_json_field(json, "podSelector");
+	const cJSON *namespaces = velo_json_field(json, "namespaceSelector");
+	const cJSON *block = velo_json_field(json, "ipBlock");
 	int ret = 0;
 
 	if (pods && cJSON_IsNull(pods))
@@ -68,8 +69,8 @@ static int peer_parse(const cJSON *json, struct velo_pol_peer *out)
 
 static int port_parse(const cJSON *json, struct velo_pol_port *out)
 {
-	const cJSON *port = velo_pol_json_field(json, "port");
-	const cJSON *end = velo_pol_json_field(json, "endPort");
+	const cJSON *port = velo_json_field(json, "port");
+	const cJSON *end = velo_json_field(json, "endPort");
 	int number, last;
 
 	if (!cJSON_IsObject(json) || velo_pol_json_protocol(json, "protocol", &out->proto))
@@ -88,10 +89,10 @@ static int port_parse(const cJSON *json, struct velo_pol_port *out)
 		memcpy(out->name, port->valuestring, len + 1);
 		return 0;
 	}
-	if (!velo_pol_json_int(port, 1, 65535, &number))
+	if (!velo_json_int(port, 1, 65535, &number))
 		return -EINVAL;
 	last = number;
-	if (end && !velo_pol_json_int(end, number, 65535, &last))
+	if (end && !velo_json_int(end, number, 65535, &last))
 		return -EINVAL;
 	out->port = (uint16_t)number;
 	out->end_port = (uint16_t)last;
@@ -183,8 +184,8 @@ static int types_parse(const cJSON *spec, struct velo_pol_netpol *out)
 int velo_pol_netpol_parse(const cJSON *json, struct velo_pol_netpol *out, char *why,
 			  size_t why_size)
 {
-	const cJSON *spec = velo_pol_json_field(json, "spec");
-	const cJSON *subject = velo_pol_json_field(spec, "podSelector"), *rules;
+	const cJSON *spec = velo_json_field(json, "spec");
+	const cJSON *subject = velo_json_field(spec, "podSelector"), *rules;
 	const char *bad = NULL;
 	int ret = 0;
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json.h"
 #include "policy/cidr.h"
 #include "policy/json.h"
 #include "policy/netpol.h"
@@ -35,7 +36,7 @@ static int labels_add(struct velo_pol_labels *labels, const char *key, const cha
 int velo_pol_namespace_parse(const cJSON *json, struct velo_pol_namespace *out, char *why,
 			     size_t why_size)
 {
-	const cJSON *meta = velo_pol_json_field(json, "metadata");
+	const cJSON *meta = velo_json_field(json, "metadata");
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -43,7 +44,7 @@ int velo_pol_namespace_parse(const cJSON *json, struct velo_pol_namespace *out, 
 		snprintf(why, why_size, "a Namespace without a usable metadata.name");
 		return -EINVAL;
 	}
-	ret = velo_pol_json_labels(velo_pol_json_field(meta, "labels"), &out->labels);
+	ret = velo_pol_json_labels(velo_json_field(meta, "labels"), &out->labels);
 	if (!ret && !velo_pol_labels_get(&out->labels, VELO_POL_NS_LABEL))
 		ret = labels_add(&out->labels, VELO_POL_NS_LABEL, out->name);
 	if (ret == -EINVAL)
@@ -73,9 +74,9 @@ static int container_ports(const cJSON *spec, const char *list, struct velo_pol_
 			struct velo_pol_named_port one = {}, *grown;
 			int number;
 
-			if (velo_pol_json_string(port, "name", one.name, sizeof(one.name)) ||
+			if (velo_json_string(port, "name", one.name, sizeof(one.name)) ||
 			    velo_pol_json_protocol(port, "protocol", &one.proto) ||
-			    !velo_pol_json_int(velo_pol_json_field(port, "containerPort"), 1, 65535,
+			    !velo_json_int(velo_json_field(port, "containerPort"), 1, 65535,
 					       &number))
 				return -EINVAL;
 			if (!one.name[0])
@@ -99,7 +100,7 @@ static int pod_ips(const cJSON *status, struct velo_pol_pod *out)
 	if (velo_pol_json_array(status, "podIPs", &ips))
 		return -EINVAL;
 	if (!cJSON_GetArraySize(ips)) {
-		if (velo_pol_json_string(status, "podIP", text, sizeof(text)))
+		if (velo_json_string(status, "podIP", text, sizeof(text)))
 			return -EINVAL;
 		if (!text[0])
 			return 0;
@@ -108,7 +109,7 @@ static int pod_ips(const cJSON *status, struct velo_pol_pod *out)
 	}
 	cJSON_ArrayForEach (item, ips) {
 		if (out->n_ips == VELO_POL_MAX_POD_IPS ||
-		    velo_pol_json_string(item, "ip", text, sizeof(text)) ||
+		    velo_json_string(item, "ip", text, sizeof(text)) ||
 		    velo_pol_cidr_parse(text, true, &out->ips[out->n_ips++]))
 			return -EINVAL;
 	}
@@ -117,9 +118,9 @@ static int pod_ips(const cJSON *status, struct velo_pol_pod *out)
 
 int velo_pol_pod_parse(const cJSON *json, struct velo_pol_pod *out, char *why, size_t why_size)
 {
-	const cJSON *spec = velo_pol_json_field(json, "spec");
-	const cJSON *status = velo_pol_json_field(json, "status");
-	const cJSON *host_network = velo_pol_json_field(spec, "hostNetwork");
+	const cJSON *spec = velo_json_field(json, "spec");
+	const cJSON *status = velo_json_field(json, "status");
+	const cJSON *host_network = velo_json_field(spec, "hostNetwork");
 	const char *bad = NULL;
 	char phase[32];
 	int ret;
@@ -129,15 +130,15 @@ int velo_pol_pod_parse(const cJSON *json, struct velo_pol_pod *out, char *why, s
 		snprintf(why, why_size, "a Pod without a usable metadata.namespace and name");
 		return -EINVAL;
 	}
-	ret = velo_pol_json_labels(
-		velo_pol_json_field(velo_pol_json_field(json, "metadata"), "labels"), &out->labels);
+	ret = velo_pol_json_labels(velo_json_field(velo_json_field(json, "metadata"), "labels"),
+				   &out->labels);
 	if (ret == -EINVAL)
 		bad = "metadata.labels";
-	else if (!ret && velo_pol_json_string(spec, "nodeName", out->node, sizeof(out->node)))
+	else if (!ret && velo_json_string(spec, "nodeName", out->node, sizeof(out->node)))
 		bad = "spec.nodeName";
 	else if (!ret && host_network && !cJSON_IsNull(host_network) && !cJSON_IsBool(host_network))
 		bad = "spec.hostNetwork";
-	else if (!ret && velo_pol_json_string(status, "phase", phase, sizeof(phase)))
+	else if (!ret && velo_json_string(status, "phase", phase, sizeof(phase)))
 		bad = "status.phase";
 	else if (!ret && pod_ips(status, out))
 		bad = "status.podIPs";
