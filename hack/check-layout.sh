@@ -100,38 +100,50 @@ for tool in veloctl velod; do
 	done
 done
 
-# symbols KIND FILE: names ctags finds of KIND (p prototypes, x externs, f functions,
-# v variables) in FILE, one a line.
+# Every symbol once, from one ctags run (a run per file costs minutes on a loaded machine):
+# "FILE KIND NAME" lines, kinds p(rototype), x (extern variable), f(unction), v(ariable).
 # ctags reads a file-scope _Static_assert(offsetof(...) ...) as a prototype of offsetof: no
 # file of velo's declares that macro, so it is never a symbol.
-symbols() {
-	ctags -x --language-force=C --c-kinds="$1" "$2" 2>/dev/null | awk '$1 != "offsetof" {print $1}' |
-		sort -u
-}
+tags=$(ctags -x --language-force=C --c-kinds=pxfv plugin/*/*.[ch] plugin/*.c veloctl/*.[ch] \
+	velod/*.[ch] 2>/dev/null | awk '$1 != "offsetof" {
+		k = substr($2, 1, 1); if ($2 == "externvar") k = "x"; print $4, k, $1 }')
 
-for header in plugin/*/*.h veloctl/*.h velod/*.h; do
+# What each header declares that its .c doesn't define ("HEADER NAME..." lines; "HEADER -"
+# when it has no .c); one awk over the tags.
+headers=$(printf '%s\n' plugin/*/*.h veloctl/*.h velod/*.h)
+while read -r header names; do
 	source=${header%.h}.c
-	declared=$(symbols px "$header")
 	if [ ! -f "$source" ]; then
-		[ -z "$declared" ] ||
-			fail "$header has no ${source##*/} but declares $(echo "$declared" | tr '\n' ' ')"
+		fail "$header has no ${source##*/} but declares$names"
 		continue
 	fi
-	defined=$(symbols fv "$source")
 	missing=
-	for name in $(comm -23 <(echo "$declared") <(echo "$defined")); do
+	for name in $names; do
 		# ctags misses some definitions (an array of enum type): a line at column 0 that
 		# defines the name counts too.
 		grep -Eq "^[A-Za-z_][^;]*[^A-Za-z0-9_]${name}[[:space:]]*(\(|\[|=)" "$source" ||
 			missing="$missing $name"
 	done
 	[ -z "$missing" ] || fail "$header declares what ${source##*/} does not define:$missing"
-done
+done < <(awk -v headers="$headers" '
+	BEGIN { n = split(headers, list, "\n"); for (i = 1; i <= n; i++) wanted[list[i]] = 1 }
+	($2 == "p" || $2 == "x") && ($1 in wanted) { declared[$1, $3] = 1; files[$1] = 1 }
+	$2 == "f" || $2 == "v" { defined[$1, $3] = 1 }
+	END {
+		for (key in declared) {
+			split(key, part, SUBSEP)
+			source = part[1]; sub(/\.h$/, ".c", source)
+			if (!((source, part[2]) in defined))
+				out[part[1]] = out[part[1]] " " part[2]
+		}
+		for (h in out) print h out[h]
+	}' <<<"$tags" | sort)
 
-for source in plugin/*/*.c plugin/*.c veloctl/*.c velod/*.c; do
-	externs=$(symbols px "$source")
-	[ -z "$externs" ] || fail "$source declares another file's $(echo "$externs" | tr '\n' ' ')"
-done
+# A .c file declaring a prototype or an extern: another file's, which it should include.
+while read -r source names; do
+	fail "$source declares another file's $names"
+done < <(awk '$1 ~ /\.c$/ && ($2 == "p" || $2 == "x") { seen[$1] = seen[$1] " " $3 }
+	END { for (f in seen) print f seen[f] }' <<<"$tags" | sort)
 
 # The Makefile builds plugin/<folder>/*.c, plugin/main.c, veloctl/*.c and velod/*.c only.
 while read -r file; do
