@@ -53,10 +53,10 @@ dp_pod() {
 	echo "$pod $cg $(vt_ip "$VT_RESULT" 4)"
 }
 
-# dp_receive POD CGROUP OUT: for 4 s, records what arrives at TCP 5001 and UDP 9999 in OUT
+# dp_receive POD CGROUP OUT: for 8 s (a loaded machine starts the sender late), records what arrives at TCP 5001 and UDP 9999 in OUT
 # (the payloads, sorted, or "nothing"); inside the pod's cgroup (sockmap needs its sockets).
 dp_receive() {
-	vtc_run "$1" "$2" timeout 10 python3 -c '
+	vtc_run "$1" "$2" timeout 14 python3 -c '
 import select, socket, time
 t = socket.socket()
 t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -64,7 +64,7 @@ t.bind(("0.0.0.0", 5001))
 t.listen(8)
 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 u.bind(("0.0.0.0", 9999))
-got, end = set(), time.time() + 4
+got, end = set(), time.time() + 8
 while time.time() < end:
     for s in select.select([t, u], [], [], 0.1)[0]:
         if s is u:
