@@ -106,11 +106,11 @@ cmd_up() {
 
 # A pod on the cluster network resolves the API's Service name through CoreDNS. CoreDNS can
 # be Ready before the path to it is (kube-proxy's rules, velod's routes on a fresh node): the
-# pod asks for up to a minute.
+# pod asks for up to a minute, once it runs (a loaded node may take minutes to start it).
 coredns_answers() {
 	local out ip='^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$'
 	kc delete pod velo-dns-check --ignore-not-found --wait=true >/dev/null
-	out=$(kc run velo-dns-check --rm -i --restart=Never --quiet \
+	out=$(kc run velo-dns-check --rm -i --restart=Never --quiet --pod-running-timeout=4m \
 		--image="registry.k8s.io/e2e-test-images/agnhost:$AGNHOST_TAG" --command -- sh -c "
 		for i in \$(seq 30); do
 			out=\$(dig +short kubernetes.default.svc.cluster.local 2>&1)
