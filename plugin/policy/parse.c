@@ -77,7 +77,7 @@ static int container_ports(const cJSON *spec, const char *list, struct velo_pol_
 			if (velo_json_string(port, "name", one.name, sizeof(one.name)) ||
 			    velo_pol_json_protocol(port, "protocol", &one.proto) ||
 			    !velo_json_int(velo_json_field(port, "containerPort"), 1, 65535,
-					       &number))
+					   &number))
 				return -EINVAL;
 			if (!one.name[0])
 				continue; /* only named ports resolve */
