@@ -453,7 +453,8 @@ node_matches_pods() {
 }
 nothing_leaked() {
 	local pods veths records
-	eventually 60 node_matches_pods "$1" || {
+	# Deleted pods take their grace period (30 s) and then DEL; minutes on a loaded node.
+	eventually 240 node_matches_pods "$1" || {
 		echo "    $1: $pods pods, $veths veths, $records records"
 		return 1
 	}
