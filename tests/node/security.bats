@@ -151,11 +151,11 @@ SEC_FORGE="K8S_POD_NAMESPACE=ns;K8S_POD_NAME=a"$'\n'"ts=2000-01-01T00:00:00Z lev
 	vt_add "$c" ctr-spoof-c "$conf"
 	c4="$(vt_ip "$VT_RESULT" 4)"
 	[ "$(vt_node cat "/proc/sys/net/ipv4/conf/$(vt_host_ifname vt ctr-spoof-a eth0)/rp_filter")" = 1 ]
-	vt_pod "$c" timeout 5 python3 -c '
+	vt_pod "$c" timeout 25 python3 -c '
 import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("0.0.0.0", 9999))
-s.settimeout(3)
+s.settimeout(10)
 got = []
 try:
     while True:
@@ -165,7 +165,11 @@ except socket.timeout:
 print(" ".join(sorted(set(got))) or "nothing")
 ' >"$VT/work/spoof.recv" &
 	VT_PIDS+=($!)
-	sleep 0.5
+	# Bound before A sends (python starts slowly on a loaded machine).
+	for _ in $(seq 100); do
+		vt_pod "$c" ss -Hlun "sport = :9999" | grep -q . && break
+		sleep 0.1
+	done
 	# Pod A sends IPv4/UDP with a header it wrote: once from its own address, once from B's.
 	vt_pod "$a" python3 - "$a4" "$b4" "$c4" <<'PY'
 import socket, struct, sys
