@@ -134,12 +134,18 @@ static __always_inline int pol_enforce(struct velo_pol_flow *flow, const __u8 *o
 	return velo_pol_check(flow, own) ? TC_ACT_SHOT : TC_ACT_UNSPEC;
 }
 
-SEC("tc")
-int velo_pol_from(struct __sk_buff *skb)
+/*
+ * Both veth programs: from_pod judges what the pod sends (its address is the
+ * source, or the packet is spoofed), else what it receives (a packet not to
+ * one of its addresses, a broadcast or another pod's on a wrong route, is not
+ * the pod's to judge).
+ */
+static __always_inline int pol_veth(struct __sk_buff *skb, bool from_pod)
 {
 	struct velo_pol_flow flow = {};
 	const struct velo_pol_if *pod;
 	__u8 none[16] = {};
+	const __u8 *own;
 	int ret;
 
 	pod = pol_pod(skb->ifindex);
@@ -150,31 +156,22 @@ int velo_pol_from(struct __sk_buff *skb)
 		return pol_drop(none, VELO_POL_DROP_PENDING, flow.len);
 	if (ret == POL_BAD)
 		return TC_ACT_SHOT;
-	if (!pol_addr_eq(flow.key.saddr, pod->addr4) && !pol_addr_eq(flow.key.saddr, pod->addr6))
-		return pol_drop(flow.key.saddr, VELO_POL_DROP_SPOOFED, flow.len);
-	return pol_enforce(&flow, flow.key.saddr);
+	own = from_pod ? flow.key.saddr : flow.key.daddr;
+	if (!pol_addr_eq(own, pod->addr4) && !pol_addr_eq(own, pod->addr6))
+		return from_pod ? pol_drop(own, VELO_POL_DROP_SPOOFED, flow.len) : TC_ACT_UNSPEC;
+	return pol_enforce(&flow, own);
+}
+
+SEC("tc")
+int velo_pol_from(struct __sk_buff *skb)
+{
+	return pol_veth(skb, true);
 }
 
 SEC("tc")
 int velo_pol_to(struct __sk_buff *skb)
 {
-	struct velo_pol_flow flow = {};
-	const struct velo_pol_if *pod;
-	__u8 none[16] = {};
-	int ret;
-
-	pod = pol_pod(skb->ifindex);
-	ret = pol_parse(skb, &flow);
-	if (ret == POL_OTHER)
-		return TC_ACT_UNSPEC;
-	if (!pod)
-		return pol_drop(none, VELO_POL_DROP_PENDING, flow.len);
-	if (ret == POL_BAD)
-		return TC_ACT_SHOT;
-	/* Not one of the pod's addresses (a broadcast, another pod's through a wrong route): not ours. */
-	if (!pol_addr_eq(flow.key.daddr, pod->addr4) && !pol_addr_eq(flow.key.daddr, pod->addr6))
-		return TC_ACT_UNSPEC;
-	return pol_enforce(&flow, flow.key.daddr);
+	return pol_veth(skb, false);
 }
 
 SEC("tc")
