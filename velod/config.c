@@ -306,15 +306,14 @@ static int check_services_source(const char *path, struct agent_config *config)
 }
 
 /*
- * policySource unset: "file" with a policyFile, else "api" when velod has the
- * API (the DaemonSet), else "none".
+ * policySource unset: "file" with a policyFile, else "none". Policy is opt-in:
+ * a velod upgrade must not start enforcing, or need RBAC on Pods, Namespaces and
+ * NetworkPolicies, because it has an API client for Nodes and Services.
  */
 static int check_policy_source(const char *path, struct agent_config *config)
 {
 	if (!config->policy_source_set)
-		config->policy_source = config->policy_file[0]	       ? POLICY_FILE
-					: agent_nodes_from_api(config) ? POLICY_API
-								       : POLICY_NONE;
+		config->policy_source = config->policy_file[0] ? POLICY_FILE : POLICY_NONE;
 	if (config->policy_source == POLICY_FILE && !config->policy_file[0]) {
 		pr_err("config %s: policySource \"file\" needs policyFile", path);
 		return -EINVAL;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * velod's config file (velod/config.c), its NetworkPolicy keys: policySource
- * and its default (file with a policyFile, api with the API, else none),
+ * and its default (file with a policyFile, else none: the API alone is not
+ * an opt-in),
  * policyFile only with "file", "api" only with the API, serviceCidrs,
  * policySyncMs.
  */
@@ -47,14 +48,14 @@ static void test_policy_defaults(void **state)
 	assert_int_equal(load("{\"policyFile\": \"/tmp/p.json\"}"), 0);
 	assert_int_equal(config.policy_source, POLICY_FILE);
 	assert_string_equal(config.policy_file, "/tmp/p.json");
-	/* With the API (the DaemonSet): the API. */
+	/* With the API (the DaemonSet) but no policySource: still none. */
 	assert_int_equal(load("{\"kubeconfig\": \"/etc/velo/kubeconfig\", \"nodeName\": \"n1\"}"),
 			 0);
-	assert_int_equal(config.policy_source, POLICY_API);
-	assert_int_equal(load("{\"kubeconfig\": \"/k\", \"nodeName\": \"n1\", \"policySource\": "
-			      "\"none\"}"),
-			 0);
 	assert_int_equal(config.policy_source, POLICY_NONE);
+	assert_int_equal(load("{\"kubeconfig\": \"/k\", \"nodeName\": \"n1\", \"policySource\": "
+			      "\"api\"}"),
+			 0);
+	assert_int_equal(config.policy_source, POLICY_API);
 }
 
 static void test_policy_keys(void **state)
