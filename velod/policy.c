@@ -29,6 +29,7 @@
 #include "datapath/sockmap_bpf.h"
 #include "features/policy.h"
 #include "policy/cidr.h"
+#include "policy/compute.h"
 #include "policy/describe.h"
 #include "policy/parse.h"
 #include "policy/table.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * One computation of the policy tables in progress (build.c), shared by
- * its steps: table.c numbers the identities, ips.c places addresses,
+ * its steps: compute.c numbers the identities, ips.c places addresses,
  * rules.c writes subjects and rules.
  */
 #ifndef VELO_POLICY_BUILD_H

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What Kubernetes NetworkPolicy semantics make of the cluster's objects for
- * this node (table.c): the exact contents of velo_pol_ip_v1,
+ * this node, as compute.c builds it (table.c: orders and lookups): the exact
+ * contents of velo_pol_ip_v1,
  * velo_pol_sub_v1 and velo_pol_rule_v1 (bpf/lib/velo_policy.h). Pure.
  *  - a pod's identity is its namespace, labels and named ports; every pod
  *    address maps to it, and to the longest ipBlock prefix holding it;
@@ -87,13 +88,11 @@ struct velo_pol_tables {
 	bool active; /* some local pod is a subject */
 };
 
-/* 0, -ENOMEM, -ENOSPC (more identities than their space). Free tables after. */
-int velo_pol_tables_build(const struct velo_pol_objects *objects, const struct velo_pol_node *node,
-			  struct velo_pol_numbering *numbering, struct velo_pol_tables *tables);
 void velo_pol_tables_free(struct velo_pol_tables *tables);
 void velo_pol_numbering_free(struct velo_pol_numbering *numbering);
 
 /* Orders of the sorted tables: rules group by subject, peer and direction. */
+int velo_pol_id_cmp(const void *a, const void *b); /* what starts with its __u32 id */
 int velo_pol_ip_cmp(const void *a, const void *b);
 int velo_pol_rule_cmp(const void *a, const void *b);
 int velo_pol_subject_cmp(const void *a, const void *b);

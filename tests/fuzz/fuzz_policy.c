@@ -10,6 +10,7 @@
 
 #include <errno.h>
 
+#include "policy/compute.h"
 #include "policy/eval.h"
 #include "policy/parse.h"
 #include "policy/table.h"

@@ -21,6 +21,7 @@
 
 #include "datapath/policy_maps.h"
 #include "policy/cidr.h"
+#include "policy/compute.h"
 #include "policy/parse.h"
 
 static struct velo_policy_bpf bpf = { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };

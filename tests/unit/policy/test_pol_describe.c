@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "policy/cidr.h"
+#include "policy/compute.h"
 #include "policy/describe.h"
 #include "policy/parse.h"
 

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "policy/cidr.h"
+#include "policy/compute.h"
 #include "policy/eval.h"
 #include "policy/parse.h"
 #include "policy/table.h"
