@@ -16,6 +16,7 @@
 #include "datapath/loader.h"
 #include "datapath/pins.h"
 #include "datapath/policy_bpf.h"
+#include "datapath/prog_info.h"
 #include "datapath/tc_attach.h"
 #include "policy.skel.h"
 
@@ -23,6 +24,12 @@
 #define KIND_TO "pol_to"
 #define KIND_UPLINK "pol_uplink"
 #define KIND_DELIVER "pol_deliver"
+
+static const char *const hook_kinds[VELO_POL_N_HOOKS] = {
+	[VELO_POL_HOOK_FROM] = KIND_FROM,
+	[VELO_POL_HOOK_TO] = KIND_TO,
+	[VELO_POL_HOOK_DELIVER] = KIND_DELIVER,
+};
 
 #define MAP_PIN(name, field)                                               \
 	{                                                                  \
@@ -172,13 +179,46 @@ void velo_policy_detach(const struct velo_paths *paths, const struct velo_policy
 		pr_warn("policy: remove %s's entry: %s", record->host_ifname, strerror(errno));
 }
 
+const char *velo_policy_hook_kind(enum velo_policy_hook hook)
+{
+	return hook_kinds[hook];
+}
+
+int velo_policy_hook_prog(const struct velo_policy_bpf *bpf, enum velo_policy_hook hook)
+{
+	return hook == VELO_POL_HOOK_FROM ? bpf->from_fd
+	       : hook == VELO_POL_HOOK_TO ? bpf->to_fd
+					  : bpf->uplink_fd;
+}
+
+/* The pinned link runs prog_fd (bpf_link_update when an older generation's program). */
+static int link_current(const char *path, int prog_fd)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+	int fd = bpf_obj_get(path), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		ret = -errno;
+	else if (info.prog_id != velo_prog_id(prog_fd) && bpf_link_update(fd, prog_fd, NULL))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
 int velo_policy_uplink_attach(const struct velo_paths *paths, const struct velo_policy_bpf *bpf,
 			      const char *ifname, int ifindex)
 {
+	char path[PATH_MAX];
 	int link_fd, ret;
 
-	if (link_pinned(paths, ifname, KIND_UPLINK))
-		return 0;
+	if (link_pinned(paths, ifname, KIND_UPLINK)) {
+		ret = velo_bpf_link_path(paths, ifname, KIND_UPLINK, path, sizeof(path));
+		return ret ? ret : link_current(path, bpf->uplink_fd);
+	}
 	link_fd = velo_tcx_egress_link(bpf->uplink_fd, ifindex, true);
 	if (link_fd < 0)
 		return link_fd;

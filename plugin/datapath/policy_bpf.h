@@ -29,6 +29,17 @@ struct velo_policy_bpf {
 	int uplink_fd; /* velo_pol_uplink: the node's uplink's tc egress */
 };
 
+/* A pod's links by hook (<bpffs>/links/<host_ifname>_<kind>), for upgrade/. */
+enum velo_policy_hook {
+	VELO_POL_HOOK_FROM,
+	VELO_POL_HOOK_TO,
+	VELO_POL_HOOK_DELIVER,
+	VELO_POL_N_HOOKS
+};
+const char *velo_policy_hook_kind(enum velo_policy_hook hook);
+/* The program the hook runs: velo_pol_from, velo_pol_to, velo_pol_uplink. */
+int velo_policy_hook_prog(const struct velo_policy_bpf *bpf, enum velo_policy_hook hook);
+
 /* Opens the pins, loading first when any is missing (BPF loader lock, bounded wait). */
 int velo_policy_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_ms,
 			 struct velo_policy_bpf *bpf);
@@ -55,7 +66,8 @@ bool velo_policy_link_pinned(const struct velo_paths *paths, const struct velo_r
 /*
  * velo_pol_uplink at tc egress of the node's uplink ifname (velod: while some
  * local pod's egress is isolated), pinned as <bpffs>/links/<ifname>_pol_uplink.
- * Idempotent; detach is fine with nothing attached.
+ * Idempotent: a link an older generation pinned moves to bpf's program.
+ * Detach is fine with nothing attached.
  */
 int velo_policy_uplink_attach(const struct velo_paths *paths, const struct velo_policy_bpf *bpf,
 			      const char *ifname, int ifindex);

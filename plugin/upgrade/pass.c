@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "bpf/lib/velo_shared.h"
 #include "bpf/lib/velo_sockmap.h"
+#include "datapath/policy_bpf.h"
 #include "datapath/sockmap_bpf.h"
 #include "datapath/sockmap_probe.h"
 #include "datapath/svc_bpf.h"
@@ -21,6 +22,7 @@
 #include "upgrade/cgroup.h"
 #include "upgrade/fastpath.h"
 #include "upgrade/pass.h"
+#include "upgrade/policy.h"
 #include "upgrade/sockmap.h"
 #include "upgrade/svc.h"
 
@@ -97,13 +99,11 @@ static int old_pins(const struct velo_paths *paths, bool remove, unsigned *count
 	return ret;
 }
 
-enum group_kind { GROUP_VETH, GROUP_CGROUP, GROUP_SOCKMAP, GROUP_SVC, N_GROUPS };
+enum group_kind { GROUP_VETH, GROUP_CGROUP, GROUP_SOCKMAP, GROUP_SVC, GROUP_POLICY, N_GROUPS };
 
 static const char *const group_names[] = {
-	[GROUP_VETH] = "fast-path",
-	[GROUP_CGROUP] = "cgroup",
-	[GROUP_SOCKMAP] = "sockmap",
-	[GROUP_SVC] = "services",
+	[GROUP_VETH] = "fast-path", [GROUP_CGROUP] = "cgroup", [GROUP_SOCKMAP] = "sockmap",
+	[GROUP_SVC] = "services",   [GROUP_POLICY] = "policy",
 };
 
 /* A group's programs, opened on first use. */
@@ -114,6 +114,7 @@ struct group_fds {
 		struct velo_bpf_cgroup cgroup;
 		struct velo_sockmap_bpf sockmap;
 		struct velo_svc_bpf svc;
+		struct velo_policy_bpf policy;
 	};
 };
 
@@ -148,6 +149,9 @@ static int group_open(struct pass *pass, enum group_kind kind, struct group_fds 
 	case GROUP_SVC:
 		return pass->old ? velo_svc_bpf_open(paths, timeout, &group->svc)
 				 : velo_svc_bpf_open_pinned(paths, &group->svc);
+	case GROUP_POLICY:
+		return pass->old ? velo_policy_bpf_open(paths, timeout, &group->policy)
+				 : velo_policy_bpf_open_pinned(paths, &group->policy);
 	case N_GROUPS:
 		break;
 	}
@@ -239,6 +243,9 @@ static int group_upgrade(struct pass *pass, const struct velo_record *record, en
 	case GROUP_SVC:
 		return velo_svc_upgrade(pass->paths, pass->lock_timeout_ms, record,
 					&pass->groups[group].svc);
+	case GROUP_POLICY:
+		return velo_policy_upgrade(pass->paths, pass->lock_timeout_ms, record,
+					   &pass->groups[group].policy);
 	default:
 		return -EINVAL; /* the sockmap group moves with sockmap_upgrade */
 	}
@@ -247,7 +254,7 @@ static int group_upgrade(struct pass *pass, const struct velo_record *record, en
 /* One endpoint's groups: 1 when something moved, 0 when all was current, or the first -errno. */
 static int upgrade_groups(struct pass *pass, const struct velo_record *record)
 {
-	int got[4] = { 0 }, moved = 0, ret = 0;
+	int got[5] = { 0 }, moved = 0, ret = 0;
 
 	if (record->features & VELO_FEATURE_FASTPATH)
 		got[0] = group_upgrade(pass, record, GROUP_VETH);
@@ -258,6 +265,11 @@ static int upgrade_groups(struct pass *pass, const struct velo_record *record)
 		got[2] = sockmap_upgrade(pass, record);
 	if (record->features & VELO_FEATURE_SERVICES)
 		got[3] = group_upgrade(pass, record, GROUP_SVC);
+	/* velod attaches policy links, selected pod or not: their pins say which have some. */
+	if (velo_policy_link_pinned(pass->paths, record, true) ||
+	    velo_policy_link_pinned(pass->paths, record, false) ||
+	    velo_policy_deliver_attached(pass->paths, record))
+		got[4] = group_upgrade(pass, record, GROUP_POLICY);
 	for (unsigned i = 0; i < sizeof(got) / sizeof(got[0]); i++) {
 		ret = ret ?: (got[i] < 0 ? got[i] : 0);
 		moved |= got[i] > 0;
@@ -273,7 +285,8 @@ static int upgrade_record(const struct velo_record *listed, void *arg)
 	char path[PATH_MAX];
 	int fd, ret;
 
-	if (listed->phase != VELO_PHASE_READY || !listed->features)
+	/* Not only pods with features: velod may have put pol_deliver on any pod. */
+	if (listed->phase != VELO_PHASE_READY)
 		return 0;
 	if (state_lock_path(pass->paths, listed->network, listed->container_id, listed->ifname,
 			    path, sizeof(path)))
@@ -327,6 +340,8 @@ static void group_put(struct pass *pass, enum group_kind kind)
 		velo_sockmap_bpf_close(&group->sockmap);
 	else if (kind == GROUP_SVC)
 		velo_svc_bpf_close(&group->svc);
+	else if (kind == GROUP_POLICY)
+		velo_policy_bpf_close(&group->policy);
 	else
 		velo_bpf_close(&group->veth);
 }
@@ -344,10 +359,8 @@ int velo_bpf_upgrade(const struct velo_paths *paths, unsigned lock_timeout_ms,
 		return ret;
 	pass.old = old > 0;
 	ret = state_network_foreach(paths, upgrade_network, &pass);
-	group_put(&pass, GROUP_VETH);
-	group_put(&pass, GROUP_CGROUP);
-	group_put(&pass, GROUP_SOCKMAP);
-	group_put(&pass, GROUP_SVC);
+	for (unsigned kind = 0; kind < N_GROUPS; kind++)
+		group_put(&pass, kind);
 	ret = ret ?: pass.error;
 	if (ret || out->busy || out->failed)
 		return ret; /* the old programs stay until every pod has moved */
