@@ -22,6 +22,7 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
+#include "lib/flow.h"
 #include "lib/velo_sockmap.h"
 
 #define AF_INET 2
@@ -280,6 +281,22 @@ static __always_inline void sm_account_step(struct velo_sm_sock *state, __u64 se
 	sm_account(sender, state->peer_cookie, bytes, 1);
 }
 
+/* The sender's direction left the sockmap: a flow event, from the sender's side of peer's key. */
+static __always_inline void sm_flow_lost(const struct velo_sm_key *peer)
+{
+	struct velo_flow_event *event;
+
+	event = velo_flow_reserve(VELO_FLOW_TRACE, VELO_FLOW_R_SOCKMAP_LOST, VELO_FLOW_P_SOCKMAP);
+	if (!event)
+		return;
+	__builtin_memcpy(event->saddr, peer->remote, 16);
+	__builtin_memcpy(event->daddr, peer->local, 16);
+	event->sport = bpf_htons((__u16)peer->remote_port);
+	event->dport = bpf_htons((__u16)peer->local_port);
+	event->proto = 6;
+	velo_flow_submit(event);
+}
+
 SEC("sk_msg")
 int velo_sk_msg(struct sk_msg_md *msg)
 {
@@ -313,6 +330,7 @@ int velo_sk_msg(struct sk_msg_md *msg)
 		 * EACCES, which TCP never returns.
 		 */
 		sm_count(VELO_SM_STAT_REDIRECT_LOST);
+		sm_flow_lost(&state->peer);
 		state->path = VELO_SM_PASS;
 		goto pass;
 	}
