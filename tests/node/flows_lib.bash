@@ -26,7 +26,7 @@ flows_velod() {
 		2>>"$VT/velod.log" &
 	# shellcheck disable=SC2034 # services_lib.bash's: svc_teardown stops it
 	SVC_VELOD_PID=$!
-	for _ in $(seq 100); do
+	for _ in $(seq 400); do
 		if vt_node curl -sf --max-time 1 "http://127.0.0.1:$SVC_PORT/healthz" >/dev/null &&
 			{ [ "$svc" = '{}' ] || grep -q 'services: .* service ports' "$VT/velod.log"; }; then
 			# shellcheck disable=SC2034 # services_lib.bash's: svc_write counts from it
@@ -45,10 +45,10 @@ flows_observe() {
 	vt_node "$FL_CTL" --agent "127.0.0.1:$SVC_PORT" observe "$@"
 }
 
-# flows_wait ARGS...: veloctl observe -j ARGS until it prints a flow (5 s); prints the flows.
+# flows_wait ARGS...: veloctl observe -j ARGS until it prints a flow (20 s); prints the flows.
 flows_wait() {
 	local _ out
-	for _ in $(seq 50); do
+	for _ in $(seq 200); do
 		out="$(flows_observe -j "$@")" && [ -n "$out" ] && {
 			echo "$out"
 			return 0
@@ -120,7 +120,7 @@ c, _ = srv.accept()
 while c.recv(65536): pass
 c.sendall(b"r" * int(sys.argv[2])); c.close()' "$3" "$4" >"$log" 2>&1 &
 	VT_PIDS+=($!)
-	for _ in $(seq 50); do
+	for _ in $(seq 200); do
 		grep -q listening "$log" && return 0
 		sleep 0.1
 	done
@@ -139,10 +139,10 @@ while s.recv(65536): pass
 s.close()' "$3" "$4" "$5"
 }
 
-# flows_wait_end PORT: the flows of PORT (JSON lines) once a connection's end is among them (5 s).
+# flows_wait_end PORT: the flows of PORT (JSON lines) once a connection's end is among them (20 s).
 flows_wait_end() {
 	local _ out
-	for _ in $(seq 50); do
+	for _ in $(seq 200); do
 		out="$(flows_observe -j --port "$1")"
 		if [ "$(jq -s '[.[] | select(.kind == "end")] | length' <<<"$out")" -ge 1 ]; then
 			echo "$out"
