@@ -120,9 +120,28 @@ static double number(const cJSON *flow, const char *key)
 	return cJSON_IsNumber(item) ? item->valuedouble : 0;
 }
 
+/* " policies ns/a,ns/b" from a policy drop's "policies" array; "" without one. */
+static void policies_text(const cJSON *flow, char *buf, size_t len)
+{
+	const cJSON *policies = cJSON_GetObjectItemCaseSensitive(flow, "policies"), *name;
+	size_t used = 0;
+	int n;
+
+	buf[0] = '\0';
+	if (!cJSON_IsArray(policies))
+		return;
+	cJSON_ArrayForEach (name, policies) {
+		if (!cJSON_IsString(name) || used >= len)
+			continue;
+		n = snprintf(buf + used, len - used, "%s%s", used ? "," : " policies ",
+			     name->valuestring);
+		used = n < 0 ? len : used + (size_t)n;
+	}
+}
+
 static void print_text(const cJSON *flow)
 {
-	char when[64], src[384], dst[384], extra[160] = "", verdict[16], what[80];
+	char when[64], src[384], dst[384], extra[160] = "", verdict[16], what[80], policies[700];
 	const char *kind = field(flow, "kind"), *reason = field(flow, "reason");
 	size_t i;
 
@@ -143,8 +162,9 @@ static void print_text(const cJSON *flow)
 		snprintf(what, sizeof(what), "%s (%s)", verdict, reason);
 	else
 		snprintf(what, sizeof(what), "%s %s", verdict, kind);
-	printf("%s: %s -> %s %s %s via %s%s\n", when, src, dst, field(flow, "proto"), what,
-	       field(flow, "path"), extra);
+	policies_text(flow, policies, sizeof(policies));
+	printf("%s: %s -> %s %s %s via %s%s%s\n", when, src, dst, field(flow, "proto"), what,
+	       field(flow, "path"), extra, policies);
 }
 
 /* One JSON line: printed when the filters keep it. */

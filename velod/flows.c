@@ -15,12 +15,24 @@
 #include "datapath/flow_names.h"
 #include "flows.h"
 #include "flows_series.h"
+#include "policy.h"
 
 #define NS_PER_S 1000000000ull
 #define OPEN_RETRY_NS NS_PER_S
 
+/* The last policy drop's question and velod's answer, valid while the policy didn't sync. */
+struct policies_asked {
+	bool valid;
+	uint32_t identity;
+	bool ingress;
+	uint64_t syncs;
+	char names[FLOW_POD_NAME_MAX];
+};
+
 struct flows {
 	const struct agent_config *config;
+	const struct policy *policy;
+	struct policies_asked asked;
 	struct ring_buffer *rb;
 	int rb_fd;
 	uint32_t ring_bytes;
@@ -35,7 +47,7 @@ struct flows {
 	struct flow_series drops, pairs;
 };
 
-struct flows *flows_new(const struct agent_config *config)
+struct flows *flows_new(const struct agent_config *config, const struct policy *policy)
 {
 	struct flows *flows;
 	int ret;
@@ -48,6 +60,7 @@ struct flows *flows_new(const struct agent_config *config)
 	if (!flows)
 		return NULL;
 	flows->config = config;
+	flows->policy = policy;
 	flows->rb_fd = -1;
 	flows->next_seq = 1;
 	flows->ring = calloc(config->flow_buffer, sizeof(*flows->ring));
@@ -111,6 +124,30 @@ static bool from_veth_pod(const struct velo_flow_event *event)
 				  event->reason == VELO_FLOW_R_DENY_PENDING);
 }
 
+/* A policy's egress or ingress drop: the policies that isolate the pod whose policy said no. */
+static void name_policies(struct flows *flows, struct flow_entry *entry)
+{
+	const struct velo_flow_event *event = &entry->event;
+	bool ingress = event->reason == VELO_FLOW_R_POLICY_INGRESS;
+	struct policies_asked *asked = &flows->asked;
+
+	entry->policies[0] = '\0';
+	if (!flows->policy || !event->identity ||
+	    (!ingress && event->reason != VELO_FLOW_R_POLICY_EGRESS))
+		return;
+	/* Drops come in runs of one flow (a retrying client, a flood): asked once per sync. */
+	if (!asked->valid || asked->identity != event->identity || asked->ingress != ingress ||
+	    asked->syncs != flows->policy->syncs) {
+		policy_isolating(flows->policy, event->identity, ingress, asked->names,
+				 sizeof(asked->names));
+		asked->valid = true;
+		asked->identity = event->identity;
+		asked->ingress = ingress;
+		asked->syncs = flows->policy->syncs;
+	}
+	memcpy(entry->policies, asked->names, sizeof(entry->policies));
+}
+
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct flows *flows = ctx;
@@ -138,6 +175,7 @@ static int on_event(void *ctx, void *data, size_t size)
 				    sizeof(entry->src_pod), flows->batch_now_ns);
 	flow_pods_by_addr(flows->pods, entry->event.daddr, entry->dst_pod, sizeof(entry->dst_pod),
 			  flows->batch_now_ns);
+	name_policies(flows, entry);
 	flows->read_total++;
 	count(flows, entry);
 	return 0;
@@ -252,10 +290,31 @@ static const char *addr_text(const uint8_t addr[16], char *buf, size_t len)
 	return inet_ntop(AF_INET6, addr, buf, (socklen_t)len);
 }
 
+/* ,"policies":["ns/a","ns/b"] from "ns/a,ns/b"; nothing for "". Names need no escaping. */
+static void policies_json(const char *names, char *buf, size_t len)
+{
+	size_t used;
+
+	buf[0] = '\0';
+	if (!names[0])
+		return;
+	used = (size_t)snprintf(buf, len, ",\"policies\":[\"");
+	for (const char *c = names; *c && used + 4 < len; c++) {
+		if (*c == ',') {
+			memcpy(buf + used, "\",\"", 3);
+			used += 3;
+		} else {
+			buf[used++] = *c;
+		}
+	}
+	snprintf(buf + used, len - used, "\"]");
+}
+
 size_t flows_entry_json(const struct flow_entry *entry, char *buf, size_t len)
 {
 	const struct velo_flow_event *event = &entry->event;
 	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], proto[8], counters[160] = "";
+	char policies[FLOW_POD_NAME_MAX * 2];
 	time_t secs = (time_t)entry->time_unix;
 	char when[40];
 	struct tm tm;
@@ -270,13 +329,14 @@ size_t flows_entry_json(const struct flow_entry *entry, char *buf, size_t len)
 			 ",\"bytes_out\":%llu,\"bytes_in\":%llu,\"segs_out\":%u,\"segs_in\":%u",
 			 (unsigned long long)event->bytes_out, (unsigned long long)event->bytes_in,
 			 event->segs_out, event->segs_in);
+	policies_json(entry->policies, policies, sizeof(policies));
 	/* Pod names are DNS labels and addresses are inet_ntop's: nothing to escape. */
 	n = snprintf(buf, len,
 		     "{\"seq\":%llu,\"time\":\"%s\",\"kind\":\"%s\",\"verdict\":\"%s\","
 		     "\"reason\":\"%s\",\"path\":\"%s\",\"proto\":\"%s\","
 		     "\"src\":{\"ip\":\"%s\",\"port\":%u,\"pod\":\"%s\"},"
 		     "\"dst\":{\"ip\":\"%s\",\"port\":%u,\"pod\":\"%s\"},"
-		     "\"ifindex\":%u,\"identity\":%u,\"bytes\":%u%s}\n",
+		     "\"ifindex\":%u,\"identity\":%u,\"bytes\":%u%s%s}\n",
 		     (unsigned long long)entry->seq, when, velo_flow_kind_name(event->kind),
 		     velo_flow_verdict(event->kind), velo_flow_reason_name(event->reason),
 		     velo_flow_path_name(event->path),
@@ -284,6 +344,6 @@ size_t flows_entry_json(const struct flow_entry *entry, char *buf, size_t len)
 		     addr_text(event->saddr, src, sizeof(src)) ?: "", ntohs(event->sport),
 		     entry->src_pod, addr_text(event->daddr, dst, sizeof(dst)) ?: "",
 		     ntohs(event->dport), entry->dst_pod, event->ifindex, event->identity,
-		     event->len, counters);
+		     event->len, policies, counters);
 	return n < 0 ? len : (size_t)n;
 }

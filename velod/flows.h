@@ -22,10 +22,15 @@ struct flow_entry {
 	struct velo_flow_event event;
 	char src_pod[FLOW_POD_NAME_MAX]; /* "<ns>/<name>" or "" */
 	char dst_pod[FLOW_POD_NAME_MAX];
+	/* Policy drops: the NetworkPolicies that isolate the pod whose policy said no, "ns/name,..." */
+	char policies[FLOW_POD_NAME_MAX];
 };
 
-/* NULL with errno; NULL with errno 0 when flowBuffer is 0 (no reader). */
-struct flows *flows_new(const struct agent_config *config);
+/*
+ * NULL with errno; NULL with errno 0 when flowBuffer is 0 (no reader).
+ * policy (velod's, may be NULL) names the policies behind policy drops.
+ */
+struct flows *flows_new(const struct agent_config *config, const struct policy *policy);
 void flows_free(struct flows *flows);
 /* Opens the ring once it exists. */
 void flows_step(struct flows *flows, uint64_t now_ns);

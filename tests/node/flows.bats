@@ -173,6 +173,53 @@ pod() {
 	[ "$(flows_field "$out" .src.pod)" = velotest/pod-ctr-pa ]
 }
 
+# flows_pol_file PODS_JSON POLICIES_JSON: velod's policyFile (namespace velotest) with these.
+flows_pol_file() {
+	jq -cn --argjson pods "$1" --argjson pols "$2" '{
+		namespaces: [{metadata: {name: "velotest", labels: {ns: "velotest"}}}],
+		pods: $pods, networkPolicies: $pols}' >"$VT/policy.json.tmp"
+	mv "$VT/policy.json.tmp" "$VT/policy.json"
+}
+
+@test "flows: a policy drop names the NetworkPolicies behind it, from velod's own policy state" {
+	local out pods pols _
+	flows_pol_file '[]' '[]'
+	flows_velod "$(jq -cn --arg f "$VT/policy.json" \
+		'{policySource: "file", policyFile: $f, policySyncMs: 50}')"
+	pod pb '{}' '.policy = true'
+	pod pa '{}' '.policy = true'
+	# pb is selected by two policies: one isolates its ingress (and allows nothing), the other
+	# only its egress. pa is selected by none.
+	pods="$(jq -cn --arg a "$IP_pa" --arg b "$IP_pb" '[
+		{metadata: {namespace: "velotest", name: "pod-ctr-pa", labels: {app: "a"}},
+		 spec: {nodeName: "node-a"}, status: {phase: "Running", podIP: $a, podIPs: [{ip: $a}]}},
+		{metadata: {namespace: "velotest", name: "pod-ctr-pb", labels: {app: "b"}},
+		 spec: {nodeName: "node-a"}, status: {phase: "Running", podIP: $b, podIPs: [{ip: $b}]}}]')"
+	pols='[{"metadata": {"namespace": "velotest", "name": "deny-to-b"},
+		"spec": {"podSelector": {"matchLabels": {"app": "b"}}, "policyTypes": ["Ingress"]}},
+		{"metadata": {"namespace": "velotest", "name": "b-egress"},
+		"spec": {"podSelector": {"matchLabels": {"app": "b"}}, "policyTypes": ["Egress"],
+		"egress": [{}]}}]'
+	flows_pol_file "$pods" "$pols"
+	# Until velod's sync placed both pods the drops say policy-pending; then ingress denied.
+	for _ in $(seq 40); do
+		flows_ping "$NS_pa" "$IP_pb" && {
+			echo "pa reached pb through a policy that allows nothing"
+			return 1
+		}
+		out="$(flows_observe -j --reason policy-ingress-denied)"
+		[ -n "$out" ] && break
+	done
+	echo "$out"
+	[ -n "$out" ]
+	[ "$(flows_field "$out" .dst.pod)" = velotest/pod-ctr-pb ]
+	[ "$(flows_field "$out" '.policies | join(",")')" = velotest/deny-to-b ]
+	run flows_observe --reason policy-ingress-denied
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q "velotest/pod-ctr-pa ($IP_pa) -> velotest/pod-ctr-pb ($IP_pb) icmp DROPPED (policy-ingress-denied) via tc identity [0-9]* policies velotest/deny-to-b\$" <<<"$output"
+}
+
 @test "flows: a pod that opts in (velo.dev/flows) reports each TCP connection's start and end, bytes each way" {
 	local out
 	flows_velod

@@ -2,7 +2,8 @@
 /*
  * velod's GET /policy answers (plugin/policy/describe.c): the policies
  * selecting a pod, its isolation, its rules as text with named ports
- * resolved, the node's pods in one list, an unknown pod.
+ * resolved, the node's pods in one list, an unknown pod; the policies a
+ * policy drop of an identity ran into (flows).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -91,10 +92,54 @@ static void test_describe(void **state)
 	velo_pol_objects_free(&objects);
 }
 
+static void test_isolating(void **state)
+{
+	struct velo_pol_local_pod local[2] = { { .ns = "x", .name = "a", .n_ips = 1 },
+					       { .ns = "x", .name = "b", .n_ips = 1 } };
+	struct velo_pol_node node = { .name = "n1", .local = local, .n_local = 2 };
+	struct velo_pol_numbering numbering = {};
+	struct velo_pol_objects objects;
+	struct velo_pol_tables tables;
+	const struct velo_pol_placed *a, *b;
+	char why[200] = "", names[64], tiny[4];
+
+	(void)state;
+	assert_int_equal(velo_pol_objects_parse(file, strlen(file), &objects, why, sizeof(why)), 0);
+	assert_int_equal(velo_pol_cidr_parse("10.0.0.1", true, &local[0].ips[0]), 0);
+	assert_int_equal(velo_pol_cidr_parse("10.0.0.2", true, &local[1].ips[0]), 0);
+	assert_int_equal(velo_pol_tables_build(&objects, &node, &numbering, &tables), 0);
+	a = velo_pol_tables_placed(&tables, "x", "a");
+	b = velo_pol_tables_placed(&tables, "x", "b");
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(velo_pol_isolating(&objects, &tables, a->id, true, names, sizeof(names)),
+			 1);
+	assert_string_equal(names, "x/db");
+	assert_int_equal(velo_pol_isolating(&objects, &tables, a->id, false, names, sizeof(names)),
+			 1);
+	assert_string_equal(names, "x/db");
+	/* Cut short, still terminated. */
+	assert_int_equal(velo_pol_isolating(&objects, &tables, a->id, true, tiny, sizeof(tiny)), 1);
+	assert_string_equal(tiny, "x/d");
+	/* Nothing selects b; no pod has the identity; not a pod identity at all. */
+	assert_int_equal(velo_pol_isolating(&objects, &tables, b->id, true, names, sizeof(names)),
+			 0);
+	assert_string_equal(names, "");
+	assert_int_equal(velo_pol_isolating(&objects, &tables, 9999, true, names, sizeof(names)),
+			 0);
+	assert_int_equal(
+		velo_pol_isolating(&objects, &tables, VELO_ID_WORLD, false, names, sizeof(names)),
+		0);
+	velo_pol_tables_free(&tables);
+	velo_pol_numbering_free(&numbering);
+	velo_pol_objects_free(&objects);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_describe),
+		cmocka_unit_test(test_isolating),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
