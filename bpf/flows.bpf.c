@@ -14,6 +14,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "lib/flow.h"
+#include "lib/sockops.h"
 #include "lib/velo_sockmap.h"
 
 #define AF_INET 2
@@ -21,15 +22,6 @@
 #define TCP_CLOSE 7
 
 char LICENSE[] SEC("license") = "GPL";
-
-/* The socket short-circuit's per-socket state (bpf/sockmap.bpf.c): read only, for the path. */
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct velo_sm_sock);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} velo_smsk_v1 SEC(".maps");
 
 /* A socket whose start was emitted: which side it is, so its end reads the same way. */
 struct flow_sock {
@@ -45,48 +37,15 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } velo_fl_tcp_v1 SEC(".maps");
 
-/* ::ffff:a.b.c.d for IPv4; IPv6 as it is. */
-static __always_inline void flow_addr(__u8 *out, __u32 family, __u32 ip4, const __u32 *ip6)
-{
-	__u32 *words = (__u32 *)out;
-
-	if (family == AF_INET) {
-		words[0] = 0;
-		words[1] = 0;
-		words[2] = bpf_htonl(0xffff);
-		words[3] = ip4;
-	} else {
-		words[0] = ip6[0];
-		words[1] = ip6[1];
-		words[2] = ip6[2];
-		words[3] = ip6[3];
-	}
-}
-
-/* The tuple, client first. Every field read once: the verifier rejects computed ctx offsets. */
+/* The tuple, client first. */
 static __always_inline void flow_tuple(struct bpf_sock_ops *skops, bool passive,
 				       struct velo_flow_event *event)
 {
-	__u8 *local = passive ? event->daddr : event->saddr;
-	__u8 *remote = passive ? event->saddr : event->daddr;
-	__u32 family = skops->family, ip4, ip6[4];
 	__be16 local_port = bpf_htons((__u16)skops->local_port);
 	__be16 remote_port = bpf_htons((__u16)bpf_ntohl(skops->remote_port));
 
-	ip4 = skops->local_ip4;
-	ip6[0] = skops->local_ip6[0];
-	ip6[1] = skops->local_ip6[1];
-	ip6[2] = skops->local_ip6[2];
-	ip6[3] = skops->local_ip6[3];
-	barrier_var(ip4);
-	flow_addr(local, family, ip4, ip6);
-	ip4 = skops->remote_ip4;
-	ip6[0] = skops->remote_ip6[0];
-	ip6[1] = skops->remote_ip6[1];
-	ip6[2] = skops->remote_ip6[2];
-	ip6[3] = skops->remote_ip6[3];
-	barrier_var(ip4);
-	flow_addr(remote, family, ip4, ip6);
+	velo_sockops_addrs(skops, passive ? event->daddr : event->saddr,
+			   passive ? event->saddr : event->daddr);
 	event->sport = passive ? remote_port : local_port;
 	event->dport = passive ? local_port : remote_port;
 	event->proto = 6;
