@@ -8,6 +8,10 @@
  * side swaps ends and directions). The path says sockmap when velo's socket
  * short-circuit redirected the socket's data (its sk_storage in velo_smsk_v1),
  * else routed: the stack, or the tc/XDP shortcut under it.
+ *
+ * UDP has no connection: cgroup_skb egress and ingress on the same cgroup
+ * report a 5-tuple's first datagram either way as its start (its sender is
+ * the client) and remember the tuple in velo_fl_udp_v1 (LRU); no end.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_endian.h>
@@ -106,6 +110,103 @@ static __always_inline void flow_end(struct bpf_sock_ops *skops)
 	event->segs_out = passive ? segs_in : segs_out;
 	event->segs_in = passive ? segs_out : segs_in;
 	velo_flow_submit(event);
+}
+
+/* The pod's UDP 5-tuples already reported, keyed from the pod's side. */
+struct flow_udp_key {
+	__u8 local[16];
+	__u8 remote[16];
+	__be16 local_port;
+	__be16 remote_port;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, VELO_MAX_FLOW_UDP);
+	__type(key, struct flow_udp_key);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} velo_fl_udp_v1 SEC(".maps");
+
+/* A UDP datagram's addresses (IPv4 mapped) and ports; false for anything else or a later fragment. */
+static __always_inline bool flow_udp_tuple(struct __sk_buff *skb, __u8 *saddr, __u8 *daddr,
+					   __be16 *ports)
+{
+	if (skb->protocol == bpf_htons(0x0800)) {
+		struct iphdr ip;
+
+		if (bpf_skb_load_bytes(skb, 0, &ip, sizeof(ip)) || ip.protocol != 17 ||
+		    ip.ihl < 5 || (ip.frag_off & bpf_htons(0x1fff)))
+			return false;
+		saddr[10] = saddr[11] = 0xff;
+		daddr[10] = daddr[11] = 0xff;
+		__builtin_memcpy(&saddr[12], &ip.saddr, 4);
+		__builtin_memcpy(&daddr[12], &ip.daddr, 4);
+		return !bpf_skb_load_bytes(skb, ip.ihl * 4, ports, 4);
+	}
+	if (skb->protocol == bpf_htons(0x86DD)) {
+		struct ipv6hdr ip6;
+
+		if (bpf_skb_load_bytes(skb, 0, &ip6, sizeof(ip6)) || ip6.nexthdr != 17)
+			return false;
+		__builtin_memcpy(saddr, &ip6.saddr, 16);
+		__builtin_memcpy(daddr, &ip6.daddr, 16);
+		return !bpf_skb_load_bytes(skb, sizeof(ip6), ports, 4);
+	}
+	return false;
+}
+
+/* The datagram's 5-tuple seen for the first time: a start event, sender -> receiver. */
+static __always_inline void flow_udp(struct __sk_buff *skb, bool egress)
+{
+	__u8 saddr[16] = {}, daddr[16] = {};
+	struct flow_udp_key key = {};
+	struct velo_flow_event *event;
+	struct bpf_sock *sk = skb->sk;
+	__be16 ports[2];
+	__u32 seen = 1;
+
+	/* The pod's socket (the hook sets it both ways): TCP and the rest cost a helper and a read. */
+	if (sk)
+		sk = bpf_sk_fullsock(sk);
+	if (!sk || sk->protocol != 17)
+		return;
+	if (!flow_udp_tuple(skb, saddr, daddr, ports))
+		return;
+	__builtin_memcpy(key.local, egress ? saddr : daddr, 16);
+	__builtin_memcpy(key.remote, egress ? daddr : saddr, 16);
+	key.local_port = egress ? ports[0] : ports[1];
+	key.remote_port = egress ? ports[1] : ports[0];
+	if (bpf_map_lookup_elem(&velo_fl_udp_v1, &key))
+		return;
+	/* Two CPUs that both missed: only the one whose insert wins reports. */
+	if (bpf_map_update_elem(&velo_fl_udp_v1, &key, &seen, BPF_NOEXIST))
+		return;
+	event = velo_flow_reserve(VELO_FLOW_START, VELO_FLOW_R_NONE, VELO_FLOW_P_UNKNOWN);
+	if (!event)
+		return;
+	__builtin_memcpy(event->saddr, saddr, 16);
+	__builtin_memcpy(event->daddr, daddr, 16);
+	event->sport = ports[0];
+	event->dport = ports[1];
+	event->proto = 17;
+	event->len = skb->len;
+	velo_flow_submit(event);
+}
+
+SEC("cgroup_skb/egress")
+int velo_fl_udp_eg(struct __sk_buff *skb)
+{
+	flow_udp(skb, true);
+	return 1;
+}
+
+SEC("cgroup_skb/ingress")
+int velo_fl_udp_in(struct __sk_buff *skb)
+{
+	flow_udp(skb, false);
+	return 1;
 }
 
 SEC("sockops")

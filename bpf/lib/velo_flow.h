@@ -16,8 +16,11 @@
 #define VELO_MAP_FLOW_RB "velo_flow_rb_v1"
 #define VELO_MAP_FLOW_LOST "velo_fl_lost_v1"
 #define VELO_MAP_FLOW_TCP "velo_fl_tcp_v1"
+#define VELO_MAP_FLOW_UDP "velo_fl_udp_v1"
 
 #define VELO_PROG_FLOW_SOCKOPS "velo_flow_ops"
+#define VELO_PROG_FLOW_UDP_EG "velo_fl_udp_eg"
+#define VELO_PROG_FLOW_UDP_IN "velo_fl_udp_in"
 
 /* Bytes of ring buffer (a power of two pages); velod's flowRingBytes can pin another size. */
 #ifndef VELO_FLOW_RB_BYTES
@@ -28,11 +31,15 @@
 #ifndef VELO_MAX_FLOW_TCP
 #define VELO_MAX_FLOW_TCP 65536
 #endif
+/* UDP 5-tuples an opted-in pod was seen using (LRU: the oldest are forgotten first). */
+#ifndef VELO_MAX_FLOW_UDP
+#define VELO_MAX_FLOW_UDP 65536
+#endif
 
 /* velo_flow_event.kind */
 enum velo_flow_kind {
 	VELO_FLOW_DROP = 1, /* a packet or a connect velo refused */
-	VELO_FLOW_START, /* a connection of an opted-in pod was established */
+	VELO_FLOW_START, /* a connection of an opted-in pod was established (UDP: its first datagram) */
 	VELO_FLOW_END, /* ... and closed: counters each way */
 	VELO_FLOW_TRACE, /* not dropped, but off the path velo chose (reason says why) */
 	VELO_FLOW_KIND_MAX,

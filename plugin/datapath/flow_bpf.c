@@ -15,10 +15,13 @@
 #include "datapath/pins.h"
 #include "flows.skel.h"
 
-/* The program pins last: its presence means the load finished. */
+/* The program pins last: their presence means the load finished. */
 static const struct velo_pin pins[] = {
 	{ VELO_MAP_FLOW_TCP, true, offsetof(struct velo_flow_bpf, tcp_fd), false },
+	{ VELO_MAP_FLOW_UDP, true, offsetof(struct velo_flow_bpf, udp_fd), false },
 	{ VELO_PROG_FLOW_SOCKOPS, false, offsetof(struct velo_flow_bpf, ops_fd), true },
+	{ VELO_PROG_FLOW_UDP_EG, false, offsetof(struct velo_flow_bpf, udp_eg_fd), true },
+	{ VELO_PROG_FLOW_UDP_IN, false, offsetof(struct velo_flow_bpf, udp_in_fd), true },
 };
 #define N_PINS (sizeof(pins) / sizeof(pins[0]))
 
@@ -52,7 +55,7 @@ static int load_and_pin(const struct velo_paths *paths, const void *arg)
 	if (!ret)
 		ret = velo_pin_programs(paths, skel->obj, pins, N_PINS);
 	if (!ret)
-		pr_info("flows: loaded and pinned the connection-event program under %s",
+		pr_info("flows: loaded and pinned the connection-event programs under %s",
 			paths->bpffs_dir);
 	flows__destroy(skel);
 	return ret;

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The connection-event program (bpf/flows.bpf.c), a group of its own like
- * Service translation's (bpf_loader.h): loaded once per node under the BPF
- * loader lock, its socket map pinned by name (<bpffs>/velo_fl_tcp_v1), the
- * program per generation (<bpffs>/progs_g<gen>/velo_flow_ops). Pods that opt
- * in (features/flows.h) attach it to their cgroup.
+ * The connection-event programs (bpf/flows.bpf.c), a group of their own like
+ * Service translation's (loader.h): loaded once per node under the BPF loader
+ * lock, their maps pinned by name (<bpffs>/velo_fl_tcp_v1, velo_fl_udp_v1),
+ * the programs per generation (<bpffs>/progs_g<gen>/velo_flow_ops, the UDP
+ * ones velo_fl_udp_eg and velo_fl_udp_in). Pods that opt in
+ * (features/flows.h) attach all three to their cgroup.
  */
 #ifndef VELO_DATAPATH_FLOW_BPF_H
 #define VELO_DATAPATH_FLOW_BPF_H
@@ -13,7 +14,10 @@
 
 struct velo_flow_bpf {
 	int tcp_fd; /* velo_fl_tcp_v1 */
+	int udp_fd; /* velo_fl_udp_v1 */
 	int ops_fd; /* velo_flow_ops */
+	int udp_eg_fd; /* velo_fl_udp_eg */
+	int udp_in_fd; /* velo_fl_udp_in */
 };
 
 /* Opens the pins, loading first when any is missing (BPF loader lock, bounded wait). */

@@ -2,12 +2,14 @@
 /*
  * velo.dev/flows: "true" (or the conflist's defaults). velo_flow_ops (sock_ops)
  * on the pod's own cgroup emits a start and an end event for each of the
- * pod's TCP connections into the node's flow ring (docs/flows.md). Drops are
+ * pod's TCP connections into the node's flow ring (docs/flows.md), and
+ * velo_fl_udp_eg/_in (cgroup_skb) a start for each new UDP 5-tuple. Drops are
  * reported for every pod whatever this says. Observability, not policy: a
  * pod whose cgroup can't be found starts without connection events, with one
  * warning.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -20,6 +22,25 @@
 #include "features/flows.h"
 
 #define KIND_OPS "flow_ops"
+#define KIND_UDP_EG "flow_udp_eg"
+#define KIND_UDP_IN "flow_udp_in"
+
+/* The pod cgroup's links: kind, where, and the program's fd in struct velo_flow_bpf. */
+static const struct {
+	const char *kind;
+	enum bpf_attach_type type;
+	size_t fd_offset;
+} links[] = {
+	{ KIND_OPS, BPF_CGROUP_SOCK_OPS, offsetof(struct velo_flow_bpf, ops_fd) },
+	{ KIND_UDP_EG, BPF_CGROUP_INET_EGRESS, offsetof(struct velo_flow_bpf, udp_eg_fd) },
+	{ KIND_UDP_IN, BPF_CGROUP_INET_INGRESS, offsetof(struct velo_flow_bpf, udp_in_fd) },
+};
+#define N_LINKS (sizeof(links) / sizeof(links[0]))
+
+static int link_prog_fd(const struct velo_flow_bpf *bpf, size_t i)
+{
+	return *(const int *)((const char *)bpf + links[i].fd_offset);
+}
 
 static bool flows_wanted(const struct velo_request *request)
 {
@@ -50,11 +71,14 @@ static int flows_attach(struct velo_request *request)
 		cgroup_ctx_close(&ctx);
 		return ret;
 	}
-	ret = cgroup_link_attach(&ctx, KIND_OPS, bpf.ops_fd, BPF_CGROUP_SOCK_OPS);
-	if (ret)
-		cni_fail(ret, VELO_ERR_FEATURE, "flows: attach to cgroup %s: %s", ctx.path,
-			 strerror(-ret));
-	else
+	/* A link attached before a later one failed is undone by detach (the record has the bit). */
+	for (size_t i = 0; !ret && i < N_LINKS; i++) {
+		ret = cgroup_link_attach(&ctx, links[i].kind, link_prog_fd(&bpf, i), links[i].type);
+		if (ret)
+			cni_fail(ret, VELO_ERR_FEATURE, "flows: attach %s to cgroup %s: %s",
+				 links[i].kind, ctx.path, strerror(-ret));
+	}
+	if (!ret)
 		pr_info("flows: connection events on cgroup %s", ctx.path);
 	velo_flow_bpf_close(&bpf);
 	cgroup_ctx_close(&ctx);
@@ -67,7 +91,8 @@ static int flows_detach(struct velo_request *request)
 
 	if (lock_fd < 0)
 		return lock_fd;
-	cgroup_link_unpin(request, KIND_OPS);
+	for (size_t i = 0; i < N_LINKS; i++)
+		cgroup_link_unpin(request, links[i].kind);
 	cgroup_unlock(lock_fd);
 	return 0;
 }
@@ -75,15 +100,16 @@ static int flows_detach(struct velo_request *request)
 static int flows_check(struct velo_request *request)
 {
 	struct velo_flow_bpf bpf;
-	int ret;
+	int ret = 0;
 
 	if (velo_flow_bpf_open_pinned(&request->config.paths, &bpf)) {
-		cni_error_detail("flows: the connection-event program is not pinned");
+		cni_error_detail("flows: the connection-event programs are not pinned");
 		return -EIO;
 	}
-	ret = cgroup_link_check(request, "flows", KIND_OPS, BPF_CGROUP_SOCK_OPS, bpf.ops_fd, 0)
-		      ? -EIO
-		      : 0;
+	for (size_t i = 0; i < N_LINKS; i++)
+		if (cgroup_link_check(request, "flows", links[i].kind, links[i].type,
+				      link_prog_fd(&bpf, i), 0))
+			ret = -EIO;
 	velo_flow_bpf_close(&bpf);
 	return ret;
 }
@@ -93,11 +119,14 @@ static int flows_check_routed(const struct velo_request *request)
 {
 	char path[4096];
 
-	if (!velo_bpf_link_path(&request->config.paths, request->record.host_ifname, KIND_OPS, path,
-				sizeof(path)) &&
-	    !access(path, F_OK)) {
-		cni_error_detail("flows: a pod without connection events has a link (%s)", path);
-		return -EIO;
+	for (size_t i = 0; i < N_LINKS; i++) {
+		if (!velo_bpf_link_path(&request->config.paths, request->record.host_ifname,
+					links[i].kind, path, sizeof(path)) &&
+		    !access(path, F_OK)) {
+			cni_error_detail("flows: a pod without connection events has a link (%s)",
+					 path);
+			return -EIO;
+		}
 	}
 	return 0;
 }

@@ -271,6 +271,53 @@ flows_pol_file() {
 	[ "$(jq -r .bytes_in <<<"$out")" -le 302 ]
 }
 
+@test "flows: UDP: a 5-tuple's first datagram is its start, once, from each opted-in end" {
+	local out _
+	flows_velod
+	pod b '{"velo.dev/flows": "true"}'
+	pod a '{"velo.dev/flows": "true"}'
+	vtc_run "$NS_b" "$CG_b" timeout 30 python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 5301))
+print("listening", flush=True)
+for _ in range(4): s.recvfrom(100)
+print("got 4", flush=True)' >"$VT/work/udp.log" 2>&1 &
+	VT_PIDS+=($!)
+	for _ in $(seq 200); do
+		grep -q listening "$VT/work/udp.log" && break
+		sleep 0.1
+	done
+	grep -q listening "$VT/work/udp.log"
+	# Three datagrams of one 5-tuple, then one of another.
+	vtc_run "$NS_a" "$CG_a" python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 40001))
+for _ in range(3): s.sendto(b"x", (sys.argv[1], 5301))
+t = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); t.bind(("0.0.0.0", 40002))
+t.sendto(b"y", (sys.argv[1], 5301))' "$IP_b"
+	for _ in $(seq 200); do
+		grep -q "got 4" "$VT/work/udp.log" && break
+		sleep 0.1
+	done
+	cat "$VT/work/udp.log"
+	grep -q "got 4" "$VT/work/udp.log"
+	# The second tuple's start, from both ends, comes after everything the first one could cause.
+	for _ in $(seq 200); do
+		out="$(flows_observe -j --protocol udp --port 40002)"
+		[ "$(flows_count "$out" start)" -ge 2 ] && break
+		sleep 0.1
+	done
+	echo "$out"
+	[ "$(flows_count "$out" start)" -eq 2 ]
+	out="$(flows_observe -j --protocol udp --port 5301)"
+	echo "$out"
+	[ "$(flows_count "$out" start)" -eq 4 ]
+	[ "$(jq -s '[.[] | select(.src.port == 40001)] | length' <<<"$out")" -eq 2 ]
+	[ "$(jq -s '[.[] | select(.src.pod == "velotest/pod-ctr-a" and .dst.pod == "velotest/pod-ctr-b"
+		and .dst.port == 5301 and .proto == "udp" and .verdict == "forwarded")] | length' \
+		<<<"$out")" -eq 4 ]
+}
+
 @test "flows: a sockmap redirect whose peer left the sockhash goes routed, shown as sockmap-redirect-lost" {
 	local out key _ bugs
 	bugs='.sockmapAcceptKernelBugs = ["halfclose-eagain", "splice-ingress", "waitall-short", "rcvlowat-ignored"]'
