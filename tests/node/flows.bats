@@ -283,11 +283,7 @@ print("listening", flush=True)
 for _ in range(4): s.recvfrom(100)
 print("got 4", flush=True)' >"$VT/work/udp.log" 2>&1 &
 	VT_PIDS+=($!)
-	for _ in $(seq 200); do
-		grep -q listening "$VT/work/udp.log" && break
-		sleep 0.1
-	done
-	grep -q listening "$VT/work/udp.log"
+	flows_wait_line "$VT/work/udp.log" listening
 	# Three datagrams of one 5-tuple, then one of another.
 	vtc_run "$NS_a" "$CG_a" python3 -c '
 import socket, sys
@@ -295,12 +291,7 @@ s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 40001))
 for _ in range(3): s.sendto(b"x", (sys.argv[1], 5301))
 t = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); t.bind(("0.0.0.0", 40002))
 t.sendto(b"y", (sys.argv[1], 5301))' "$IP_b"
-	for _ in $(seq 200); do
-		grep -q "got 4" "$VT/work/udp.log" && break
-		sleep 0.1
-	done
-	cat "$VT/work/udp.log"
-	grep -q "got 4" "$VT/work/udp.log"
+	flows_wait_line "$VT/work/udp.log" "got 4"
 	# The second tuple's start, from both ends, comes after everything the first one could cause.
 	for _ in $(seq 200); do
 		out="$(flows_observe -j --protocol udp --port 40002)"
@@ -336,12 +327,7 @@ s.sendall(b"q" * (3 << 20)); s.shutdown(socket.SHUT_WR)
 print("done", flush=True)
 while s.recv(65536): pass' "$IP_b" "$VT/work/go" >"$VT/work/client.log" 2>&1 &
 	VT_PIDS+=($!)
-	for _ in $(seq 400); do
-		grep -q sent "$VT/work/client.log" && break
-		sleep 0.05
-	done
-	cat "$VT/work/client.log"
-	grep -q sent "$VT/work/client.log"
+	flows_wait_line "$VT/work/client.log" sent
 	# The server's socket leaves the sockhash, as when it closes: its key starts with its address.
 	key="$(bpftool map dump pinned "$VTC_BPFFS/velo_sock_v1" -j |
 		jq -r --arg p "$(flows_hex_mapped "$IP_b" | sed 's/\([0-9a-f][0-9a-f]\)/0x\1/g')" \
@@ -351,11 +337,7 @@ while s.recv(65536): pass' "$IP_b" "$VT/work/go" >"$VT/work/client.log" 2>&1 &
 	# shellcheck disable=SC2086 # one byte a word
 	bpftool map delete pinned "$VTC_BPFFS/velo_sock_v1" key hex $key
 	touch "$VT/work/go"
-	for _ in $(seq 400); do
-		grep -q done "$VT/work/client.log" && break
-		sleep 0.05
-	done
-	grep -q done "$VT/work/client.log"
+	flows_wait_line "$VT/work/client.log" done
 	out="$(flows_wait --reason sockmap-redirect-lost)"
 	echo "$out"
 	[ "$(flows_field "$out" .verdict)" = forwarded ]

@@ -60,6 +60,18 @@ flows_wait() {
 	return 1
 }
 
+# flows_wait_line FILE PATTERN: until FILE has a line matching PATTERN (20 s); else prints FILE.
+flows_wait_line() {
+	local _
+	for _ in $(seq 200); do
+		grep -q "$2" "$1" && return 0
+		sleep 0.1
+	done
+	echo "no line matching '$2' in $1:"
+	cat "$1"
+	return 1
+}
+
 # flows_field JSON_LINES JQ_FILTER: the filter applied to the last flow.
 flows_field() { tail -n 1 <<<"$1" | jq -r "$2"; }
 
@@ -111,7 +123,7 @@ flows_ping() {
 # flows_serve NS CGROUP PORT REPLY_BYTES: a TCP server in the pod (its cgroup) for one
 # connection: reads until the client's EOF, answers REPLY_BYTES, closes. Returns once listening.
 flows_serve() {
-	local _ log="$VT/work/serve-$3.log"
+	local log="$VT/work/serve-$3.log"
 	vtc_run "$1" "$2" timeout 20 python3 -c '
 import socket, sys
 srv = socket.socket(); srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -120,12 +132,7 @@ c, _ = srv.accept()
 while c.recv(65536): pass
 c.sendall(b"r" * int(sys.argv[2])); c.close()' "$3" "$4" >"$log" 2>&1 &
 	VT_PIDS+=($!)
-	for _ in $(seq 200); do
-		grep -q listening "$log" && return 0
-		sleep 0.1
-	done
-	echo "server on port $3 did not start: $(cat "$log")"
-	return 1
+	flows_wait_line "$log" listening
 }
 
 # flows_connect NS CGROUP IP PORT BYTES: a client in the pod sends BYTES, half-closes, reads the
