@@ -201,17 +201,18 @@ flows_pol_file() {
 		"spec": {"podSelector": {"matchLabels": {"app": "b"}}, "policyTypes": ["Egress"],
 		"egress": [{}]}}]'
 	flows_pol_file "$pods" "$pols"
-	# Until velod's sync placed both pods the drops say policy-pending; then ingress denied.
+	# Until velod's next sync pb has no programs (its namespace had no policy at ADD), or its
+	# identity is pending; then pb's ingress policy says no.
 	for _ in $(seq 40); do
-		flows_ping "$NS_pa" "$IP_pb" && {
-			echo "pa reached pb through a policy that allows nothing"
-			return 1
-		}
+		flows_ping "$NS_pa" "$IP_pb" || true
 		out="$(flows_observe -j --reason policy-ingress-denied)"
 		[ -n "$out" ] && break
+		sleep 0.5
 	done
 	echo "$out"
 	[ -n "$out" ]
+	run flows_ping "$NS_pa" "$IP_pb"
+	[ "$status" -ne 0 ]
 	[ "$(flows_field "$out" .dst.pod)" = velotest/pod-ctr-pb ]
 	[ "$(flows_field "$out" '.policies | join(",")')" = velotest/deny-to-b ]
 	run flows_observe --reason policy-ingress-denied
