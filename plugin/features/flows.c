@@ -2,8 +2,9 @@
 /*
  * velo.dev/flows: "true" (or the conflist's defaults). velo_flow_ops (sock_ops)
  * on the pod's own cgroup emits a start and an end event for each of the
- * pod's TCP connections into the node's flow ring (docs/flows.md), and
- * velo_fl_udp_eg/_in (cgroup_skb) a start for each new UDP 5-tuple. Drops are
+ * pod's TCP connections into the node's flow ring (docs/flows.md); with
+ * velo.dev/flows-udp too, velo_fl_udp_eg/_in (cgroup_skb, a run per packet)
+ * a start for each new UDP 5-tuple. Drops are
  * reported for every pod whatever this says. Observability, not policy: a
  * pod whose cgroup can't be found starts without connection events, with one
  * warning.
@@ -25,15 +26,16 @@
 #define KIND_UDP_EG "flow_udp_eg"
 #define KIND_UDP_IN "flow_udp_in"
 
-/* The pod cgroup's links: kind, where, and the program's fd in struct velo_flow_bpf. */
+/* The pod cgroup's links: kind, where, the program's fd in struct velo_flow_bpf, UDP's. */
 static const struct {
 	const char *kind;
 	enum bpf_attach_type type;
 	size_t fd_offset;
+	bool udp;
 } links[] = {
-	{ KIND_OPS, BPF_CGROUP_SOCK_OPS, offsetof(struct velo_flow_bpf, ops_fd) },
-	{ KIND_UDP_EG, BPF_CGROUP_INET_EGRESS, offsetof(struct velo_flow_bpf, udp_eg_fd) },
-	{ KIND_UDP_IN, BPF_CGROUP_INET_INGRESS, offsetof(struct velo_flow_bpf, udp_in_fd) },
+	{ KIND_OPS, BPF_CGROUP_SOCK_OPS, offsetof(struct velo_flow_bpf, ops_fd), false },
+	{ KIND_UDP_EG, BPF_CGROUP_INET_EGRESS, offsetof(struct velo_flow_bpf, udp_eg_fd), true },
+	{ KIND_UDP_IN, BPF_CGROUP_INET_INGRESS, offsetof(struct velo_flow_bpf, udp_in_fd), true },
 };
 #define N_LINKS (sizeof(links) / sizeof(links[0]))
 
@@ -45,6 +47,26 @@ static int link_prog_fd(const struct velo_flow_bpf *bpf, size_t i)
 static bool flows_wanted(const struct velo_request *request)
 {
 	return request->config.effective.flows;
+}
+
+/* Link i belongs on this pod: TCP's always, UDP's with velo.dev/flows-udp. */
+static bool link_wanted(const struct velo_request *request, size_t i)
+{
+	return !links[i].udp || request->config.effective.flows_udp;
+}
+
+/* No pin of link i for this endpoint; else a CHECK detail. */
+static int link_absent(const struct velo_request *request, size_t i, const char *why)
+{
+	char path[4096];
+
+	if (!velo_bpf_link_path(&request->config.paths, request->record.host_ifname, links[i].kind,
+				path, sizeof(path)) &&
+	    !access(path, F_OK)) {
+		cni_error_detail("flows: %s has a link (%s)", why, path);
+		return -EIO;
+	}
+	return 0;
 }
 
 static int flows_attach(struct velo_request *request)
@@ -73,6 +95,8 @@ static int flows_attach(struct velo_request *request)
 	}
 	/* A link attached before a later one failed is undone by detach (the record has the bit). */
 	for (size_t i = 0; !ret && i < N_LINKS; i++) {
+		if (!link_wanted(request, i))
+			continue;
 		ret = cgroup_link_attach(&ctx, links[i].kind, link_prog_fd(&bpf, i), links[i].type);
 		if (ret)
 			cni_fail(ret, VELO_ERR_FEATURE, "flows: attach %s to cgroup %s: %s",
@@ -106,10 +130,15 @@ static int flows_check(struct velo_request *request)
 		cni_error_detail("flows: the connection-event programs are not pinned");
 		return -EIO;
 	}
-	for (size_t i = 0; i < N_LINKS; i++)
-		if (cgroup_link_check(request, "flows", links[i].kind, links[i].type,
-				      link_prog_fd(&bpf, i), 0))
+	for (size_t i = 0; i < N_LINKS; i++) {
+		if (!link_wanted(request, i)) {
+			if (link_absent(request, i, "a pod without velo.dev/flows-udp"))
+				ret = -EIO;
+		} else if (cgroup_link_check(request, "flows", links[i].kind, links[i].type,
+					     link_prog_fd(&bpf, i), 0)) {
 			ret = -EIO;
+		}
+	}
 	velo_flow_bpf_close(&bpf);
 	return ret;
 }
@@ -117,17 +146,9 @@ static int flows_check(struct velo_request *request)
 /* ADD found no pod cgroup: no link of this endpoint may exist. */
 static int flows_check_routed(const struct velo_request *request)
 {
-	char path[4096];
-
-	for (size_t i = 0; i < N_LINKS; i++) {
-		if (!velo_bpf_link_path(&request->config.paths, request->record.host_ifname,
-					links[i].kind, path, sizeof(path)) &&
-		    !access(path, F_OK)) {
-			cni_error_detail("flows: a pod without connection events has a link (%s)",
-					 path);
+	for (size_t i = 0; i < N_LINKS; i++)
+		if (link_absent(request, i, "a pod without connection events"))
 			return -EIO;
-		}
-	}
 	return 0;
 }
 

@@ -272,17 +272,18 @@ flows_pol_file() {
 	[ "$(jq -r .bytes_in <<<"$out")" -le 302 ]
 }
 
-@test "flows: UDP: a 5-tuple's first datagram is its start, once, from each opted-in end" {
-	local out _
+@test "flows: UDP (velo.dev/flows-udp): a 5-tuple's first datagram is its start, once, from each opted-in end" {
+	local out _ udp='{"velo.dev/flows": "true", "velo.dev/flows-udp": "true"}'
 	flows_velod
-	pod b '{"velo.dev/flows": "true"}'
-	pod a '{"velo.dev/flows": "true"}'
+	pod b "$udp"
+	pod a "$udp"
+	pod c '{"velo.dev/flows": "true"}'
 	vtc_run "$NS_b" "$CG_b" timeout 30 python3 -c '
 import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 5301))
 print("listening", flush=True)
-for _ in range(4): s.recvfrom(100)
-print("got 4", flush=True)' >"$VT/work/udp.log" 2>&1 &
+for _ in range(5): s.recvfrom(100)
+print("got 5", flush=True)' >"$VT/work/udp.log" 2>&1 &
 	VT_PIDS+=($!)
 	flows_wait_line "$VT/work/udp.log" listening
 	# Three datagrams of one 5-tuple, then one of another.
@@ -292,16 +293,21 @@ s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 40001))
 for _ in range(3): s.sendto(b"x", (sys.argv[1], 5301))
 t = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); t.bind(("0.0.0.0", 40002))
 t.sendto(b"y", (sys.argv[1], 5301))' "$IP_b"
-	flows_wait_line "$VT/work/udp.log" "got 4"
+	# c has TCP events only: its datagram is reported by b's end alone.
+	vtc_run "$NS_c" "$CG_c" python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 40003))
+s.sendto(b"z", (sys.argv[1], 5301))' "$IP_b"
+	flows_wait_line "$VT/work/udp.log" "got 5"
 	# The second tuple's start, from both ends, comes after everything the first one could cause.
-	for _ in $(seq 200); do
-		out="$(flows_observe -j --protocol udp --port 40002)"
-		[ "$(flows_count "$out" start)" -ge 2 ] && break
-		sleep 0.1
-	done
+	out="$(flows_wait_starts 2 --protocol udp --port 40002)"
 	echo "$out"
 	[ "$(flows_count "$out" start)" -eq 2 ]
-	out="$(flows_observe -j --protocol udp --port 5301)"
+	out="$(flows_wait_starts 1 --protocol udp --port 40003)"
+	echo "$out"
+	[ "$(flows_count "$out" start)" -eq 1 ]
+	[ "$(flows_field "$out" .src.pod)" = velotest/pod-ctr-c ]
+	out="$(flows_observe -j --protocol udp --port 5301 --pod velotest/pod-ctr-a)"
 	echo "$out"
 	[ "$(flows_count "$out" start)" -eq 4 ]
 	[ "$(jq -s '[.[] | select(.src.port == 40001)] | length' <<<"$out")" -eq 2 ]

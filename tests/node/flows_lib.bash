@@ -161,5 +161,19 @@ flows_wait_end() {
 	return 1
 }
 
+# flows_wait_starts N ARGS...: veloctl observe -j ARGS until it shows N starts (20 s); prints
+# the flows (and fails) either way.
+flows_wait_starts() {
+	local _ out n="$1"
+	shift
+	for _ in $(seq 200); do
+		out="$(flows_observe -j "$@")"
+		[ "$(flows_count "$out" start)" -ge "$n" ] && break
+		sleep 0.1
+	done
+	echo "$out"
+	[ "$(flows_count "$out" start)" -ge "$n" ]
+}
+
 # flows_count FLOWS KIND: how many of the JSON lines are of KIND.
 flows_count() { jq -s --arg k "$2" '[.[] | select(.kind == $k)] | length' <<<"$1"; }
