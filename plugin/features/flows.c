@@ -4,10 +4,9 @@
  * on the pod's own cgroup emits a start and an end event for each of the
  * pod's TCP connections into the node's flow ring (docs/flows.md); with
  * velo.dev/flows-udp too, velo_fl_udp_eg/_in (cgroup_skb, a run per packet)
- * a start for each new UDP 5-tuple. Drops are
- * reported for every pod whatever this says. Observability, not policy: a
- * pod whose cgroup can't be found starts without connection events, with one
- * warning.
+ * a start for each new UDP 5-tuple. Drops are reported for every pod whatever
+ * this says. Observability, not policy: a pod whose cgroup can't be found
+ * starts without connection events, with one warning.
  */
 #include <errno.h>
 #include <stddef.h>
