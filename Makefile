@@ -80,12 +80,13 @@ $(BUILD)/veloctl: $(CTL_SRCS:%.c=$(OBJ)/%.o) $(LIB)
 $(BUILD)/velod: $(AGENT_SRCS:%.c=$(OBJ)/%.o) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(AGENT_LDLIBS)
 
-# The library's unit tests link libvelo.a alone; velod's (tests/unit/velod/) are in mk/velod_k8s.mk.
+# The library's unit tests link libvelo.a alone; velod's and veloctl's (tests/unit/velod/,
+# tests/unit/veloctl/) are in mk/velod_k8s.mk and mk/flows.mk.
 define unit_test_rule
 $(BUILD)/tests/$(notdir $(1:.c=)): $(1) $(LIB) | $(BUILD)/tests
 	$$(CC) $$(CPPFLAGS) $$(CFLAGS) -Wno-missing-prototypes -o $$@ $$< $$(LIB) $$(LDFLAGS) $$(LDLIBS) -lcmocka
 endef
-$(foreach src,$(filter-out tests/unit/velod/%,$(UNIT_SRCS)),$(eval $(call unit_test_rule,$(src))))
+$(foreach src,$(filter-out tests/unit/velod/% tests/unit/veloctl/%,$(UNIT_SRCS)),$(eval $(call unit_test_rule,$(src))))
 
 $(BUILD) $(BUILD)/bpf $(BUILD)/tests:
 	mkdir -p $@

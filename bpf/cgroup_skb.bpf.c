@@ -10,6 +10,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "lib/cgroup.h"
+#include "lib/flow.h"
 
 #define SK_DROP 0
 #define SK_PASS 1
@@ -127,6 +128,10 @@ int velo_cg_deny_eg(struct __sk_buff *skb)
 	velo_wire_size(skb, &packets, &bytes);
 	counters->deny_packets += packets;
 	counters->deny_bytes += bytes;
+	velo_flow_skb_drop(skb, 0,
+			   config->flags & VELO_CG_F_READY ? VELO_FLOW_R_DENY_LIST
+							   : VELO_FLOW_R_DENY_PENDING,
+			   VELO_FLOW_P_CGROUP);
 	return SK_DROP;
 }
 
@@ -148,11 +153,16 @@ int velo_tc_deny(struct __sk_buff *skb)
 	__u64 *cgroup_id;
 
 	cgroup_id = bpf_map_lookup_elem(&velo_deny_if_v1, &ifindex);
-	if (!cgroup_id)
+	if (!cgroup_id) {
+		velo_flow_skb_drop(skb, VELO_ETH_HLEN, VELO_FLOW_R_DENY_PENDING, VELO_FLOW_P_TC);
 		return VELO_TC_ACT_SHOT;
+	}
 	key.prefixlen = VELO_DENY_PREFIX_BASE + 128;
 	key.cgroup_id = *cgroup_id;
 	if (velo_deny_key_of(skb, VELO_ETH_HLEN, &key))
 		return VELO_TC_ACT_UNSPEC; /* ARP, and IP too short to have a destination */
-	return bpf_map_lookup_elem(&velo_deny_v1, &key) ? VELO_TC_ACT_SHOT : VELO_TC_ACT_UNSPEC;
+	if (!bpf_map_lookup_elem(&velo_deny_v1, &key))
+		return VELO_TC_ACT_UNSPEC;
+	velo_flow_skb_drop(skb, VELO_ETH_HLEN, VELO_FLOW_R_DENY_LIST, VELO_FLOW_P_TC);
+	return VELO_TC_ACT_SHOT;
 }

@@ -14,6 +14,7 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
+#include "lib/flow.h"
 #include "lib/svc_sock.h"
 #include "lib/velo_svc.h"
 
@@ -294,6 +295,21 @@ static __always_inline void forget(struct bpf_sock_addr *ctx, const struct velo_
 		sock->connected = 0;
 }
 
+/* A refused connect or send as a flow event: the VIP, and the task's cgroup for its pod. */
+static __always_inline void flow_refused(const struct velo_svc_key *key)
+{
+	struct velo_flow_event *event;
+
+	event = velo_flow_reserve(VELO_FLOW_DROP, VELO_FLOW_R_SVC_NO_ENDPOINTS, VELO_FLOW_P_SOCKET);
+	if (!event)
+		return;
+	__builtin_memcpy(event->daddr, key->addr, 16);
+	event->dport = key->port;
+	event->proto = key->proto;
+	event->cgroup_id = bpf_get_current_cgroup_id();
+	velo_flow_submit(event);
+}
+
 /*
  * connect4/6 and sendmsg4/6: the destination in ctx becomes a backend. An
  * unconnected socket's datagrams to a VIP keep going to the backend the first
@@ -318,6 +334,7 @@ static __always_inline int translate(struct bpf_sock_addr *ctx, bool v6, bool da
 	}
 	if (!svc->count) {
 		count(&key, true);
+		flow_refused(&key);
 		bpf_set_retval(-VELO_ECONNREFUSED);
 		return 0;
 	}

@@ -16,6 +16,7 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
+#include "lib/flow_policy.h"
 #include "lib/policy.h"
 
 #define TC_ACT_UNSPEC (-1) /* tcx: the next program */
@@ -129,9 +130,13 @@ static __always_inline int pol_drop(const __u8 *addr, __u32 reason, __u32 len)
 }
 
 /* own: the pod's address in this packet (its source at ingress, destination at egress). */
-static __always_inline int pol_enforce(struct velo_pol_flow *flow, const __u8 *own)
+static __always_inline int pol_enforce(struct velo_pol_flow *flow, const __u8 *own, __u32 ifindex)
 {
-	return velo_pol_check(flow, own) ? TC_ACT_SHOT : TC_ACT_UNSPEC;
+	__u32 reason = velo_pol_check(flow, own);
+
+	if (reason)
+		velo_flow_pol_drop(flow, reason, ifindex);
+	return reason ? TC_ACT_SHOT : TC_ACT_UNSPEC;
 }
 
 /*
@@ -152,14 +157,20 @@ static __always_inline int pol_veth(struct __sk_buff *skb, bool from_pod)
 	ret = pol_parse(skb, &flow);
 	if (ret == POL_OTHER)
 		return TC_ACT_UNSPEC;
-	if (!pod)
+	if (!pod) {
+		velo_flow_pol_drop(&flow, VELO_POL_DROP_PENDING, skb->ifindex);
 		return pol_drop(none, VELO_POL_DROP_PENDING, flow.len);
+	}
 	if (ret == POL_BAD)
 		return TC_ACT_SHOT;
 	own = from_pod ? flow.key.saddr : flow.key.daddr;
-	if (!pol_addr_eq(own, pod->addr4) && !pol_addr_eq(own, pod->addr6))
-		return from_pod ? pol_drop(own, VELO_POL_DROP_SPOOFED, flow.len) : TC_ACT_UNSPEC;
-	return pol_enforce(&flow, own);
+	if (!pol_addr_eq(own, pod->addr4) && !pol_addr_eq(own, pod->addr6)) {
+		if (!from_pod)
+			return TC_ACT_UNSPEC;
+		velo_flow_pol_drop(&flow, VELO_POL_DROP_SPOOFED, skb->ifindex);
+		return pol_drop(own, VELO_POL_DROP_SPOOFED, flow.len);
+	}
+	return pol_enforce(&flow, own, skb->ifindex);
 }
 
 SEC("tc")
@@ -179,6 +190,7 @@ int velo_pol_uplink(struct __sk_buff *skb)
 {
 	struct velo_pol_flow flow = {};
 	const struct velo_pol_ip *src;
+	__u32 reason;
 
 	if (pol_parse(skb, &flow) != POL_FLOW)
 		return TC_ACT_UNSPEC;
@@ -186,5 +198,8 @@ int velo_pol_uplink(struct __sk_buff *skb)
 	src = velo_pol_ip_of(flow.key.saddr);
 	if (!velo_pol_local_pod(src))
 		return TC_ACT_UNSPEC;
-	return velo_pol_check(&flow, NULL) ? TC_ACT_SHOT : TC_ACT_UNSPEC;
+	reason = velo_pol_check(&flow, NULL);
+	if (reason)
+		velo_flow_pol_drop(&flow, reason, skb->ifindex);
+	return reason ? TC_ACT_SHOT : TC_ACT_UNSPEC;
 }

@@ -22,6 +22,8 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
+#include "lib/flow.h"
+#include "lib/sockops.h"
 #include "lib/velo_sockmap.h"
 
 #define AF_INET 2
@@ -65,15 +67,6 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } velo_smacct_v1 SEC(".maps");
 
-/* Per-socket peer key and path; freed with the socket. */
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct velo_sm_sock);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} velo_smsk_v1 SEC(".maps");
-
 /* Per-CPU outcome counters (enum velo_sm_stat). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -107,24 +100,6 @@ static __always_inline void sm_count(__u32 stat)
 		*counter += 1;
 }
 
-/* ::ffff:a.b.c.d for IPv4; IPv6 (v4-mapped included) as it is. */
-static __always_inline void sm_addr(__u8 out[16], __u32 family, __u32 ip4, const __u32 ip6[4])
-{
-	__u32 *words = (__u32 *)out;
-
-	if (family == AF_INET) {
-		words[0] = 0;
-		words[1] = 0;
-		words[2] = bpf_htonl(0xffff);
-		words[3] = ip4;
-	} else {
-		words[0] = ip6[0];
-		words[1] = ip6[1];
-		words[2] = ip6[2];
-		words[3] = ip6[3];
-	}
-}
-
 SEC("sockops")
 int velo_sockops(struct bpf_sock_ops *skops)
 {
@@ -133,7 +108,7 @@ int velo_sockops(struct bpf_sock_ops *skops)
 	struct velo_sm_key key = {};
 	struct velo_sm_sock *stored;
 	struct bpf_sock *sk;
-	__u32 family, ip4, ip6[4];
+	__u32 family;
 	__u64 cookie, sk_cookie;
 	bool passive;
 
@@ -144,22 +119,7 @@ int velo_sockops(struct bpf_sock_ops *skops)
 	family = skops->family;
 	if (family != AF_INET && family != AF_INET6)
 		return 1;
-	/* Every field read once, unconditionally: the verifier rejects computed ctx offsets. */
-	family = skops->family;
-	ip4 = skops->local_ip4;
-	ip6[0] = skops->local_ip6[0];
-	ip6[1] = skops->local_ip6[1];
-	ip6[2] = skops->local_ip6[2];
-	ip6[3] = skops->local_ip6[3];
-	barrier_var(ip4);
-	sm_addr(key.local, family, ip4, ip6);
-	ip4 = skops->remote_ip4;
-	ip6[0] = skops->remote_ip6[0];
-	ip6[1] = skops->remote_ip6[1];
-	ip6[2] = skops->remote_ip6[2];
-	ip6[3] = skops->remote_ip6[3];
-	barrier_var(ip4);
-	sm_addr(key.remote, family, ip4, ip6);
+	velo_sockops_addrs(skops, key.local, key.remote);
 	key.local_port = skops->local_port;
 	key.remote_port = bpf_ntohl(skops->remote_port);
 
@@ -280,6 +240,22 @@ static __always_inline void sm_account_step(struct velo_sm_sock *state, __u64 se
 	sm_account(sender, state->peer_cookie, bytes, 1);
 }
 
+/* The sender's direction left the sockmap: a flow event, from the sender's side of peer's key. */
+static __always_inline void sm_flow_lost(const struct velo_sm_key *peer)
+{
+	struct velo_flow_event *event;
+
+	event = velo_flow_reserve(VELO_FLOW_TRACE, VELO_FLOW_R_SOCKMAP_LOST, VELO_FLOW_P_SOCKMAP);
+	if (!event)
+		return;
+	__builtin_memcpy(event->saddr, peer->remote, 16);
+	__builtin_memcpy(event->daddr, peer->local, 16);
+	event->sport = bpf_htons((__u16)peer->remote_port);
+	event->dport = bpf_htons((__u16)peer->local_port);
+	event->proto = 6;
+	velo_flow_submit(event);
+}
+
 SEC("sk_msg")
 int velo_sk_msg(struct sk_msg_md *msg)
 {
@@ -313,6 +289,7 @@ int velo_sk_msg(struct sk_msg_md *msg)
 		 * EACCES, which TCP never returns.
 		 */
 		sm_count(VELO_SM_STAT_REDIRECT_LOST);
+		sm_flow_lost(&state->peer);
 		state->path = VELO_SM_PASS;
 		goto pass;
 	}

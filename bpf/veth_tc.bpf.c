@@ -11,6 +11,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "lib/conntrack.h"
+#include "lib/flow_pkt.h"
 #include "lib/l3.h"
 #include "lib/maps.h"
 #include "lib/parse.h"
@@ -59,6 +60,8 @@ int velo_tc_ingress(struct __sk_buff *skb)
 	ret = velo_parse(data, data_end, &pkt);
 	if (velo_l3_spoofed(data, &pkt, ifindex)) {
 		velo_count(VELO_STAT_TC_SPOOF);
+		velo_flow_pkt_drop(data, data_end, &pkt, VELO_FLOW_R_SPOOFED, VELO_FLOW_P_TC,
+				   ifindex, skb->len);
 		return TC_ACT_SHOT;
 	}
 	if (ret != VELO_PARSED)

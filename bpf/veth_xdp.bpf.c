@@ -14,6 +14,7 @@
 
 #include "lib/conntrack.h"
 #include "lib/deny.h"
+#include "lib/flow_pkt.h"
 #include "lib/l3.h"
 #include "lib/maps.h"
 #include "lib/parse.h"
@@ -42,6 +43,8 @@ int velo_xdp_host(struct xdp_md *ctx)
 	ret = velo_parse(data, data_end, &pkt);
 	if (velo_l3_spoofed(data, &pkt, in_ifindex)) {
 		velo_count(VELO_STAT_XDP_SPOOF);
+		velo_flow_pkt_drop(data, data_end, &pkt, VELO_FLOW_R_SPOOFED, VELO_FLOW_P_XDP,
+				   in_ifindex, data_end - data);
 		return XDP_DROP;
 	}
 	if (ret != VELO_PARSED)

@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "cmd_bugtool.h"
 #include "cmd_endpoints.h"
+#include "cmd_observe.h"
 #include "cmd_policy.h"
 #include "cmd_services.h"
 #include "cmd_sockets.h"
@@ -64,6 +65,17 @@ static const struct ctl_command commands[] = {
 	  "with its peers, ports and policy); without a pod, one line per pod of this\n"
 	  "node. -j prints velod's answer as it is. Exit 1 when velod can't answer.\n",
 	  true },
+	{ "observe", cmd_ctl_observe, "flows and drops from velod, like hubble observe",
+	  "Usage: veloctl observe [-j] [-f] [--pod NS/NAME] [--namespace NS] [--ip IP]\n"
+	  "                       [--port N] [--protocol P] [--verdict forwarded|dropped]\n"
+	  "                       [--reason NAME] [--since DURATION]\n"
+	  "The flows velod holds (its last flowBuffer events), oldest first, then with\n"
+	  "--follow each new one as velod reads it. Filters combine; an IP, pod or port\n"
+	  "filter matches either end. -j: one JSON object per line. docs/flows.md.\n"
+	  "  -f, --follow            keep the stream open (until ^C)\n"
+	  "      --since DURATION    only the last 30s, 5m, 2h, 1d\n"
+	  "      --reason NAME       a drop reason: policy-egress-denied, egress-deny-list, ...\n",
+	  false },
 	{ "top", cmd_ctl_top, "per-program BPF cost (runs/s, ns/run, CPU)",
 	  "Usage: veloctl top [-i SECONDS] [-n COUNT] [-a] [-j]\n"
 	  "Holds a BPF_ENABLE_STATS fd while it runs and shows, per velo_* program, the\n"
@@ -90,6 +102,7 @@ enum {
 	OPT_NETWORK,
 	OPT_AGENT,
 	OPT_CNI_CONF_DIR,
+	OPT_OBSERVE, /* observe's options: cmd_observe_option() takes them by name */
 };
 
 static const struct option options[] = {
@@ -107,6 +120,15 @@ static const struct option options[] = {
 	{ "iterations", required_argument, NULL, 'n' },
 	{ "all", no_argument, NULL, 'a' },
 	{ "output", required_argument, NULL, 'o' },
+	{ "follow", no_argument, NULL, 'f' },
+	{ "pod", required_argument, NULL, OPT_OBSERVE },
+	{ "namespace", required_argument, NULL, OPT_OBSERVE },
+	{ "ip", required_argument, NULL, OPT_OBSERVE },
+	{ "port", required_argument, NULL, OPT_OBSERVE },
+	{ "protocol", required_argument, NULL, OPT_OBSERVE },
+	{ "verdict", required_argument, NULL, OPT_OBSERVE },
+	{ "reason", required_argument, NULL, OPT_OBSERVE },
+	{ "since", required_argument, NULL, OPT_OBSERVE },
 	{},
 };
 
@@ -213,13 +235,13 @@ int main(int argc, char **argv)
 	const struct ctl_command *command = NULL;
 	const char *name;
 	bool help = false;
-	int opt, ret;
+	int opt, ret, index = 0;
 
 	ctl_defaults(&ctl);
 	/* Plugin code logs warnings (e.g. an unreadable record) on stderr only. */
 	log_open(NULL, VELO_LOG_WARN, 0);
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":jphai:n:o:", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":jphafi:n:o:", options, &index)) != -1) {
 		if (opt == 'h') {
 			help = true;
 			continue;
@@ -230,7 +252,15 @@ int main(int argc, char **argv)
 				  argv[optind - 1]);
 			return CTL_EXIT_USAGE;
 		}
-		if (parse_option(&ctl, opt, optarg)) {
+		if (opt == 'f' || opt == OPT_OBSERVE) {
+			/* observe's: named by the option that matched. */
+			const char *long_name = opt == 'f' ? "follow" : options[index].name;
+
+			if (cmd_observe_option(long_name, optarg)) {
+				ctl_error(&ctl, "bad value for --%s: '%s'", long_name, optarg);
+				return CTL_EXIT_USAGE;
+			}
+		} else if (parse_option(&ctl, opt, optarg)) {
 			ctl_error(&ctl, "bad value for --%s: '%s'", option_name(opt), optarg);
 			return CTL_EXIT_USAGE;
 		}

@@ -75,6 +75,9 @@ struct agent_config {
 	unsigned n_service_cidrs;
 	struct velo_cidr service_cidrs[AGENT_MAX_CLUSTER_CIDRS]; /* serviceCidrs */
 	enum velo_log_level log_level;
+	unsigned flow_buffer; /* flows kept for GET /flows (flowBuffer); 0: no flow reader */
+	unsigned flow_ring_bytes; /* the ring's size when velod pins it first (flowRingBytes) */
+	unsigned max_flow_series; /* cap on velo_drops_total and velo_flows_total series */
 };
 
 /* Per program name: what the sampling windows saw. */
@@ -184,6 +187,8 @@ struct policy {
 	unsigned identities, rules; /* in the maps after the last write */
 };
 
+struct flows; /* the flow events' reader (flows.h) */
+
 struct agent {
 	struct agent_config config;
 	struct services services;
@@ -192,6 +197,7 @@ struct agent {
 	struct reaper reaper;
 	struct hostgw_stats hostgw;
 	struct reconcile_stats reconcile;
+	struct flows *flows; /* flow events (flows.h); NULL when off */
 	double started_unix;
 };
 

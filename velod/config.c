@@ -34,6 +34,8 @@ static void config_defaults(struct agent_config *config)
 	config->sample_window_s = 1;
 	config->pod_metrics = true;
 	config->max_pod_series = 1000;
+	config->flow_buffer = 4096;
+	config->max_flow_series = 1000;
 	config->reap_interval_ms = 100;
 	config->route_sync_s = 10;
 	config->services_sync_ms = 1000;
@@ -229,6 +231,18 @@ static int parse_field(const cJSON *item, struct agent_config *config)
 	}
 	if (!strcmp(key, "maxPodSeries"))
 		return get_seconds(item, &config->max_pod_series);
+	if (!strcmp(key, "flowBuffer"))
+		return get_seconds(item, &config->flow_buffer) || config->flow_buffer > (1u << 20)
+			       ? -EINVAL
+			       : 0;
+	if (!strcmp(key, "flowRingBytes")) { /* the kernel's rule: a power of two pages */
+		if (get_seconds(item, &config->flow_ring_bytes) || config->flow_ring_bytes < 4096 ||
+		    (config->flow_ring_bytes & (config->flow_ring_bytes - 1)))
+			return -EINVAL;
+		return 0;
+	}
+	if (!strcmp(key, "maxFlowSeries"))
+		return get_seconds(item, &config->max_flow_series);
 	if (!strcmp(key, "reapIntervalMs"))
 		return get_seconds(item, &config->reap_interval_ms);
 	if (!strcmp(key, "nodeName"))

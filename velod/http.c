@@ -15,6 +15,7 @@
 #include <microhttpd.h>
 
 #include "base/log.h"
+#include "flows_http.h"
 #include "http.h"
 #include "metrics.h"
 #include "policy.h"
@@ -74,6 +75,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *connection, cons
 		return respond(connection, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8",
 			       body, len, true);
 	}
+	if (!strcmp(url, "/flows"))
+		return flows_http(server->agent, connection);
 	if (!strcmp(url, "/healthz")) {
 		bool healthy = !agent_health(server->agent, text, sizeof(text));
 
@@ -143,7 +146,8 @@ struct http_server *http_start(struct agent *agent, const char *listen)
 {
 	struct sockaddr_storage addr;
 	struct http_server *server;
-	unsigned flags = MHD_USE_ERROR_LOG;
+	/* Suspend/resume: /flows?follow=1 waits for flows without blocking the loop. */
+	unsigned flags = MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
 	bool v6;
 	int ret;
 
@@ -199,6 +203,7 @@ void http_stop(struct http_server *server)
 {
 	if (!server)
 		return;
+	flows_http_stop();
 	MHD_stop_daemon(server->daemon);
 	free(server);
 }

@@ -20,6 +20,8 @@
 #include "base/log.h"
 #include "net/retire.h"
 #include "config.h"
+#include "flows.h"
+#include "flows_http.h"
 #include "forward.h"
 #include "guard.h"
 #include "hostgw.h"
@@ -108,6 +110,7 @@ static void run_loop(struct agent *agent, struct http_server *server)
 		hostgw_step(&agent->hostgw, config, now);
 		services_step(&agent->services, config, now);
 		policy_step(&agent->policy, config, now);
+		flows_step(agent->flows, now);
 
 		if (config->reconcile_interval_s)
 			deadline = next_reconcile;
@@ -116,6 +119,7 @@ static void run_loop(struct agent *agent, struct http_server *server)
 		deadline = earlier(deadline, hostgw_deadline(&agent->hostgw, config));
 		deadline = earlier(deadline, services_deadline(&agent->services, config));
 		deadline = earlier(deadline, policy_deadline(&agent->policy));
+		deadline = earlier(deadline, flows_deadline(agent->flows));
 		wait_ms = deadline == UINT64_MAX ? MAX_SLEEP_MS
 			  : deadline <= now	 ? 0
 						 : (long long)((deadline - now) / NS_PER_MS) + 1;
@@ -145,6 +149,12 @@ static void run_loop(struct agent *agent, struct http_server *server)
 			if (policy_fd(&agent->policy, i) > max_fd)
 				max_fd = policy_fd(&agent->policy, i);
 		}
+		if (flows_fd(agent->flows) >= 0) {
+			/* Flow events in the ring. */
+			FD_SET(flows_fd(agent->flows), &rs);
+			if (flows_fd(agent->flows) > max_fd)
+				max_fd = flows_fd(agent->flows);
+		}
 		max_fd = http_fdset(server, &rs, &ws, &es, max_fd, &http_ms);
 		if (http_ms >= 0 && http_ms < wait_ms)
 			wait_ms = http_ms;
@@ -160,6 +170,8 @@ static void run_loop(struct agent *agent, struct http_server *server)
 		if (FD_ISSET(signal_pipe[0], &rs))
 			while (read(signal_pipe[0], drain, sizeof(drain)) > 0)
 				;
+		if (flows_consume(agent->flows))
+			flows_http_wake();
 		http_run(server, &rs, &ws, &es);
 	}
 }
@@ -264,6 +276,9 @@ int main(int argc, char **argv)
 		http_stop(server);
 		return 1;
 	}
+	agent.flows = flows_new(&agent.config, &agent.policy);
+	if (!agent.flows && errno)
+		pr_err("flows: %s (no flow events)", strerror(errno));
 	sampler_init(&agent.sampler, &agent.config);
 	pr_info("velod %s started: state %s, listen %s, reconcile every %us (grace %us), "
 		"BPF stats %.1fs every %us",
@@ -281,6 +296,7 @@ int main(int argc, char **argv)
 	policy_stop(&agent.policy);
 	reaper_stop(&agent.reaper);
 	http_stop(server);
+	flows_free(agent.flows);
 	log_close();
 	return 0;
 }

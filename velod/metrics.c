@@ -26,6 +26,7 @@
 #include "state/netns_state.h"
 #include "state/state.h"
 #include "config.h"
+#include "flows_metrics.h"
 #include "k8s_nodes.h"
 #include "metrics.h"
 #include "policy_metrics.h"
@@ -468,6 +469,10 @@ char *metrics_render(const struct agent *agent, size_t *len)
 		put(&text, "%s", uplink);
 	free(uplink);
 	uplink = policy_metrics(&agent->policy, &agent->config);
+	if (uplink)
+		put(&text, "%s", uplink);
+	free(uplink);
+	uplink = flows_metrics(agent);
 	if (uplink)
 		put(&text, "%s", uplink);
 	free(uplink);

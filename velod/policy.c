@@ -708,3 +708,36 @@ const char *policy_pod_of(const struct policy *policy, const uint8_t addr[16], c
 	}
 	return NULL;
 }
+
+struct isolating {
+	const struct policy_state *state;
+	uint32_t identity;
+	bool ingress;
+	char *buf;
+	size_t len;
+};
+
+static int isolating_fn(const struct velo_pol_objects *objects, void *ctx)
+{
+	struct isolating *ask = ctx;
+
+	velo_pol_isolating(objects, &ask->state->tables, ask->identity, ask->ingress, ask->buf,
+			   ask->len);
+	return 0;
+}
+
+void policy_isolating(const struct policy *policy, uint32_t identity, bool ingress, char *buf,
+		      size_t len)
+{
+	const struct policy_state *state = policy->state;
+	struct isolating ask = { state, identity, ingress, buf, len };
+
+	if (len)
+		buf[0] = '\0';
+	if (!state || !policy->synced)
+		return;
+	if (state->watch)
+		k8s_policy_with(state->watch, isolating_fn, &ask);
+	else
+		isolating_fn(&state->file_objects, &ask);
+}

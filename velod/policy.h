@@ -10,6 +10,7 @@
 #ifndef VELOD_POLICY_H
 #define VELOD_POLICY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,6 +30,14 @@ void policy_stop(struct policy *policy);
  * the first sync), an {"error": ...} body for either.
  */
 char *policy_http(const struct policy *policy, const char *pod, unsigned *status);
+/*
+ * The NetworkPolicies that isolate identity's pods for ingress (else egress),
+ * "ns/name,..." into buf: what a policy drop charged to identity ran into
+ * (flows). "" without a policy source, before its first sync, or for an
+ * identity no pod of this node has.
+ */
+void policy_isolating(const struct policy *policy, uint32_t identity, bool ingress, char *buf,
+		      size_t len);
 /* "ns/name" of the local pod with addr (::ffff:a.b.c.d for IPv4) into buf, or NULL. */
 const char *policy_pod_of(const struct policy *policy, const uint8_t addr[16], char *buf,
 			  size_t len);

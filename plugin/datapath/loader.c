@@ -18,6 +18,7 @@
 #include "base/lock.h"
 #include "base/log.h"
 #include "bpf/lib/velo_shared.h"
+#include "datapath/flow_maps.h"
 #include "datapath/loader.h"
 #include "cgroup_skb.skel.h"
 #include "cgroup_sock.skel.h"
@@ -120,11 +121,16 @@ static int group_open_pinned(const struct velo_paths *paths, const struct pin_gr
  * Maps already pinned are reused by fd after a layout check of our own:
  * libbpf 1.1's check fails for devmaps, whose flags the kernel extends with
  * BPF_F_RDONLY_PROG. A different layout under the same name is -EEXIST.
+ * The flow ring first takes the size it was pinned with (flow_maps.h).
  */
 static int reuse_pinned_maps(const struct velo_paths *paths, struct bpf_object *obj)
 {
 	struct bpf_map *map;
+	int fit;
 
+	fit = velo_flow_maps_fit(obj, paths);
+	if (fit)
+		return fit;
 	bpf_object__for_each_map (map, obj) {
 		struct bpf_map_info info;
 		__u32 len = sizeof(info);

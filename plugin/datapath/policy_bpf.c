@@ -13,6 +13,7 @@
 
 #include "base/log.h"
 #include "bpf/lib/velo_policy.h"
+#include "datapath/flow_maps.h"
 #include "datapath/loader.h"
 #include "datapath/pins.h"
 #include "datapath/policy_bpf.h"
@@ -69,7 +70,9 @@ static int load_and_pin(const struct velo_paths *paths, const void *arg)
 	skel = policy__open_opts(&opts);
 	if (!skel)
 		return -errno;
-	ret = policy__load(skel);
+	ret = velo_flow_maps_fit(skel->obj, paths);
+	if (!ret)
+		ret = policy__load(skel);
 	if (!ret)
 		ret = velo_pin_programs(paths, skel->obj, pins, N_PINS);
 	if (!ret)

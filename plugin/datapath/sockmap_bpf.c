@@ -16,6 +16,7 @@
 #include "base/lock.h"
 #include "base/log.h"
 #include "bpf/lib/velo_sockmap.h"
+#include "datapath/flow_maps.h"
 #include "datapath/loader.h"
 #include "datapath/prog_info.h"
 #include "datapath/sockmap_bpf.h"
@@ -156,7 +157,9 @@ static int load_and_pin(const struct velo_paths *paths, const void *arg)
 	skel->rodata->sm_mode = mode;
 	skel->rodata->sm_apply_bytes = apply_bytes;
 	skel->rodata->sm_permanent_flag = mode == VELO_SM_PERMANENT ? features->permanent_flag : 0;
-	ret = sockmap__load(skel);
+	ret = velo_flow_maps_fit(skel->obj, paths);
+	if (!ret)
+		ret = sockmap__load(skel);
 	if (ret)
 		goto out;
 	ret = msg_attach_loaded(paths, bpf_program__fd(skel->progs.velo_sk_msg),

@@ -9,6 +9,7 @@
 
 #include "base/log.h"
 #include "bpf/lib/velo_svc.h"
+#include "datapath/flow_maps.h"
 #include "datapath/loader.h"
 #include "datapath/pins.h"
 #include "datapath/svc_bpf.h"
@@ -86,7 +87,9 @@ static int load_and_pin(const struct velo_paths *paths, const void *arg)
 	skel = cgroup_sock_addr__open_opts(&opts);
 	if (!skel)
 		return -errno;
-	ret = cgroup_sock_addr__load(skel);
+	ret = velo_flow_maps_fit(skel->obj, paths);
+	if (!ret)
+		ret = cgroup_sock_addr__load(skel);
 	if (!ret)
 		ret = velo_pin_programs(paths, skel->obj, pins, N_PINS);
 	if (!ret)

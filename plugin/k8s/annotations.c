@@ -16,6 +16,8 @@
 #define ANN_FASTPATH VELO_ANNOTATION_PREFIX "fastpath"
 #define ANN_SOCKMAP VELO_ANNOTATION_PREFIX "sockmap"
 #define ANN_ACCOUNTING VELO_ANNOTATION_PREFIX "accounting"
+#define ANN_FLOWS VELO_ANNOTATION_PREFIX "flows"
+#define ANN_FLOWS_UDP VELO_ANNOTATION_PREFIX "flows-udp"
 #define ANN_EGRESS_DENY VELO_ANNOTATION_PREFIX "egress-deny"
 #define ANN_TCP_CONGESTION VELO_ANNOTATION_PREFIX "tcp-congestion"
 #define ANN_SERVICES VELO_ANNOTATION_PREFIX "services"
@@ -163,12 +165,18 @@ static int parse_one(const char *key, const char *value, struct velo_annotations
 	} else if (!strcmp(key, ANN_SERVICES)) {
 		ret = parse_bool(key, value, &out->services);
 		out->set |= VELO_ANN_SERVICES;
+	} else if (!strcmp(key, ANN_FLOWS)) {
+		ret = parse_bool(key, value, &out->flows);
+		out->set |= VELO_ANN_FLOWS;
+	} else if (!strcmp(key, ANN_FLOWS_UDP)) {
+		ret = parse_bool(key, value, &out->flows_udp);
+		out->set |= VELO_ANN_FLOWS_UDP;
 	} else {
 		ret = cni_fail(
 			-EINVAL, VELO_ERR_ANNOTATION,
 			"annotation %.80s: unknown velo.dev/ key, expected one of " ANN_FASTPATH
 			", " ANN_SOCKMAP ", " ANN_ACCOUNTING ", " ANN_EGRESS_DENY
-			", " ANN_TCP_CONGESTION ", " ANN_SERVICES,
+			", " ANN_TCP_CONGESTION ", " ANN_SERVICES ", " ANN_FLOWS ", " ANN_FLOWS_UDP,
 			key);
 	}
 	return ret;
@@ -213,6 +221,10 @@ void velo_annotations_merge(const struct velo_annotations *defaults,
 		merged.accounting = pod->accounting;
 	if (pod->set & VELO_ANN_SERVICES)
 		merged.services = pod->services;
+	if (pod->set & VELO_ANN_FLOWS)
+		merged.flows = pod->flows;
+	if (pod->set & VELO_ANN_FLOWS_UDP)
+		merged.flows_udp = pod->flows_udp;
 	if (pod->set & VELO_ANN_TCP_CONGESTION)
 		memcpy(merged.tcp_congestion, pod->tcp_congestion, sizeof(merged.tcp_congestion));
 	if (pod->set & VELO_ANN_EGRESS_DENY) {

@@ -35,6 +35,8 @@ enum {
 	VELO_ANN_EGRESS_DENY = 1u << 3,
 	VELO_ANN_TCP_CONGESTION = 1u << 4,
 	VELO_ANN_SERVICES = 1u << 5,
+	VELO_ANN_FLOWS = 1u << 6,
+	VELO_ANN_FLOWS_UDP = 1u << 7,
 };
 
 struct velo_annotations {
@@ -43,6 +45,8 @@ struct velo_annotations {
 	bool sockmap;
 	bool accounting;
 	bool services; /* connect-time ClusterIP translation */
+	bool flows; /* connection start/end events */
+	bool flows_udp; /* with flows: UDP starts too (a cgroup_skb run per packet) */
 	char tcp_congestion[VELO_TCP_CC_MAX];
 	unsigned n_deny;
 	struct velo_cidr deny[VELO_MAX_DENY];

@@ -248,3 +248,35 @@ cJSON *velo_pol_describe_node(const struct velo_pol_objects *objects,
 	}
 	return out;
 }
+
+unsigned velo_pol_isolating(const struct velo_pol_objects *objects,
+			    const struct velo_pol_tables *tables, __u32 identity, bool ingress,
+			    char *buf, size_t len)
+{
+	const struct velo_pol_pod *pod = NULL;
+	unsigned found = 0;
+	size_t used = 0;
+
+	if (len)
+		buf[0] = '\0';
+	/* Pods of one identity share namespace and labels: any of them is selected alike. */
+	for (unsigned i = 0; !pod && identity >= VELO_ID_POD_FIRST && i < tables->n_placed; i++)
+		if (tables->placed[i].id == identity)
+			pod = velo_pol_objects_pod(objects, tables->placed[i].ns,
+						   tables->placed[i].name);
+	for (unsigned p = 0; pod && !pod->host_network && p < objects->n_netpols; p++) {
+		const struct velo_pol_netpol *netpol = &objects->netpols[p];
+		int n;
+
+		if (!(ingress ? netpol->ingress : netpol->egress) ||
+		    !velo_pol_netpol_selects(netpol, pod))
+			continue;
+		found++;
+		if (used >= len)
+			continue;
+		n = snprintf(buf + used, len - used, "%s%s/%s", used ? "," : "", netpol->ns,
+			     netpol->name);
+		used = n < 0 ? len : used + (size_t)n;
+	}
+	return found;
+}

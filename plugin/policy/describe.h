@@ -6,6 +6,9 @@
 #ifndef VELO_POLICY_DESCRIBE_H
 #define VELO_POLICY_DESCRIBE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include <cJSON.h>
 
 #include "policy/table.h"
@@ -22,5 +25,14 @@ cJSON *velo_pol_describe_pod(const struct velo_pol_objects *objects,
 /* This node's pods: {pods: [{pod, isolation, policies}]}. NULL with errno ENOMEM. */
 cJSON *velo_pol_describe_node(const struct velo_pol_objects *objects,
 			      const struct velo_pol_node *node);
+/*
+ * What a policy drop charged to identity ran into (flows): the NetworkPolicies
+ * that isolate identity's pods for ingress (else egress), "ns/name,ns/name"
+ * into buf (cut short when it doesn't fit). Their number; 0 when no pod of
+ * this node has that identity in tables.
+ */
+unsigned velo_pol_isolating(const struct velo_pol_objects *objects,
+			    const struct velo_pol_tables *tables, __u32 identity, bool ingress,
+			    char *buf, size_t len);
 
 #endif

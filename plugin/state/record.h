@@ -26,6 +26,7 @@ enum velo_feature_bit {
 	VELO_FEATURE_SERVICES = 1u << 5,
 	VELO_FEATURE_POLICY =
 		1u << 6, /* NetworkPolicy managed: its programs come and go with velod */
+	VELO_FEATURE_FLOWS = 1u << 7, /* connection events (velo.dev/flows) */
 };
 
 struct velo_record {

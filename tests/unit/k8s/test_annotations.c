@@ -222,6 +222,26 @@ static void test_services(void **state)
 						  "expected \"true\" or \"false\"");
 }
 
+/* velo.dev/flows-udp on its own key: a node default a pod can turn off, like the others. */
+static void test_flows_udp(void **state)
+{
+	struct velo_annotations defaults, pod, out;
+
+	(void)state;
+	assert_int_equal(parse_text("{\"velo.dev/flows\": \"true\", \"velo.dev/flows-udp\": "
+				    "\"true\"}",
+				    &defaults),
+			 0);
+	assert_true(defaults.flows);
+	assert_true(defaults.flows_udp);
+	assert_int_equal(defaults.set, VELO_ANN_FLOWS | VELO_ANN_FLOWS_UDP);
+	assert_int_equal(parse_text("{\"velo.dev/flows-udp\": \"false\"}", &pod), 0);
+	velo_annotations_merge(&defaults, &pod, &out);
+	assert_true(out.flows);
+	assert_false(out.flows_udp);
+	assert_int_equal(parse_text("{\"velo.dev/flows-udp\": \"yes\"}", &pod), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,6 +252,7 @@ int main(void)
 		cmocka_unit_test_setup(test_deny_limit, reset),
 		cmocka_unit_test_setup(test_merge_pod_wins_key_by_key, reset),
 		cmocka_unit_test_setup(test_services, reset),
+		cmocka_unit_test_setup(test_flows_udp, reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,8 @@
 /*
  * velod's GET /policy answers (plugin/policy/describe.c): the policies
  * selecting a pod, its isolation, its rules as text with named ports
- * resolved, the node's pods in one list, an unknown pod.
+ * resolved, the node's pods in one list, an unknown pod; the policies a
+ * policy drop of an identity ran into (flows).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -45,24 +46,53 @@ static void check(const cJSON *json, const char *expect)
 	cJSON_free(text);
 }
 
-static void test_describe(void **state)
-{
-	struct velo_pol_local_pod local[2] = { { .ns = "x", .name = "a", .n_ips = 1 },
-					       { .ns = "x", .name = "b", .n_ips = 1 } };
-	struct velo_pol_node node = { .name = "n1", .local = local, .n_local = 2 };
-	struct velo_pol_numbering numbering = {};
+/* file's objects, this node with x/a and x/b, the tables built for it. */
+struct fixture {
+	struct velo_pol_local_pod local[2];
+	struct velo_pol_node node;
+	struct velo_pol_numbering numbering;
 	struct velo_pol_objects objects;
 	struct velo_pol_tables tables;
+};
+
+static void fixture_build(struct fixture *f)
+{
 	char why[200] = "";
+
+	memset(f, 0, sizeof(*f));
+	snprintf(f->local[0].ns, sizeof(f->local[0].ns), "x");
+	snprintf(f->local[0].name, sizeof(f->local[0].name), "a");
+	snprintf(f->local[1].ns, sizeof(f->local[1].ns), "x");
+	snprintf(f->local[1].name, sizeof(f->local[1].name), "b");
+	f->local[0].n_ips = f->local[1].n_ips = 1;
+	f->node = (struct velo_pol_node){ .name = "n1", .local = f->local, .n_local = 2 };
+	assert_int_equal(velo_pol_objects_parse(file, strlen(file), &f->objects, why, sizeof(why)),
+			 0);
+	assert_int_equal(velo_pol_cidr_parse("10.0.0.1", true, &f->local[0].ips[0]), 0);
+	assert_int_equal(velo_pol_cidr_parse("10.0.0.2", true, &f->local[1].ips[0]), 0);
+	assert_int_equal(velo_pol_tables_build(&f->objects, &f->node, &f->numbering, &f->tables),
+			 0);
+}
+
+static void fixture_free(struct fixture *f)
+{
+	velo_pol_tables_free(&f->tables);
+	velo_pol_numbering_free(&f->numbering);
+	velo_pol_objects_free(&f->objects);
+}
+
+static void test_describe(void **state)
+{
+	struct fixture f;
+	struct velo_pol_objects *objects = &f.objects;
+	struct velo_pol_tables *tables = &f.tables;
+	struct velo_pol_node *node = &f.node;
 	cJSON *json;
 
 	(void)state;
-	assert_int_equal(velo_pol_objects_parse(file, strlen(file), &objects, why, sizeof(why)), 0);
-	assert_int_equal(velo_pol_cidr_parse("10.0.0.1", true, &local[0].ips[0]), 0);
-	assert_int_equal(velo_pol_cidr_parse("10.0.0.2", true, &local[1].ips[0]), 0);
-	assert_int_equal(velo_pol_tables_build(&objects, &node, &numbering, &tables), 0);
+	fixture_build(&f);
 
-	json = velo_pol_describe_pod(&objects, &node, &tables, "x", "a");
+	json = velo_pol_describe_pod(objects, node, tables, "x", "a");
 	assert_non_null(json);
 	check(json, "\"pod\":\"x/a\",\"addresses\":[\"10.0.0.1\"],\"identity\":");
 	check(json, "\"isolation\":{\"ingress\":true,\"egress\":true}");
@@ -74,28 +104,58 @@ static void test_describe(void **state)
 	check(json, "\"egress\":[{\"to\":[],\"ports\":[\"SCTP\"],\"policy\":\"x/db\"}]");
 	cJSON_Delete(json);
 
-	json = velo_pol_describe_pod(&objects, &node, &tables, "x", "b");
+	json = velo_pol_describe_pod(objects, node, tables, "x", "b");
 	check(json, "\"isolation\":{\"ingress\":false,\"egress\":false},\"policies\":[],"
 		    "\"ingress\":[],\"egress\":[]");
 	cJSON_Delete(json);
-	assert_null(velo_pol_describe_pod(&objects, &node, &tables, "x", "c"));
+	assert_null(velo_pol_describe_pod(objects, node, tables, "x", "c"));
 	assert_int_equal(errno, ENOENT);
 
-	json = velo_pol_describe_node(&objects, &node);
+	json = velo_pol_describe_node(objects, node);
 	check(json, "{\"pods\":[{\"pod\":\"x/a\",\"isolation\":{\"ingress\":true,\"egress\":true},"
 		    "\"policies\":[{\"namespace\":\"x\",\"name\":\"db\"");
 	check(json, "{\"pod\":\"x/b\",\"isolation\":{\"ingress\":false,\"egress\":false},"
 		    "\"policies\":[]}");
 	cJSON_Delete(json);
-	velo_pol_tables_free(&tables);
-	velo_pol_numbering_free(&numbering);
-	velo_pol_objects_free(&objects);
+	fixture_free(&f);
+}
+
+static void test_isolating(void **state)
+{
+	struct fixture f;
+	const struct velo_pol_objects *objects = &f.objects;
+	const struct velo_pol_tables *tables = &f.tables;
+	const struct velo_pol_placed *a, *b;
+	char names[64], tiny[4];
+
+	(void)state;
+	fixture_build(&f);
+	a = velo_pol_tables_placed(tables, "x", "a");
+	b = velo_pol_tables_placed(tables, "x", "b");
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(velo_pol_isolating(objects, tables, a->id, true, names, sizeof(names)), 1);
+	assert_string_equal(names, "x/db");
+	assert_int_equal(velo_pol_isolating(objects, tables, a->id, false, names, sizeof(names)),
+			 1);
+	assert_string_equal(names, "x/db");
+	/* Cut short, still terminated. */
+	assert_int_equal(velo_pol_isolating(objects, tables, a->id, true, tiny, sizeof(tiny)), 1);
+	assert_string_equal(tiny, "x/d");
+	/* Nothing selects b; no pod has the identity; not a pod identity at all. */
+	assert_int_equal(velo_pol_isolating(objects, tables, b->id, true, names, sizeof(names)), 0);
+	assert_string_equal(names, "");
+	assert_int_equal(velo_pol_isolating(objects, tables, 9999, true, names, sizeof(names)), 0);
+	assert_int_equal(
+		velo_pol_isolating(objects, tables, VELO_ID_WORLD, false, names, sizeof(names)), 0);
+	fixture_free(&f);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_describe),
+		cmocka_unit_test(test_isolating),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR Apache-2.0)
+/*
+ * Connection events of a pod that opted in (velo.dev/flows): sock_ops on the
+ * pod's own cgroup. An established TCP socket (either side) emits a start
+ * event and asks for state callbacks; its move to CLOSE emits the end event
+ * with the bytes and data segments each way, from the socket's own counters.
+ * Events read client -> server whichever side the socket is (the accepting
+ * side swaps ends and directions). The path says sockmap when velo's socket
+ * short-circuit redirected the socket's data (its sk_storage in velo_smsk_v1),
+ * else routed: the stack, or the tc/XDP shortcut under it.
+ *
+ * UDP has no connection: cgroup_skb egress and ingress on the same cgroup
+ * report a 5-tuple's first datagram either way as its start (its sender is
+ * the client) and remember the tuple in velo_fl_udp_v1 (LRU); no end.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+
+#include "lib/flow.h"
+#include "lib/sockops.h"
+#include "lib/velo_sockmap.h"
+
+#define AF_INET 2
+#define AF_INET6 10
+#define TCP_CLOSE 7
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* A socket whose start was emitted: which side it is, so its end reads the same way. */
+struct flow_sock {
+	__u32 passive;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct flow_sock);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} velo_fl_tcp_v1 SEC(".maps");
+
+/* The tuple, client first. */
+static __always_inline void flow_tuple(struct bpf_sock_ops *skops, bool passive,
+				       struct velo_flow_event *event)
+{
+	__be16 local_port = bpf_htons((__u16)skops->local_port);
+	__be16 remote_port = bpf_htons((__u16)bpf_ntohl(skops->remote_port));
+
+	velo_sockops_addrs(skops, passive ? event->daddr : event->saddr,
+			   passive ? event->saddr : event->daddr);
+	event->sport = passive ? remote_port : local_port;
+	event->dport = passive ? local_port : remote_port;
+	event->proto = 6;
+}
+
+static __always_inline void flow_start(struct bpf_sock_ops *skops, bool passive)
+{
+	struct flow_sock *sock, fresh = { .passive = passive };
+	struct bpf_sock *sk = skops->sk;
+	struct velo_flow_event *event;
+
+	if (!sk)
+		return;
+	sock = bpf_sk_storage_get(&velo_fl_tcp_v1, sk, &fresh, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!sock)
+		return;
+	sock->passive = passive;
+	bpf_sock_ops_cb_flags_set(skops, skops->bpf_sock_ops_cb_flags | BPF_SOCK_OPS_STATE_CB_FLAG);
+	event = velo_flow_reserve(VELO_FLOW_START, VELO_FLOW_R_NONE, VELO_FLOW_P_UNKNOWN);
+	if (!event)
+		return;
+	/* No cgroup id: an accepted socket's callback runs in softirq, in no pod's task. */
+	flow_tuple(skops, passive, event);
+	velo_flow_submit(event);
+}
+
+static __always_inline void flow_end(struct bpf_sock_ops *skops)
+{
+	struct velo_flow_event *event;
+	struct velo_sm_sock *sm;
+	struct flow_sock *sock;
+	struct bpf_sock *sk = skops->sk;
+	__u64 sent, received;
+	__u32 segs_out, segs_in;
+	bool passive;
+
+	if (!sk)
+		return;
+	sock = bpf_sk_storage_get(&velo_fl_tcp_v1, sk, 0, 0);
+	if (!sock)
+		return; /* established before the program was attached: no start, no end */
+	passive = sock->passive;
+	sm = bpf_sk_storage_get(&velo_smsk_v1, sk, 0, 0);
+	event = velo_flow_reserve(VELO_FLOW_END, VELO_FLOW_R_NONE,
+				  sm && sm->path == VELO_SM_REDIRECT ? VELO_FLOW_P_SOCKMAP
+								     : VELO_FLOW_P_ROUTED);
+	bpf_sk_storage_delete(&velo_fl_tcp_v1, sk);
+	if (!event)
+		return;
+	flow_tuple(skops, passive, event);
+	sent = skops->bytes_acked;
+	received = skops->bytes_received;
+	segs_out = skops->data_segs_out;
+	segs_in = skops->data_segs_in;
+	/* Client's view: out is what the client sent. */
+	event->bytes_out = passive ? received : sent;
+	event->bytes_in = passive ? sent : received;
+	event->segs_out = passive ? segs_in : segs_out;
+	event->segs_in = passive ? segs_out : segs_in;
+	velo_flow_submit(event);
+}
+
+/* The pod's UDP 5-tuples already reported, keyed from the pod's side. */
+struct flow_udp_key {
+	__u8 local[16];
+	__u8 remote[16];
+	__be16 local_port;
+	__be16 remote_port;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, VELO_MAX_FLOW_UDP);
+	__type(key, struct flow_udp_key);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} velo_fl_udp_v1 SEC(".maps");
+
+/* A UDP datagram's addresses (IPv4 mapped) and ports; false for anything else or a later fragment. */
+static __always_inline bool flow_udp_tuple(struct __sk_buff *skb, __u8 *saddr, __u8 *daddr,
+					   __be16 *ports)
+{
+	if (skb->protocol == bpf_htons(0x0800)) {
+		struct iphdr ip;
+
+		if (bpf_skb_load_bytes(skb, 0, &ip, sizeof(ip)) || ip.protocol != 17 ||
+		    ip.ihl < 5 || (ip.frag_off & bpf_htons(0x1fff)))
+			return false;
+		saddr[10] = saddr[11] = 0xff;
+		daddr[10] = daddr[11] = 0xff;
+		__builtin_memcpy(&saddr[12], &ip.saddr, 4);
+		__builtin_memcpy(&daddr[12], &ip.daddr, 4);
+		return !bpf_skb_load_bytes(skb, ip.ihl * 4, ports, 4);
+	}
+	if (skb->protocol == bpf_htons(0x86DD)) {
+		struct ipv6hdr ip6;
+
+		if (bpf_skb_load_bytes(skb, 0, &ip6, sizeof(ip6)) || ip6.nexthdr != 17)
+			return false;
+		__builtin_memcpy(saddr, &ip6.saddr, 16);
+		__builtin_memcpy(daddr, &ip6.daddr, 16);
+		return !bpf_skb_load_bytes(skb, sizeof(ip6), ports, 4);
+	}
+	return false;
+}
+
+/* The datagram's 5-tuple seen for the first time: a start event, sender -> receiver. */
+static __always_inline void flow_udp(struct __sk_buff *skb, bool egress)
+{
+	__u8 saddr[16] = {}, daddr[16] = {};
+	struct flow_udp_key key = {};
+	struct velo_flow_event *event;
+	struct bpf_sock *sk = skb->sk;
+	__be16 ports[2];
+	__u32 seen = 1;
+
+	/* The pod's socket (the hook sets it both ways): TCP and the rest cost a helper and a read. */
+	if (sk)
+		sk = bpf_sk_fullsock(sk);
+	if (!sk || sk->protocol != 17)
+		return;
+	if (!flow_udp_tuple(skb, saddr, daddr, ports))
+		return;
+	__builtin_memcpy(key.local, egress ? saddr : daddr, 16);
+	__builtin_memcpy(key.remote, egress ? daddr : saddr, 16);
+	key.local_port = egress ? ports[0] : ports[1];
+	key.remote_port = egress ? ports[1] : ports[0];
+	if (bpf_map_lookup_elem(&velo_fl_udp_v1, &key))
+		return;
+	/* Two CPUs that both missed: only the one whose insert wins reports. */
+	if (bpf_map_update_elem(&velo_fl_udp_v1, &key, &seen, BPF_NOEXIST))
+		return;
+	event = velo_flow_reserve(VELO_FLOW_START, VELO_FLOW_R_NONE, VELO_FLOW_P_UNKNOWN);
+	if (!event)
+		return;
+	__builtin_memcpy(event->saddr, saddr, 16);
+	__builtin_memcpy(event->daddr, daddr, 16);
+	event->sport = ports[0];
+	event->dport = ports[1];
+	event->proto = 17;
+	event->len = skb->len;
+	velo_flow_submit(event);
+}
+
+SEC("cgroup_skb/egress")
+int velo_fl_udp_eg(struct __sk_buff *skb)
+{
+	flow_udp(skb, true);
+	return 1;
+}
+
+SEC("cgroup_skb/ingress")
+int velo_fl_udp_in(struct __sk_buff *skb)
+{
+	flow_udp(skb, false);
+	return 1;
+}
+
+SEC("sockops")
+int velo_flow_ops(struct bpf_sock_ops *skops)
+{
+	__u32 family = skops->family;
+
+	if (family != AF_INET && family != AF_INET6)
+		return 1;
+	switch (skops->op) {
+	case BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB:
+		flow_start(skops, false);
+		break;
+	case BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB:
+		flow_start(skops, true);
+		break;
+	case BPF_SOCK_OPS_STATE_CB:
+		if (skops->args[1] == TCP_CLOSE)
+			flow_end(skops);
+		break;
+	}
+	return 1;
+}

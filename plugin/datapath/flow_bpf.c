@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Loads the connection-event program once per node and pins it (flow_bpf.h). */
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include "base/log.h"
+#include "bpf/lib/velo_flow.h"
+#include "datapath/flow_bpf.h"
+#include "datapath/flow_maps.h"
+#include "datapath/loader.h"
+#include "datapath/pins.h"
+#include "flows.skel.h"
+
+/* The program pins last: their presence means the load finished. */
+static const struct velo_pin pins[] = {
+	{ VELO_MAP_FLOW_TCP, true, offsetof(struct velo_flow_bpf, tcp_fd), false },
+	{ VELO_MAP_FLOW_UDP, true, offsetof(struct velo_flow_bpf, udp_fd), false },
+	{ VELO_PROG_FLOW_SOCKOPS, false, offsetof(struct velo_flow_bpf, ops_fd), true },
+	{ VELO_PROG_FLOW_UDP_EG, false, offsetof(struct velo_flow_bpf, udp_eg_fd), true },
+	{ VELO_PROG_FLOW_UDP_IN, false, offsetof(struct velo_flow_bpf, udp_in_fd), true },
+};
+#define N_PINS (sizeof(pins) / sizeof(pins[0]))
+
+void velo_flow_bpf_close(struct velo_flow_bpf *bpf)
+{
+	velo_pins_close(pins, N_PINS, bpf);
+}
+
+int velo_flow_bpf_open_pinned(const struct velo_paths *paths, struct velo_flow_bpf *bpf)
+{
+	return velo_pins_open(paths, pins, N_PINS, bpf);
+}
+
+/* Under the loader lock. */
+static int load_and_pin(const struct velo_paths *paths, const void *arg)
+{
+	struct bpf_object_open_opts opts;
+	struct flows *skel;
+	int ret;
+
+	(void)arg; /* nothing to choose */
+	ret = velo_bpf_load_prepare(paths, &opts);
+	if (ret)
+		return ret;
+	skel = flows__open_opts(&opts);
+	if (!skel)
+		return -errno;
+	ret = velo_flow_maps_fit(skel->obj, paths);
+	if (!ret)
+		ret = flows__load(skel);
+	if (!ret)
+		ret = velo_pin_programs(paths, skel->obj, pins, N_PINS);
+	if (!ret)
+		pr_info("flows: loaded and pinned the connection-event programs under %s",
+			paths->bpffs_dir);
+	flows__destroy(skel);
+	return ret;
+}
+
+int velo_flow_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_ms,
+		       struct velo_flow_bpf *bpf)
+{
+	return velo_bpf_open_or_load(paths, lock_timeout_ms, pins, N_PINS, bpf, load_and_pin, NULL);
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The connection-event programs (bpf/flows.bpf.c), a group of their own like
+ * Service translation's (loader.h): loaded once per node under the BPF loader
+ * lock, their maps pinned by name (<bpffs>/velo_fl_tcp_v1, velo_fl_udp_v1),
+ * the programs per generation (<bpffs>/progs_g<gen>/velo_flow_ops, the UDP
+ * ones velo_fl_udp_eg and velo_fl_udp_in). Pods that opt in
+ * (features/flows.h) attach all three to their cgroup.
+ */
+#ifndef VELO_DATAPATH_FLOW_BPF_H
+#define VELO_DATAPATH_FLOW_BPF_H
+
+#include "base/types.h"
+
+struct velo_flow_bpf {
+	int tcp_fd; /* velo_fl_tcp_v1 */
+	int udp_fd; /* velo_fl_udp_v1 */
+	int ops_fd; /* velo_flow_ops */
+	int udp_eg_fd; /* velo_fl_udp_eg */
+	int udp_in_fd; /* velo_fl_udp_in */
+};
+
+/* Opens the pins, loading first when any is missing (BPF loader lock, bounded wait). */
+int velo_flow_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_ms,
+		       struct velo_flow_bpf *bpf);
+/* Existing pins only: -ENOENT when any is missing. */
+int velo_flow_bpf_open_pinned(const struct velo_paths *paths, struct velo_flow_bpf *bpf);
+void velo_flow_bpf_close(struct velo_flow_bpf *bpf);
+
+#endif

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * velo.dev/flows: "true" (or the conflist's defaults). velo_flow_ops (sock_ops)
+ * on the pod's own cgroup emits a start and an end event for each of the
+ * pod's TCP connections into the node's flow ring (docs/flows.md); with
+ * velo.dev/flows-udp too, velo_fl_udp_eg/_in (cgroup_skb, a run per packet)
+ * a start for each new UDP 5-tuple. Drops are reported for every pod whatever
+ * this says. Observability, not policy: a pod whose cgroup can't be found
+ * starts without connection events, with one warning.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "base/log.h"
+#include "cgroup/link.h"
+#include "datapath/flow_bpf.h"
+#include "datapath/pins.h"
+#include "features/feature.h"
+#include "features/flows.h"
+
+#define KIND_OPS "flow_ops"
+#define KIND_UDP_EG "flow_udp_eg"
+#define KIND_UDP_IN "flow_udp_in"
+
+/* The pod cgroup's links: kind, where, the program's fd in struct velo_flow_bpf, UDP's. */
+static const struct {
+	const char *kind;
+	enum bpf_attach_type type;
+	size_t fd_offset;
+	bool udp;
+} links[] = {
+	{ KIND_OPS, BPF_CGROUP_SOCK_OPS, offsetof(struct velo_flow_bpf, ops_fd), false },
+	{ KIND_UDP_EG, BPF_CGROUP_INET_EGRESS, offsetof(struct velo_flow_bpf, udp_eg_fd), true },
+	{ KIND_UDP_IN, BPF_CGROUP_INET_INGRESS, offsetof(struct velo_flow_bpf, udp_in_fd), true },
+};
+#define N_LINKS (sizeof(links) / sizeof(links[0]))
+
+static int link_prog_fd(const struct velo_flow_bpf *bpf, size_t i)
+{
+	return *(const int *)((const char *)bpf + links[i].fd_offset);
+}
+
+static bool flows_wanted(const struct velo_request *request)
+{
+	return request->config.effective.flows;
+}
+
+/* Link i belongs on this pod: TCP's always, UDP's with velo.dev/flows-udp. */
+static bool link_wanted(const struct velo_request *request, size_t i)
+{
+	return !links[i].udp || request->config.effective.flows_udp;
+}
+
+/* No pin of link i for this endpoint; else a CHECK detail. */
+static int link_absent(const struct velo_request *request, size_t i, const char *why)
+{
+	char path[4096];
+
+	if (!velo_bpf_link_path(&request->config.paths, request->record.host_ifname, links[i].kind,
+				path, sizeof(path)) &&
+	    !access(path, F_OK)) {
+		cni_error_detail("flows: %s has a link (%s)", why, path);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int flows_attach(struct velo_request *request)
+{
+	struct velo_flow_bpf bpf;
+	struct cgroup_ctx ctx;
+	bool had_error;
+	int ret;
+
+	had_error = cni_error_is_set();
+	ret = cgroup_ctx_open(request, "flows", &ctx);
+	if (ret == -ENOENT && !ctx.path[0] && !had_error) {
+		cni_error_reset();
+		pr_warn("flows: no pod cgroup; pod %s starts without connection events",
+			request->record.host_ifname);
+		return VELO_FEATURE_FELL_BACK;
+	}
+	if (ret)
+		return ret;
+	ret = velo_flow_bpf_open(&request->config.paths, request->config.lock_timeout_ms, &bpf);
+	if (ret) {
+		cni_fail(ret, VELO_ERR_FEATURE, "flows: load the connection-event program: %s",
+			 strerror(-ret));
+		cgroup_ctx_close(&ctx);
+		return ret;
+	}
+	/* A link attached before a later one failed is undone by detach (the record has the bit). */
+	for (size_t i = 0; !ret && i < N_LINKS; i++) {
+		if (!link_wanted(request, i))
+			continue;
+		ret = cgroup_link_attach(&ctx, links[i].kind, link_prog_fd(&bpf, i), links[i].type);
+		if (ret)
+			cni_fail(ret, VELO_ERR_FEATURE, "flows: attach %s to cgroup %s: %s",
+				 links[i].kind, ctx.path, strerror(-ret));
+	}
+	if (!ret)
+		pr_info("flows: connection events on cgroup %s", ctx.path);
+	velo_flow_bpf_close(&bpf);
+	cgroup_ctx_close(&ctx);
+	return ret;
+}
+
+static int flows_detach(struct velo_request *request)
+{
+	int lock_fd = cgroup_lock(request);
+
+	if (lock_fd < 0)
+		return lock_fd;
+	for (size_t i = 0; i < N_LINKS; i++)
+		cgroup_link_unpin(request, links[i].kind);
+	cgroup_unlock(lock_fd);
+	return 0;
+}
+
+static int flows_check(struct velo_request *request)
+{
+	struct velo_flow_bpf bpf;
+	int ret = 0;
+
+	if (velo_flow_bpf_open_pinned(&request->config.paths, &bpf)) {
+		cni_error_detail("flows: the connection-event programs are not pinned");
+		return -EIO;
+	}
+	for (size_t i = 0; i < N_LINKS; i++) {
+		if (!link_wanted(request, i)) {
+			if (link_absent(request, i, "a pod without velo.dev/flows-udp"))
+				ret = -EIO;
+		} else if (cgroup_link_check(request, "flows", links[i].kind, links[i].type,
+					     link_prog_fd(&bpf, i), 0)) {
+			ret = -EIO;
+		}
+	}
+	velo_flow_bpf_close(&bpf);
+	return ret;
+}
+
+/* ADD found no pod cgroup: no link of this endpoint may exist. */
+static int flows_check_routed(const struct velo_request *request)
+{
+	for (size_t i = 0; i < N_LINKS; i++)
+		if (link_absent(request, i, "a pod without connection events"))
+			return -EIO;
+	return 0;
+}
+
+const struct velo_feature velo_feature_flows = {
+	.name = "flows",
+	.bit = VELO_FEATURE_FLOWS,
+	.wanted = flows_wanted,
+	.attach = flows_attach,
+	.detach = flows_detach,
+	.check = flows_check,
+	.check_routed = flows_check_routed,
+};

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * GET /flows[?since=UNIX_SECONDS][&follow=1]: the flows velod holds as JSON
+ * lines, oldest first; with follow the response stays open and carries each
+ * new flow as it is read. A follower waits suspended (libmicrohttpd's
+ * suspend/resume), so the loop never blocks on it and an idle one costs nothing.
+ */
+#ifndef VELOD_FLOWS_HTTP_H
+#define VELOD_FLOWS_HTTP_H
+
+#include <microhttpd.h>
+
+#include "agent.h"
+
+enum MHD_Result flows_http(struct agent *agent, struct MHD_Connection *connection);
+/* New flows were read: wakes the followers. */
+void flows_http_wake(void);
+/* Before the server stops: ends every follower's stream. */
+void flows_http_stop(void);
+
+#endif

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+/* velod's flow metrics (flows_metrics.h). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "datapath/flow_maps.h"
+#include "flows.h"
+#include "flows_metrics.h"
+#include "flows_series.h"
+
+struct out {
+	FILE *file;
+	const char *name;
+	const char *labels[FLOW_SERIES_LABELS];
+};
+
+static void put_series(const struct flow_series_entry *entry, void *ctx)
+{
+	struct out *out = ctx;
+	const char *sep = "";
+
+	fprintf(out->file, "%s{", out->name);
+	/* Label values are pod names (DNS labels) and reason names: nothing to escape. */
+	for (unsigned i = 0; i < FLOW_SERIES_LABELS && out->labels[i]; i++, sep = ",")
+		fprintf(out->file, "%s%s=\"%s\"", sep, out->labels[i], entry->values[i]);
+	fprintf(out->file, "} %llu\n", (unsigned long long)entry->count);
+}
+
+char *flows_metrics(const struct agent *agent)
+{
+	const struct flows *flows = agent->flows;
+	struct out out = {};
+	char *text = NULL;
+	size_t len = 0;
+
+	if (!flows)
+		return NULL;
+	out.file = open_memstream(&text, &len);
+	if (!out.file)
+		return NULL;
+	fprintf(out.file, "# HELP velo_drops_total Packets and connects velo dropped, by the pod "
+			  "it happened to and reason (docs/flows.md).\n"
+			  "# TYPE velo_drops_total counter\n");
+	out.name = "velo_drops_total";
+	out.labels[0] = "pod";
+	out.labels[1] = "reason";
+	out.labels[2] = NULL;
+	flow_series_foreach(flows_drops(flows), put_series, &out);
+	fprintf(out.file, "# HELP velo_flows_total Connections started and drops, by pod pair.\n"
+			  "# TYPE velo_flows_total counter\n");
+	out.name = "velo_flows_total";
+	out.labels[0] = "src";
+	out.labels[1] = "dst";
+	out.labels[2] = "verdict";
+	flow_series_foreach(flows_pairs(flows), put_series, &out);
+	fprintf(out.file,
+		"# HELP velo_flow_events_total Flow events velod read from the ring buffer.\n"
+		"# TYPE velo_flow_events_total counter\nvelo_flow_events_total %llu\n"
+		"# HELP velo_flow_events_lost_total Flow events the ring had no room for.\n"
+		"# TYPE velo_flow_events_lost_total counter\nvelo_flow_events_lost_total %llu\n"
+		"# HELP velo_flow_ring_bytes The flow ring buffer's size (0: not open yet).\n"
+		"# TYPE velo_flow_ring_bytes gauge\nvelo_flow_ring_bytes %u\n",
+		(unsigned long long)flows_read_total(flows),
+		(unsigned long long)velo_flow_lost(&agent->config.paths), flows_ring_bytes(flows));
+	if (fclose(out.file)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
