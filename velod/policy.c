@@ -12,7 +12,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ifaddrs.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +36,7 @@
 #include "config.h"
 #include "k8s_policy.h"
 #include "policy.h"
+#include "policy_node.h"
 #include "policy_uplink.h"
 #include "reconcile.h"
 
@@ -64,128 +64,6 @@ struct policy_state {
 	__u32 revision;
 	char *namespaces; /* the namespaces file's last content */
 };
-
-/* ------------------------------------------------------------ this node: records, addresses */
-
-struct scan {
-	struct velo_pol_local_pod *local;
-	unsigned n, cap;
-};
-
-static int add_record(const struct velo_record *record, void *ctx)
-{
-	struct scan *scan = ctx;
-	struct velo_pol_local_pod *pod;
-
-	if (!record->pod_namespace[0] || !record->pod_name[0] || !record->n_ips ||
-	    strlen(record->pod_namespace) >= VELO_POL_NS_MAX ||
-	    strlen(record->pod_name) >= VELO_POL_NAME_MAX)
-		return 0;
-	if (scan->n == scan->cap) {
-		struct velo_pol_local_pod *grown = realloc(
-			scan->local, (scan->cap = scan->cap ? scan->cap * 2 : 64) * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		scan->local = grown;
-	}
-	pod = &scan->local[scan->n++];
-	memset(pod, 0, sizeof(*pod));
-	snprintf(pod->ns, sizeof(pod->ns), "%s", record->pod_namespace);
-	snprintf(pod->name, sizeof(pod->name), "%s", record->pod_name);
-	for (unsigned i = 0; i < record->n_ips && pod->n_ips < VELO_POL_MAX_POD_IPS; i++) {
-		struct velo_pol_cidr *ip = &pod->ips[pod->n_ips++];
-
-		ip->family = record->ips[i].family;
-		memcpy(ip->addr, record->ips[i].addr, 16);
-		ip->prefix = ip->family == AF_INET ? 32 : 128;
-	}
-	return 0;
-}
-
-static int scan_network(const char *network, void *ctx)
-{
-	const struct agent_config *config = ((void **)ctx)[0];
-
-	return state_record_foreach(&config->paths, network, add_record, ((void **)ctx)[1]);
-}
-
-/* This node's pods from every network's records (ADDs in flight included). */
-static int scan_records(const struct agent_config *config, struct scan *scan)
-{
-	void *ctx[2] = { (void *)config, scan };
-
-	return agent_foreach_network(config, scan_network, ctx);
-}
-
-static int sig_network(const char *network, void *ctx)
-{
-	const struct agent_config *config = ((void **)ctx)[0];
-	long long *sig = ((void **)ctx)[1];
-	char path[PATH_MAX];
-	struct stat st;
-
-	if (snprintf(path, sizeof(path), "%s/%s", config->paths.state_dir, network) <
-		    (int)sizeof(path) &&
-	    !stat(path, &st))
-		*sig = *sig * 31 + st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec;
-	if (snprintf(path, sizeof(path), "%s/pending/%s", config->paths.run_dir, network) <
-		    (int)sizeof(path) &&
-	    !stat(path, &st))
-		*sig = *sig * 31 + st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec + 1;
-	return 0;
-}
-
-/* A number that changes whenever a record is written or removed (renames touch the dir). */
-static long long records_sig(const struct agent_config *config)
-{
-	long long sig = 17;
-	void *ctx[2] = { (void *)config, &sig };
-	char pending[PATH_MAX];
-	struct stat st;
-
-	/* A new network's directory shows in stateDir's (or pending/'s) own mtime. */
-	if (!stat(config->paths.state_dir, &st))
-		sig = st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec;
-	if (snprintf(pending, sizeof(pending), "%s/pending", config->paths.run_dir) <
-		    (int)sizeof(pending) &&
-	    !stat(pending, &st))
-		sig = sig * 31 + st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec;
-	agent_foreach_network(config, sig_network, ctx);
-	return sig;
-}
-
-/* The node's own addresses (kubelet's probes come from them), link-local ones aside. */
-static unsigned node_addrs(struct velo_pol_cidr *out, unsigned max)
-{
-	struct ifaddrs *list, *ifa;
-	unsigned n = 0;
-
-	if (getifaddrs(&list))
-		return 0;
-	for (ifa = list; ifa && n < max; ifa = ifa->ifa_next) {
-		const struct sockaddr *sa = ifa->ifa_addr;
-
-		if (!sa || (sa->sa_family != AF_INET && sa->sa_family != AF_INET6))
-			continue;
-		memset(&out[n], 0, sizeof(out[n]));
-		out[n].family = sa->sa_family;
-		if (sa->sa_family == AF_INET) {
-			memcpy(out[n].addr, &((const struct sockaddr_in *)sa)->sin_addr, 4);
-			out[n].prefix = 32;
-		} else {
-			const struct in6_addr *a6 = &((const struct sockaddr_in6 *)sa)->sin6_addr;
-
-			if (IN6_IS_ADDR_LINKLOCAL(a6))
-				continue;
-			memcpy(out[n].addr, a6, 16);
-			out[n].prefix = 128;
-		}
-		n++;
-	}
-	freeifaddrs(list);
-	return n;
-}
 
 /* ------------------------------------------------------------ sources */
 
@@ -434,13 +312,13 @@ static int sync_maps(struct policy *policy, const struct agent_config *config)
 	struct attach_pass pass = { .config = config, .tables = &tables };
 	struct build build = { &node, &state->numbering, &tables, NULL };
 	struct velo_policy_bpf bpf;
-	struct scan scan = {};
+	struct policy_node_pods scan = {};
 	char *namespaces = NULL;
 	uint64_t start = velo_monotonic_ns();
 	int ret;
 
 	build.namespaces = &namespaces;
-	ret = scan_records(config, &scan);
+	ret = policy_node_pods(config, &scan);
 	if (ret) {
 		pr_warn("policy: reading the endpoint records: %s", strerror(-ret));
 		free(scan.local);
@@ -448,7 +326,7 @@ static int sync_maps(struct policy *policy, const struct agent_config *config)
 	}
 	node.local = scan.local;
 	node.n_local = scan.n;
-	node.n_addrs = node_addrs(addrs, MAX_NODE_ADDRS);
+	node.n_addrs = policy_node_addrs(addrs, MAX_NODE_ADDRS);
 	for (unsigned i = 0; i < config->n_service_cidrs; i++) {
 		services[i].family = config->service_cidrs[i].family;
 		memcpy(services[i].addr, config->service_cidrs[i].addr, 16);
@@ -562,7 +440,7 @@ void policy_step(struct policy *policy, const struct agent_config *config, uint6
 			else if (ret < 0)
 				policy->errors++;
 		}
-		sig = records_sig(config);
+		sig = policy_node_records_sig(config);
 		if (sig != state->records_sig) {
 			state->records_sig = sig;
 			state->dirty = true;
