@@ -13,7 +13,6 @@
 #include "base/lock.h"
 #include "bpf/lib/velo_flow.h"
 #include "datapath/flow_maps.h"
-#include "datapath/loader.h"
 #include "datapath/pins.h"
 
 static int pin_path(const struct velo_paths *paths, const char *name, char *buf, size_t len)

@@ -25,8 +25,6 @@
 #include "veth_tc.skel.h"
 #include "veth_xdp.skel.h"
 
-#define BPF_LOCK_NAME "bpf.lock"
-
 static const struct velo_pin veth_pins[] = {
 	{ VELO_MAP_ENDPOINTS, true, offsetof(struct velo_bpf, endpoints_fd), false },
 	{ VELO_MAP_STATS, true, offsetof(struct velo_bpf, stats_fd), false },
@@ -364,16 +362,6 @@ static const struct pin_group cgroup_group = {
 	.n_pins = N_CGROUP_PINS,
 	.load = load_and_pin_cgroup,
 };
-
-int velo_bpf_loader_lock(const struct velo_paths *paths, unsigned lock_timeout_ms)
-{
-	char lock_path[PATH_MAX];
-
-	if (snprintf(lock_path, sizeof(lock_path), "%s/%s", paths->run_dir, BPF_LOCK_NAME) >=
-	    (int)sizeof(lock_path))
-		return -ENAMETOOLONG;
-	return lock_acquire(lock_path, lock_timeout_ms);
-}
 
 int velo_bpf_open_or_load(const struct velo_paths *paths, unsigned lock_timeout_ms,
 			  const struct velo_pin *pins, size_t n_pins, void *fds,

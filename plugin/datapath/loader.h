@@ -83,8 +83,6 @@ int velo_bpf_open_or_load(const struct velo_paths *paths, unsigned lock_timeout_
 struct bpf_object_open_opts;
 int velo_bpf_load_prepare(const struct velo_paths *paths, struct bpf_object_open_opts *opts);
 
-/* The BPF loader lock, <run_dir>/bpf.lock: an fd for lock_release, or -errno. */
-int velo_bpf_loader_lock(const struct velo_paths *paths, unsigned lock_timeout_ms);
 /* Routes libbpf's messages to velo's log (warnings as warnings, the rest as debug). */
 void velo_bpf_set_print(void);
 

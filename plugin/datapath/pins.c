@@ -205,3 +205,13 @@ int velo_bpf_link_path(const struct velo_paths *paths, const char *host_ifname, 
 
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
+
+int velo_bpf_loader_lock(const struct velo_paths *paths, unsigned lock_timeout_ms)
+{
+	char lock_path[PATH_MAX];
+
+	if (snprintf(lock_path, sizeof(lock_path), "%s/bpf.lock", paths->run_dir) >=
+	    (int)sizeof(lock_path))
+		return -ENAMETOOLONG;
+	return lock_acquire(lock_path, lock_timeout_ms);
+}

@@ -66,4 +66,7 @@ int velo_bpffs_prepare(const char *bpffs_dir);
 int velo_bpf_link_path(const struct velo_paths *paths, const char *host_ifname, const char *kind,
 		       char *buf, size_t len);
 
+/* The BPF loader lock, <run_dir>/bpf.lock: an fd for lock_release, or -errno. */
+int velo_bpf_loader_lock(const struct velo_paths *paths, unsigned lock_timeout_ms);
+
 #endif
