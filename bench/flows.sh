@@ -149,6 +149,15 @@ for p in routed tc; do
 done
 echo "($reps repetitions alternating off/on, medians; $rr_count round trips, $conns connections each)" >>"$md"
 
+# The "on" pods did report: a start and an end per connection, from the client's socket only.
+sleep 0.3
+events=$(in_node curl -sf "http://127.0.0.1:$port/metrics" | awk '$1 == "velo_flow_events_total" { print $2 }')
+lost=$(in_node curl -sf "http://127.0.0.1:$port/metrics" | awk '$1 == "velo_flow_events_lost_total" { print $2 }')
+on_conns=$((reps * 2 * (conns + 1)))
+echo "connection events: $events read, $lost lost, for $on_conns connections with flows on" >>"$md"
+[ "$((events + lost))" -ge "$((2 * on_conns))" ] ||
+	{ cat "$md"; echo "flows: fewer events than 2 per connection" >&2; exit 1; }
+
 # velod reading a drop flood: a pod whose deny list refuses every datagram it sends.
 add_pod flood "{\"velo.dev/egress-deny\": \"10.248.7.254/32\"}"
 before=$(in_node curl -sf "http://127.0.0.1:$port/metrics" | awk '$1 == "velo_flow_events_total" { print $2 }')

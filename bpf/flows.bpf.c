@@ -4,8 +4,10 @@
  * pod's own cgroup. An established TCP socket (either side) emits a start
  * event and asks for state callbacks; its move to CLOSE emits the end event
  * with the bytes and data segments each way, from the socket's own counters.
- * Events read client -> server whichever side the socket is (the accepting
- * side swaps ends and directions). The path says sockmap when velo's socket
+ * A start reads client -> server whichever side the socket is (the accepting
+ * side swaps ends) and carries the socket's cookie and side; an end carries
+ * the cookie in the socket's own view, and velod turns it like its start
+ * (velod/flows_socks.h): nothing is kept per socket here. The path says sockmap when velo's socket
  * short-circuit redirected the socket's data (its sk_storage in velo_smsk_v1),
  * else routed: the stack, or the tc/XDP shortcut under it.
  *
@@ -19,6 +21,7 @@
 
 #include "lib/flow.h"
 #include "lib/sockops.h"
+#include "lib/velo_shared.h"
 #include "lib/velo_sockmap.h"
 
 #define AF_INET 2
@@ -27,21 +30,7 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* A socket whose start was emitted: which side it is, so its end reads the same way. */
-struct flow_sock {
-	__u32 passive;
-	__u32 pad;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct flow_sock);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} velo_fl_tcp_v1 SEC(".maps");
-
-/* The tuple, client first. */
+/* The tuple, client first (passive: the socket accepted), or local first (passive false). */
 static __always_inline void flow_tuple(struct bpf_sock_ops *skops, bool passive,
 				       struct velo_flow_event *event)
 {
@@ -55,60 +44,73 @@ static __always_inline void flow_tuple(struct bpf_sock_ops *skops, bool passive,
 	event->proto = 6;
 }
 
+/*
+ * The node's pods that report their connections, by address: a connection
+ * between two of them is reported once, by its client (whose socket also
+ * knows the Service it dialled). Written by the CNI plugin at ADD
+ * (plugin/features/flows.c); the value is the owner of the entry.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, VELO_MAX_ENDPOINTS);
+	__type(key, struct velo_ep_key);
+	__type(value, __u64);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} velo_fl_pods_v1 SEC(".maps");
+
+/* An accepted socket whose client is a reporting pod of this node: that client reports it. */
+static __always_inline bool flow_client_reports(struct bpf_sock_ops *skops)
+{
+	struct velo_ep_key remote;
+	__u8 local[16];
+
+	velo_sockops_addrs(skops, local, remote.addr);
+	return bpf_map_lookup_elem(&velo_fl_pods_v1, &remote);
+}
+
 static __always_inline void flow_start(struct bpf_sock_ops *skops, bool passive)
 {
-	struct flow_sock *sock, fresh = { .passive = passive };
-	struct bpf_sock *sk = skops->sk;
 	struct velo_flow_event *event;
 
-	if (!sk)
+	if (passive && flow_client_reports(skops))
 		return;
-	sock = bpf_sk_storage_get(&velo_fl_tcp_v1, sk, &fresh, BPF_SK_STORAGE_GET_F_CREATE);
-	if (!sock)
-		return;
-	sock->passive = passive;
 	bpf_sock_ops_cb_flags_set(skops, skops->bpf_sock_ops_cb_flags | BPF_SOCK_OPS_STATE_CB_FLAG);
 	event = velo_flow_reserve(VELO_FLOW_START, VELO_FLOW_R_NONE, VELO_FLOW_P_UNKNOWN);
 	if (!event)
 		return;
 	/* No cgroup id: an accepted socket's callback runs in softirq, in no pod's task. */
 	flow_tuple(skops, passive, event);
+	event->cookie = bpf_get_socket_cookie(skops);
+	event->flags = passive ? VELO_FLOW_F_PASSIVE : 0;
 	velo_flow_submit(event);
 }
 
+/*
+ * The socket's own view, local end first: velod orients it by the start it
+ * read with the same cookie. Remembering the side here took an sk_storage per
+ * socket (an allocation, and an RCU free at close) that cost short
+ * connections a few percent of their rate (bench/flows.sh).
+ */
 static __always_inline void flow_end(struct bpf_sock_ops *skops)
 {
 	struct velo_flow_event *event;
-	struct velo_sm_sock *sm;
-	struct flow_sock *sock;
+	struct velo_sm_sock *sm = NULL;
 	struct bpf_sock *sk = skops->sk;
-	__u64 sent, received;
-	__u32 segs_out, segs_in;
-	bool passive;
 
-	if (!sk)
-		return;
-	sock = bpf_sk_storage_get(&velo_fl_tcp_v1, sk, 0, 0);
-	if (!sock)
-		return; /* established before the program was attached: no start, no end */
-	passive = sock->passive;
-	sm = bpf_sk_storage_get(&velo_smsk_v1, sk, 0, 0);
+	if (sk)
+		sm = bpf_sk_storage_get(&velo_smsk_v1, sk, 0, 0);
 	event = velo_flow_reserve(VELO_FLOW_END, VELO_FLOW_R_NONE,
 				  sm && sm->path == VELO_SM_REDIRECT ? VELO_FLOW_P_SOCKMAP
 								     : VELO_FLOW_P_ROUTED);
-	bpf_sk_storage_delete(&velo_fl_tcp_v1, sk);
 	if (!event)
 		return;
-	flow_tuple(skops, passive, event);
-	sent = skops->bytes_acked;
-	received = skops->bytes_received;
-	segs_out = skops->data_segs_out;
-	segs_in = skops->data_segs_in;
-	/* Client's view: out is what the client sent. */
-	event->bytes_out = passive ? received : sent;
-	event->bytes_in = passive ? sent : received;
-	event->segs_out = passive ? segs_in : segs_out;
-	event->segs_in = passive ? segs_out : segs_in;
+	flow_tuple(skops, false, event);
+	event->cookie = bpf_get_socket_cookie(skops);
+	event->bytes_out = skops->bytes_acked;
+	event->bytes_in = skops->bytes_received;
+	event->segs_out = skops->data_segs_out;
+	event->segs_in = skops->data_segs_in;
 	velo_flow_submit(event);
 }
 
@@ -212,21 +214,23 @@ int velo_fl_udp_in(struct __sk_buff *skb)
 SEC("sockops")
 int velo_flow_ops(struct bpf_sock_ops *skops)
 {
-	__u32 family = skops->family;
+	__u32 op = skops->op;
+	__u32 family;
 
+	/* Every state change of a started socket comes here: all but the move to CLOSE leave now. */
+	if (op == BPF_SOCK_OPS_STATE_CB) {
+		if (skops->args[1] != TCP_CLOSE)
+			return 1;
+	} else if (op != BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB &&
+		   op != BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB) {
+		return 1;
+	}
+	family = skops->family;
 	if (family != AF_INET && family != AF_INET6)
 		return 1;
-	switch (skops->op) {
-	case BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB:
-		flow_start(skops, false);
-		break;
-	case BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB:
-		flow_start(skops, true);
-		break;
-	case BPF_SOCK_OPS_STATE_CB:
-		if (skops->args[1] == TCP_CLOSE)
-			flow_end(skops);
-		break;
-	}
+	if (op == BPF_SOCK_OPS_STATE_CB)
+		flow_end(skops);
+	else
+		flow_start(skops, op == BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB);
 	return 1;
 }

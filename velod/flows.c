@@ -15,6 +15,7 @@
 #include "datapath/flow_names.h"
 #include "flows.h"
 #include "flows_series.h"
+#include "flows_socks.h"
 #include "policy.h"
 
 #define NS_PER_S 1000000000ull
@@ -44,6 +45,7 @@ struct flows {
 	double mono_to_unix; /* CLOCK_REALTIME - CLOCK_MONOTONIC, seconds, per batch */
 	uint64_t batch_now_ns;
 	struct flow_pods *pods;
+	struct flow_socks *socks; /* open TCP sockets' sides, to turn their ends */
 	struct flow_series drops, pairs;
 };
 
@@ -65,7 +67,8 @@ struct flows *flows_new(const struct agent_config *config, const struct policy *
 	flows->next_seq = 1;
 	flows->ring = calloc(config->flow_buffer, sizeof(*flows->ring));
 	flows->pods = flow_pods_new(config);
-	if (!flows->ring || !flows->pods ||
+	flows->socks = flow_socks_new(VELO_MAX_FLOW_TCP);
+	if (!flows->ring || !flows->pods || !flows->socks ||
 	    flow_series_init(&flows->drops, config->max_flow_series) ||
 	    flow_series_init(&flows->pairs, config->max_flow_series)) {
 		flows_free(flows);
@@ -89,6 +92,7 @@ void flows_free(struct flows *flows)
 	if (flows->rb_fd >= 0)
 		close(flows->rb_fd);
 	flow_pods_free(flows->pods);
+	flow_socks_free(flows->socks);
 	flow_series_free(&flows->drops);
 	flow_series_free(&flows->pairs);
 	free(flows->ring);
@@ -148,6 +152,14 @@ static void name_policies(struct flows *flows, struct flow_entry *entry)
 	memcpy(entry->policies, asked->names, sizeof(entry->policies));
 }
 
+/* The sending task's cgroup, 0 when the event has none (TCP STARTs and ENDs carry a cookie). */
+static uint64_t event_cgroup(const struct velo_flow_event *event)
+{
+	if (event->proto == 6 && (event->kind == VELO_FLOW_START || event->kind == VELO_FLOW_END))
+		return 0;
+	return event->cgroup_id;
+}
+
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct flows *flows = ctx;
@@ -159,6 +171,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	memcpy(&entry->event, data, sizeof(entry->event));
 	entry->seq = flows->next_seq++;
 	entry->time_unix = (double)entry->event.ts_ns / NS_PER_S + flows->mono_to_unix;
+	flow_socks_orient(flows->socks, &entry->event);
 	if (spoofed(&entry->event))
 		/* The source is a lie: the sender is the pod behind the veth it came from. */
 		flow_pods_by_ifindex(flows->pods, entry->event.ifindex, entry->src_pod,
@@ -171,7 +184,7 @@ static int on_event(void *ctx, void *data, size_t size)
 		flow_pods_by_ifindex(flows->pods, entry->event.ifindex, entry->src_pod,
 				     sizeof(entry->src_pod), flows->batch_now_ns);
 	if (!entry->src_pod[0])
-		flow_pods_by_cgroup(flows->pods, entry->event.cgroup_id, entry->src_pod,
+		flow_pods_by_cgroup(flows->pods, event_cgroup(&entry->event), entry->src_pod,
 				    sizeof(entry->src_pod), flows->batch_now_ns);
 	flow_pods_by_addr(flows->pods, entry->event.daddr, entry->dst_pod, sizeof(entry->dst_pod),
 			  flows->batch_now_ns);

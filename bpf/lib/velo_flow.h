@@ -15,8 +15,8 @@
 
 #define VELO_MAP_FLOW_RB "velo_flow_rb_v1"
 #define VELO_MAP_FLOW_LOST "velo_fl_lost_v1"
-#define VELO_MAP_FLOW_TCP "velo_fl_tcp_v1"
 #define VELO_MAP_FLOW_UDP "velo_fl_udp_v1"
+#define VELO_MAP_FLOW_PODS "velo_fl_pods_v1"
 
 #define VELO_PROG_FLOW_SOCKOPS "velo_flow_ops"
 #define VELO_PROG_FLOW_UDP_EG "velo_fl_udp_eg"
@@ -28,6 +28,7 @@
 #endif
 /* How often velod reads the ring at the latest (events wake it only when it fills up). */
 #define VELO_FLOW_POLL_MS 100
+/* TCP sockets whose start velod read and whose end it hasn't: their side (velod's table). */
 #ifndef VELO_MAX_FLOW_TCP
 #define VELO_MAX_FLOW_TCP 65536
 #endif
@@ -75,6 +76,9 @@ enum velo_flow_path {
 	VELO_FLOW_P_MAX,
 };
 
+/* velo_flow_event.flags */
+#define VELO_FLOW_F_PASSIVE 0x1 /* TCP START: the pod's socket accepted (it is the server) */
+
 /*
  * One event. Addresses as the endpoint map keys them (IPv4 as ::ffff:a.b.c.d),
  * ports in network order, time in CLOCK_MONOTONIC ns (bpf_ktime_get_ns).
@@ -92,9 +96,17 @@ struct velo_flow_event {
 	__u32 ifindex; /* the host veth it was seen on; 0 at socket hooks */
 	__u32 identity; /* policy drops: the policy identity of the pod whose policy said no */
 	__u32 len; /* drops: the packet's bytes */
-	__u32 pad;
-	__u64 cgroup_id; /* socket hooks: the sending task's cgroup (names the pod); else 0 */
-	__u64 bytes_out; /* END: bytes the pod's socket sent / received */
+	__u32 flags; /* VELO_FLOW_F_* */
+	union {
+		__u64 cgroup_id; /* socket hooks: the sending task's cgroup (names the pod); else 0 */
+		__u64 cookie; /* TCP START and END: the socket's cookie, pairs them */
+	};
+	/*
+	 * END: bytes the pod's socket sent / received. TCP ENDs leave the program
+	 * in the socket's view (saddr local, out sent); velod turns them client ->
+	 * server like their START (velod/flows_socks.h).
+	 */
+	__u64 bytes_out;
 	__u64 bytes_in;
 	__u32 segs_out; /* END: segments each way */
 	__u32 segs_in;

@@ -5,10 +5,14 @@
 #include <stddef.h>
 #include <string.h>
 
+#include <unistd.h>
+
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "base/log.h"
 #include "bpf/lib/velo_flow.h"
+#include "datapath/endpoint_map.h"
 #include "datapath/flow_bpf.h"
 #include "datapath/flow_maps.h"
 #include "datapath/loader.h"
@@ -17,8 +21,8 @@
 
 /* The program pins last: their presence means the load finished. */
 static const struct velo_pin pins[] = {
-	{ VELO_MAP_FLOW_TCP, true, offsetof(struct velo_flow_bpf, tcp_fd), false },
 	{ VELO_MAP_FLOW_UDP, true, offsetof(struct velo_flow_bpf, udp_fd), false },
+	{ VELO_MAP_FLOW_PODS, true, offsetof(struct velo_flow_bpf, pods_fd), false },
 	{ VELO_PROG_FLOW_SOCKOPS, false, offsetof(struct velo_flow_bpf, ops_fd), true },
 	{ VELO_PROG_FLOW_UDP_EG, false, offsetof(struct velo_flow_bpf, udp_eg_fd), true },
 	{ VELO_PROG_FLOW_UDP_IN, false, offsetof(struct velo_flow_bpf, udp_in_fd), true },
@@ -65,4 +69,63 @@ int velo_flow_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_ms,
 		       struct velo_flow_bpf *bpf)
 {
 	return velo_bpf_open_or_load(paths, lock_timeout_ms, pins, N_PINS, bpf, load_and_pin, NULL);
+}
+
+/* Removes the entries of record's addresses that owner wrote. */
+static void remove_owned(int map_fd, const struct velo_record *record, uint64_t owner)
+{
+	for (unsigned i = 0; i < record->n_ips; i++) {
+		struct velo_ep_key key;
+		uint64_t stamp;
+
+		velo_ep_key(&record->ips[i], &key);
+		if (bpf_map_lookup_elem(map_fd, &key, &stamp) || stamp != owner)
+			continue;
+		if (bpf_map_delete_elem(map_fd, &key) && errno != ENOENT)
+			pr_warn("flows: remove a reporting pod's address: %s", strerror(errno));
+	}
+}
+
+int velo_flow_pods_add(const struct velo_flow_bpf *bpf, const struct velo_record *record)
+{
+	uint64_t owner = velo_endpoint_owner(record);
+
+	for (unsigned i = 0; i < record->n_ips; i++) {
+		struct velo_ep_key key;
+
+		velo_ep_key(&record->ips[i], &key);
+		/* An older sandbox's stale entry for this address is replaced: it is ours now. */
+		if (bpf_map_update_elem(bpf->pods_fd, &key, &owner, BPF_ANY)) {
+			int ret = -errno;
+
+			remove_owned(bpf->pods_fd, record, owner);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+void velo_flow_pods_remove(const struct velo_paths *paths, const struct velo_record *record)
+{
+	int fd = velo_map_pin_open(paths, VELO_MAP_FLOW_PODS);
+
+	if (fd < 0)
+		return; /* never loaded on this node: nothing to remove */
+	remove_owned(fd, record, velo_endpoint_owner(record));
+	close(fd);
+}
+
+bool velo_flow_pods_have(const struct velo_flow_bpf *bpf, const struct velo_record *record)
+{
+	uint64_t owner = velo_endpoint_owner(record);
+
+	for (unsigned i = 0; i < record->n_ips; i++) {
+		struct velo_ep_key key;
+		uint64_t stamp;
+
+		velo_ep_key(&record->ips[i], &key);
+		if (bpf_map_lookup_elem(bpf->pods_fd, &key, &stamp) || stamp != owner)
+			return false;
+	}
+	return true;
 }

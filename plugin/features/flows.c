@@ -15,6 +15,7 @@
 
 #include "base/error.h"
 #include "base/log.h"
+#include "bpf/lib/velo_flow.h"
 #include "cgroup/link.h"
 #include "datapath/flow_bpf.h"
 #include "datapath/pins.h"
@@ -101,6 +102,13 @@ static int flows_attach(struct velo_request *request)
 			cni_fail(ret, VELO_ERR_FEATURE, "flows: attach %s to cgroup %s: %s",
 				 links[i].kind, ctx.path, strerror(-ret));
 	}
+	/* Only once its program runs may the pod's clients be the ones that report. */
+	if (!ret) {
+		ret = velo_flow_pods_add(&bpf, &request->record);
+		if (ret)
+			cni_fail(ret, VELO_ERR_FEATURE, "flows: add the pod's addresses to %s: %s",
+				 VELO_MAP_FLOW_PODS, strerror(-ret));
+	}
 	if (!ret)
 		pr_info("flows: connection events on cgroup %s", ctx.path);
 	velo_flow_bpf_close(&bpf);
@@ -114,6 +122,8 @@ static int flows_detach(struct velo_request *request)
 
 	if (lock_fd < 0)
 		return lock_fd;
+	/* Its peers report the pod's connections again before its program goes. */
+	velo_flow_pods_remove(&request->config.paths, &request->record);
 	for (size_t i = 0; i < N_LINKS; i++)
 		cgroup_link_unpin(request, links[i].kind);
 	cgroup_unlock(lock_fd);
@@ -137,6 +147,11 @@ static int flows_check(struct velo_request *request)
 					     link_prog_fd(&bpf, i), 0)) {
 			ret = -EIO;
 		}
+	}
+	if (!velo_flow_pods_have(&bpf, &request->record)) {
+		cni_error_detail("flows: the pod's addresses are not all in %s",
+				 VELO_MAP_FLOW_PODS);
+		ret = -EIO;
 	}
 	velo_flow_bpf_close(&bpf);
 	return ret;

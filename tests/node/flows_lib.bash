@@ -177,3 +177,19 @@ flows_wait_starts() {
 
 # flows_count FLOWS KIND: how many of the JSON lines are of KIND.
 flows_count() { jq -s --arg k "$2" '[.[] | select(.kind == $k)] | length' <<<"$1"; }
+
+# flows_check_end FLOWS SRC_POD DST_POD PORT SENT REPLIED: the end among FLOWS reads client ->
+# server, SRC_POD -> DST_POD:PORT, bytes_out SENT and bytes_in REPLIED in sequence space as the
+# kernel counts it (the data, plus one each for SYN and FIN).
+flows_check_end() {
+	local end
+	end="$(jq -c 'select(.kind == "end")' <<<"$1")"
+	echo "end: $end"
+	[ "$(jq -r .src.pod <<<"$end")" = "$2" ] || return 1
+	[ "$(jq -r .dst.pod <<<"$end")" = "$3" ] || return 1
+	[ "$(jq -r .dst.port <<<"$end")" = "$4" ] || return 1
+	[ "$(jq -r .bytes_out <<<"$end")" -ge "$5" ] || return 1
+	[ "$(jq -r .bytes_out <<<"$end")" -le "$(($5 + 2))" ] || return 1
+	[ "$(jq -r .bytes_in <<<"$end")" -ge "$6" ] || return 1
+	[ "$(jq -r .bytes_in <<<"$end")" -le "$(($6 + 2))" ]
+}
