@@ -9,7 +9,9 @@
  * the cookie in the socket's own view, and velod turns it like its start
  * (velod/flows_socks.h): nothing is kept per socket here. The path says sockmap when velo's socket
  * short-circuit redirected the socket's data (its sk_storage in velo_smsk_v1),
- * else routed: the stack, or the tc/XDP shortcut under it.
+ * else routed: the stack, or the tc/XDP shortcut under it. A client socket
+ * whose connect velo's Service translation rewrote carries what it dialled
+ * (velo_svc_sk_v2) on its start and end.
  *
  * UDP has no connection: cgroup_skb egress and ingress on the same cgroup
  * report a 5-tuple's first datagram either way as its start (its sender is
@@ -21,6 +23,7 @@
 
 #include "lib/flow.h"
 #include "lib/sockops.h"
+#include "lib/svc_sock.h"
 #include "lib/velo_shared.h"
 #include "lib/velo_sockmap.h"
 
@@ -69,6 +72,21 @@ static __always_inline bool flow_client_reports(struct bpf_sock_ops *skops)
 	return bpf_map_lookup_elem(&velo_fl_pods_v1, &remote);
 }
 
+/* A connect velo's Service translation rewrote: the Service address and port it dialled. */
+static __always_inline void flow_service(struct bpf_sock_ops *skops, struct velo_flow_event *event)
+{
+	struct bpf_sock *sk = skops->sk;
+	struct velo_svc_sock *svc;
+
+	if (!sk)
+		return;
+	svc = bpf_sk_storage_get(&velo_svc_sk_v2, sk, 0, 0);
+	if (!svc || !svc->connected)
+		return;
+	__builtin_memcpy(event->svc_addr, svc->peers[0].vip, 16);
+	event->svc_port = svc->peers[0].vip_port;
+}
+
 static __always_inline void flow_start(struct bpf_sock_ops *skops, bool passive)
 {
 	struct velo_flow_event *event;
@@ -83,6 +101,8 @@ static __always_inline void flow_start(struct bpf_sock_ops *skops, bool passive)
 	flow_tuple(skops, passive, event);
 	event->cookie = bpf_get_socket_cookie(skops);
 	event->flags = passive ? VELO_FLOW_F_PASSIVE : 0;
+	if (!passive)
+		flow_service(skops, event);
 	velo_flow_submit(event);
 }
 
@@ -111,6 +131,7 @@ static __always_inline void flow_end(struct bpf_sock_ops *skops)
 	event->bytes_in = skops->bytes_received;
 	event->segs_out = skops->data_segs_out;
 	event->segs_in = skops->data_segs_in;
+	flow_service(skops, event);
 	velo_flow_submit(event);
 }
 

@@ -139,9 +139,26 @@ static void policies_text(const cJSON *flow, char *buf, size_t len)
 	}
 }
 
+/* " service ns/name:port/proto (ip:port)" from a flow's "service" object; "" without one. */
+static void service_text(const cJSON *flow, char *buf, size_t len)
+{
+	const cJSON *service = cJSON_GetObjectItemCaseSensitive(flow, "service");
+	const char *ip;
+
+	buf[0] = '\0';
+	if (!cJSON_IsObject(service))
+		return;
+	ip = field(service, "ip");
+	snprintf(buf, len, " service %s (%s%s%s:%.0f)",
+		 field(service, "name")[0] ? field(service, "name") : "(unnamed)",
+		 strchr(ip, ':') ? "[" : "", ip, strchr(ip, ':') ? "]" : "",
+		 number(service, "port"));
+}
+
 static void print_text(const cJSON *flow)
 {
 	char when[64], src[384], dst[384], extra[160] = "", verdict[16], what[80], policies[700];
+	char service[512];
 	const char *kind = field(flow, "kind"), *reason = field(flow, "reason");
 	size_t i;
 
@@ -163,8 +180,9 @@ static void print_text(const cJSON *flow)
 	else
 		snprintf(what, sizeof(what), "%s %s", verdict, kind);
 	policies_text(flow, policies, sizeof(policies));
-	printf("%s: %s -> %s %s %s via %s%s%s\n", when, src, dst, field(flow, "proto"), what,
-	       field(flow, "path"), extra, policies);
+	service_text(flow, service, sizeof(service));
+	printf("%s: %s -> %s %s %s via %s%s%s%s\n", when, src, dst, field(flow, "proto"), what,
+	       field(flow, "path"), service, extra, policies);
 }
 
 /* One JSON line: printed when the filters keep it. */

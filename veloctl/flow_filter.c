@@ -92,6 +92,10 @@ int flow_filter_option(struct flow_filter *filter, const char *name, const char 
 	}
 	if (!strcmp(name, "pod"))
 		return strchr(arg, '/') ? set_text(filter->pod, sizeof(filter->pod), arg) : -EINVAL;
+	if (!strcmp(name, "service"))
+		return strchr(arg, '/') && !strchr(arg, ':')
+			       ? set_text(filter->service, sizeof(filter->service), arg)
+			       : -EINVAL;
 	if (!strcmp(name, "namespace"))
 		return set_text(filter->pod_namespace, sizeof(filter->pod_namespace), arg);
 	if (!strcmp(name, "ip"))
@@ -127,6 +131,15 @@ static bool in_namespace(const char *pod, const char *pod_namespace)
 	return !strncmp(pod, pod_namespace, len) && pod[len] == '/';
 }
 
+/* velod names a service port "<ns>/<name>:<port>/<proto>": the Service is what comes before ':'. */
+static bool of_service(const cJSON *flow, const char *service)
+{
+	const char *name = string_of(cJSON_GetObjectItemCaseSensitive(flow, "service"), "name");
+	size_t len = strlen(service);
+
+	return !strncmp(name, service, len) && name[len] == ':';
+}
+
 /* Whether one end (src or dst) passes the end filters: pod, namespace, IP, port. */
 static bool end_matches(const struct flow_filter *filter, const cJSON *end, char what)
 {
@@ -157,6 +170,8 @@ bool flow_filter_match(const struct flow_filter *filter, const cJSON *flow)
 	if (filter->pod[0] && !either_end(filter, flow, 'p'))
 		return false;
 	if (filter->pod_namespace[0] && !either_end(filter, flow, 'n'))
+		return false;
+	if (filter->service[0] && !of_service(flow, filter->service))
 		return false;
 	if (filter->ip[0] && !either_end(filter, flow, 'i'))
 		return false;

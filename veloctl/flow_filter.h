@@ -15,6 +15,7 @@
 struct flow_filter {
 	char pod[320]; /* "<ns>/<name>", "" any */
 	char pod_namespace[64]; /* "" any */
+	char service[320]; /* "<ns>/<name>": a translated or refused connect's Service, "" any */
 	char ip[64]; /* as velod prints it (inet_ntop's form), "" any */
 	int port; /* -1 any */
 	int proto; /* -1 any */

@@ -68,13 +68,14 @@ static const struct ctl_command commands[] = {
 	{ "observe", cmd_ctl_observe, "flows and drops from velod, like hubble observe",
 	  "Usage: veloctl observe [-j] [-f] [--pod NS/NAME] [--namespace NS] [--ip IP]\n"
 	  "                       [--port N] [--protocol P] [--verdict forwarded|dropped]\n"
-	  "                       [--reason NAME] [--since DURATION]\n"
+	  "                       [--reason NAME] [--service NS/NAME] [--since DURATION]\n"
 	  "The flows velod holds (its last flowBuffer events), oldest first, then with\n"
 	  "--follow each new one as velod reads it. Filters combine; an IP, pod or port\n"
 	  "filter matches either end. -j: one JSON object per line. docs/flows.md.\n"
 	  "  -f, --follow            keep the stream open (until ^C)\n"
 	  "      --since DURATION    only the last 30s, 5m, 2h, 1d\n"
-	  "      --reason NAME       a drop reason: policy-egress-denied, egress-deny-list, ...\n",
+	  "      --reason NAME       a drop reason: policy-egress-denied, egress-deny-list, ...\n"
+	  "      --service NS/NAME   connects velo translated to (or refused for) that Service\n",
 	  false },
 	{ "top", cmd_ctl_top, "per-program BPF cost (runs/s, ns/run, CPU)",
 	  "Usage: veloctl top [-i SECONDS] [-n COUNT] [-a] [-j]\n"
@@ -123,6 +124,7 @@ static const struct option options[] = {
 	{ "follow", no_argument, NULL, 'f' },
 	{ "pod", required_argument, NULL, OPT_OBSERVE },
 	{ "namespace", required_argument, NULL, OPT_OBSERVE },
+	{ "service", required_argument, NULL, OPT_OBSERVE },
 	{ "ip", required_argument, NULL, OPT_OBSERVE },
 	{ "port", required_argument, NULL, OPT_OBSERVE },
 	{ "protocol", required_argument, NULL, OPT_OBSERVE },

@@ -17,6 +17,7 @@
 #include "flows_series.h"
 #include "flows_socks.h"
 #include "policy.h"
+#include "services.h"
 
 #define NS_PER_S 1000000000ull
 #define OPEN_RETRY_NS NS_PER_S
@@ -33,6 +34,7 @@ struct policies_asked {
 struct flows {
 	const struct agent_config *config;
 	const struct policy *policy;
+	const struct services *services;
 	struct policies_asked asked;
 	struct ring_buffer *rb;
 	int rb_fd;
@@ -49,7 +51,8 @@ struct flows {
 	struct flow_series drops, pairs;
 };
 
-struct flows *flows_new(const struct agent_config *config, const struct policy *policy)
+struct flows *flows_new(const struct agent_config *config, const struct policy *policy,
+			const struct services *services)
 {
 	struct flows *flows;
 	int ret;
@@ -63,6 +66,7 @@ struct flows *flows_new(const struct agent_config *config, const struct policy *
 		return NULL;
 	flows->config = config;
 	flows->policy = policy;
+	flows->services = services;
 	flows->rb_fd = -1;
 	flows->next_seq = 1;
 	flows->ring = calloc(config->flow_buffer, sizeof(*flows->ring));
@@ -160,6 +164,28 @@ static uint64_t event_cgroup(const struct velo_flow_event *event)
 	return event->cgroup_id;
 }
 
+/* The Service a translated connect dialled, or a refused connect's (its destination). */
+static void name_service(const struct flows *flows, struct flow_entry *entry)
+{
+	const struct velo_flow_event *event = &entry->event;
+	struct velo_svc_key key = { .proto = event->proto };
+	const char *name;
+
+	entry->service[0] = '\0';
+	if (event->svc_port) {
+		memcpy(key.addr, event->svc_addr, sizeof(key.addr));
+		key.port = event->svc_port;
+	} else if (event->reason == VELO_FLOW_R_SVC_NO_ENDPOINTS) {
+		memcpy(key.addr, event->daddr, sizeof(key.addr));
+		key.port = event->dport;
+	} else {
+		return;
+	}
+	name = flows->services ? services_port_name(flows->services, &key) : NULL;
+	if (name)
+		snprintf(entry->service, sizeof(entry->service), "%s", name);
+}
+
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct flows *flows = ctx;
@@ -189,6 +215,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	flow_pods_by_addr(flows->pods, entry->event.daddr, entry->dst_pod, sizeof(entry->dst_pod),
 			  flows->batch_now_ns);
 	name_policies(flows, entry);
+	name_service(flows, entry);
 	flows->read_total++;
 	count(flows, entry);
 	return 0;
@@ -323,11 +350,28 @@ static void policies_json(const char *names, char *buf, size_t len)
 	snprintf(buf + used, len - used, "\"]");
 }
 
+/* ',"service":{...}' for a translated or refused connect, else "". */
+static void service_json(const struct flow_entry *entry, char *buf, size_t len)
+{
+	const struct velo_flow_event *event = &entry->event;
+	char addr[INET6_ADDRSTRLEN];
+
+	buf[0] = '\0';
+	if (event->svc_port)
+		snprintf(buf, len, ",\"service\":{\"ip\":\"%s\",\"port\":%u,\"name\":\"%s\"}",
+			 addr_text(event->svc_addr, addr, sizeof(addr)) ?: "",
+			 ntohs(event->svc_port), entry->service);
+	else if (event->reason == VELO_FLOW_R_SVC_NO_ENDPOINTS)
+		snprintf(buf, len, ",\"service\":{\"ip\":\"%s\",\"port\":%u,\"name\":\"%s\"}",
+			 addr_text(event->daddr, addr, sizeof(addr)) ?: "", ntohs(event->dport),
+			 entry->service);
+}
+
 size_t flows_entry_json(const struct flow_entry *entry, char *buf, size_t len)
 {
 	const struct velo_flow_event *event = &entry->event;
 	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], proto[8], counters[160] = "";
-	char policies[FLOW_POD_NAME_MAX * 2];
+	char policies[FLOW_POD_NAME_MAX * 2], service[VELO_SVC_ENTRY_NAME_MAX + 96];
 	time_t secs = (time_t)entry->time_unix;
 	char when[40];
 	struct tm tm;
@@ -343,13 +387,14 @@ size_t flows_entry_json(const struct flow_entry *entry, char *buf, size_t len)
 			 (unsigned long long)event->bytes_out, (unsigned long long)event->bytes_in,
 			 event->segs_out, event->segs_in);
 	policies_json(entry->policies, policies, sizeof(policies));
+	service_json(entry, service, sizeof(service));
 	/* Pod names are DNS labels and addresses are inet_ntop's: nothing to escape. */
 	n = snprintf(buf, len,
 		     "{\"seq\":%llu,\"time\":\"%s\",\"kind\":\"%s\",\"verdict\":\"%s\","
 		     "\"reason\":\"%s\",\"path\":\"%s\",\"proto\":\"%s\","
 		     "\"src\":{\"ip\":\"%s\",\"port\":%u,\"pod\":\"%s\"},"
 		     "\"dst\":{\"ip\":\"%s\",\"port\":%u,\"pod\":\"%s\"},"
-		     "\"ifindex\":%u,\"identity\":%u,\"bytes\":%u%s%s}\n",
+		     "\"ifindex\":%u,\"identity\":%u,\"bytes\":%u%s%s%s}\n",
 		     (unsigned long long)entry->seq, when, velo_flow_kind_name(event->kind),
 		     velo_flow_verdict(event->kind), velo_flow_reason_name(event->reason),
 		     velo_flow_path_name(event->path),
@@ -357,6 +402,6 @@ size_t flows_entry_json(const struct flow_entry *entry, char *buf, size_t len)
 		     addr_text(event->saddr, src, sizeof(src)) ?: "", ntohs(event->sport),
 		     entry->src_pod, addr_text(event->daddr, dst, sizeof(dst)) ?: "",
 		     ntohs(event->dport), entry->dst_pod, event->ifindex, event->identity,
-		     event->len, policies, counters);
+		     event->len, policies, service, counters);
 	return n < 0 ? len : (size_t)n;
 }

@@ -24,13 +24,18 @@ struct flow_entry {
 	char dst_pod[FLOW_POD_NAME_MAX];
 	/* Policy drops: the NetworkPolicies that isolate the pod whose policy said no, "ns/name,..." */
 	char policies[FLOW_POD_NAME_MAX];
+	/* A translated connect's Service, or a refused one's: "<ns>/<name>:<port>/<proto>" or "" */
+	char service[VELO_SVC_ENTRY_NAME_MAX];
 };
 
 /*
  * NULL with errno; NULL with errno 0 when flowBuffer is 0 (no reader).
- * policy (velod's, may be NULL) names the policies behind policy drops.
+ * policy (velod's, may be NULL) names the policies behind policy drops,
+ * services (velod's, may be NULL) the Services of translated and refused
+ * connects.
  */
-struct flows *flows_new(const struct agent_config *config, const struct policy *policy);
+struct flows *flows_new(const struct agent_config *config, const struct policy *policy,
+			const struct services *services);
 void flows_free(struct flows *flows);
 /* Opens the ring once it exists. */
 void flows_step(struct flows *flows, uint64_t now_ns);

@@ -276,7 +276,7 @@ int main(int argc, char **argv)
 		http_stop(server);
 		return 1;
 	}
-	agent.flows = flows_new(&agent.config, &agent.policy);
+	agent.flows = flows_new(&agent.config, &agent.policy, &agent.services);
 	if (!agent.flows && errno)
 		pr_err("flows: %s (no flow events)", strerror(errno));
 	sampler_init(&agent.sampler, &agent.config);

@@ -98,6 +98,22 @@ static int keep_names(struct services *services, const struct velo_svc_table *ta
 	return 0;
 }
 
+static int cmp_port_key(const void *key, const void *port)
+{
+	return memcmp(key, &((const struct service_port *)port)->key, sizeof(struct velo_svc_key));
+}
+
+/* services->ports is the table's entries in their order: sorted by key. */
+const char *services_port_name(const struct services *services, const struct velo_svc_key *key)
+{
+	const struct service_port *port;
+
+	if (!services->ports)
+		return NULL;
+	port = bsearch(key, services->ports, services->entries, sizeof(*port), cmp_port_key);
+	return port ? port->name : NULL;
+}
+
 struct netns_list {
 	char **paths;
 	unsigned n;

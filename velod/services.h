@@ -22,5 +22,7 @@ int services_fd(const struct services *services, unsigned i);
 void services_step(struct services *services, const struct agent_config *config, uint64_t now_ns);
 uint64_t services_deadline(const struct services *services, const struct agent_config *config);
 void services_stop(struct services *services);
+/* The service port's name ("<ns>/<name>:<port>/<proto>") in the maps now; NULL when none. */
+const char *services_port_name(const struct services *services, const struct velo_svc_key *key);
 
 #endif

@@ -21,7 +21,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, VELO_FLOW_RB_BYTES);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} velo_flow_rb_v1 SEC(".maps");
+} velo_flow_rb_v2 SEC(".maps");
 
 /* Per-CPU count of events the ring had no room for. */
 struct {
@@ -39,7 +39,7 @@ static __always_inline struct velo_flow_event *velo_flow_reserve(__u8 kind, __u8
 	__u32 zero = 0;
 	__u64 *lost;
 
-	event = bpf_ringbuf_reserve(&velo_flow_rb_v1, sizeof(*event), 0);
+	event = bpf_ringbuf_reserve(&velo_flow_rb_v2, sizeof(*event), 0);
 	if (!event) {
 		lost = bpf_map_lookup_elem(&velo_fl_lost_v1, &zero);
 		if (lost)
@@ -56,8 +56,8 @@ static __always_inline struct velo_flow_event *velo_flow_reserve(__u8 kind, __u8
 
 static __always_inline void velo_flow_submit(struct velo_flow_event *event)
 {
-	__u64 avail = bpf_ringbuf_query(&velo_flow_rb_v1, BPF_RB_AVAIL_DATA);
-	__u64 size = bpf_ringbuf_query(&velo_flow_rb_v1, BPF_RB_RING_SIZE);
+	__u64 avail = bpf_ringbuf_query(&velo_flow_rb_v2, BPF_RB_AVAIL_DATA);
+	__u64 size = bpf_ringbuf_query(&velo_flow_rb_v2, BPF_RB_RING_SIZE);
 
 	bpf_ringbuf_submit(event, avail * 4 > size ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Flow events as velo's BPF programs write them and velod reads them: one
- * ring buffer per node (velo_flow_rb_v1), a per-CPU count of the events it
+ * ring buffer per node (velo_flow_rb_v2), a per-CPU count of the events it
  * had no room for, and the one table of drop reasons every program, velod's
  * metrics, veloctl and docs/flows.md share. Names live in
  * plugin/datapath/flow_names.c, in this enum's order.
@@ -13,7 +13,7 @@
 #include <linux/types.h>
 #endif
 
-#define VELO_MAP_FLOW_RB "velo_flow_rb_v1"
+#define VELO_MAP_FLOW_RB "velo_flow_rb_v2"
 #define VELO_MAP_FLOW_LOST "velo_fl_lost_v1"
 #define VELO_MAP_FLOW_UDP "velo_fl_udp_v1"
 #define VELO_MAP_FLOW_PODS "velo_fl_pods_v1"
@@ -110,8 +110,13 @@ struct velo_flow_event {
 	__u64 bytes_in;
 	__u32 segs_out; /* END: segments each way */
 	__u32 segs_in;
+	/* TCP START and END of a connect velo's Service translation rewrote: what it dialled. */
+	__u8 svc_addr[16];
+	__be16 svc_port; /* 0: not translated */
+	__u16 pad2;
+	__u32 pad3;
 };
 
-_Static_assert(sizeof(struct velo_flow_event) == 96, "velo_flow_event layout");
+_Static_assert(sizeof(struct velo_flow_event) == 120, "velo_flow_event layout");
 
 #endif

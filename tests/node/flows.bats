@@ -116,6 +116,32 @@ pod() {
 	[ "$(flows_field "$out" .dst.ip)" = 10.96.0.20 ]
 	[ "$(flows_field "$out" .dst.port)" = 80 ]
 	[ "$(flows_field "$out" .proto)" = tcp ]
+	[ "$(flows_field "$out" .service.name)" = velotest/noep:http/tcp ]
+}
+
+@test "flows: a connect velo translated names its Service, and the backend it reached" {
+	local out web
+	svc_file '[]' '[]' >"$VT/services.json"
+	flows_velod
+	pod b
+	pod a '{"velo.dev/services": "true", "velo.dev/flows": "true"}'
+	web="$(svc_service web 10.96.0.21 fd00:96::21 -- '{"name": "http", "protocol": "TCP", "port": 80}')"
+	svc_write "$(svc_file "[$web]" "[$(svc_slice web-4 web IPv4 '[{"name": "http", "port": 8085}]' "$IP_b")]")"
+	flows_serve "$NS_b" "$CG_b" 8085 50
+	flows_connect "$NS_a" "$CG_a" 10.96.0.21 80 60
+	out="$(flows_wait_end 8085)"
+	echo "$out"
+	[ "$(flows_count "$out" start)" -eq 1 ]
+	flows_check_end "$out" velotest/pod-ctr-a velotest/pod-ctr-b 8085 60 50
+	# Start and end both name what the client dialled; dst is the backend.
+	[ "$(jq -rs '[.[] | .service.name] | unique | join(",")' <<<"$out")" = velotest/web:http/tcp ]
+	[ "$(jq -rs '[.[] | .service.ip + ":" + (.service.port | tostring)] | unique | join(",")' <<<"$out")" = 10.96.0.21:80 ]
+	[ "$(flows_field "$out" .dst.ip)" = "$IP_b" ]
+	run flows_observe --service velotest/web
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
+	grep -q "velotest/pod-ctr-b:8085 ($IP_b) tcp FORWARDED start via unknown service velotest/web:http/tcp (10.96.0.21:80)" <<<"$output"
 }
 
 @test "flows: NetworkPolicy's drops: pending identity, egress and ingress deny (with the identity), spoofed source" {

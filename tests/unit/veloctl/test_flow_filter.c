@@ -77,6 +77,25 @@ static void test_flow_fields(void **state)
 	assert_false(keeps("reason", "policy-egress-denied"));
 }
 
+static void test_service(void **state)
+{
+	struct flow_filter filter;
+	cJSON *flow = cJSON_Parse("{\"kind\":\"start\",\"service\":{\"ip\":\"10.96.0.21\","
+				  "\"port\":80,\"name\":\"velotest/web:http/tcp\"}}");
+
+	(void)state;
+	assert_non_null(flow);
+	flow_filter_init(&filter);
+	assert_int_equal(flow_filter_option(&filter, "service", "velotest/web"), 0);
+	assert_true(flow_filter_match(&filter, flow));
+	assert_int_equal(flow_filter_option(&filter, "service", "velotest/we"), 0);
+	assert_false(flow_filter_match(&filter, flow)); /* a prefix of a name is not the name */
+	cJSON_Delete(flow);
+	assert_false(keeps("service", "x/a")); /* a flow without a Service */
+	assert_int_equal(flow_filter_option(&filter, "service", "web"), -EINVAL);
+	assert_int_equal(flow_filter_option(&filter, "service", "velotest/web:http"), -EINVAL);
+}
+
 static void test_bad_values(void **state)
 {
 	struct flow_filter filter;
@@ -119,8 +138,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_filter_keeps_all), cmocka_unit_test(test_either_end),
-		cmocka_unit_test(test_flow_fields),	    cmocka_unit_test(test_bad_values),
-		cmocka_unit_test(test_durations),
+		cmocka_unit_test(test_flow_fields),	    cmocka_unit_test(test_service),
+		cmocka_unit_test(test_bad_values),	    cmocka_unit_test(test_durations),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
