@@ -12,7 +12,8 @@
 # Traffic only between these namespaces. Everything is removed at exit, pass or fail.
 #
 # Usage (as root): bench/flows.sh [-o OUTDIR] [-r REPS] [-n RR_COUNT] [-k CONNS] [-t FLOOD_SECONDS]
-#   -o OUTDIR  flows.md and flows.csv there (build/bench)
+#   -o OUTDIR  flows.md, flows.csv and each repetition's connection rates (flows_samples.txt)
+#              there (build/bench)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 outdir=$top/build/bench
@@ -86,6 +87,10 @@ add_pod() {
 	local ns=velobench-fl-$tag-$1 rel=/velobench-fl-$tag-$1 out
 	ip netns add "$ns"
 	ip -n "$ns" link set lo up
+	# Thousands of short connections a repetition: without these the client's ports, held in
+	# TIME_WAIT for 60 s, run out by the 9th repetition and its rate falls to ~1,000/s.
+	ip netns exec "$ns" sysctl -qw net.ipv4.ip_local_port_range="1024 65535" \
+		net.ipv4.tcp_tw_reuse=1
 	mkdir "$cgmount$rel"
 	pod_cg[$1]=$cgmount$rel
 	out=$(config "$2" "$rel" | in_node env -i PATH="$PATH" CNI_COMMAND=ADD \
@@ -136,16 +141,26 @@ done
 
 mkdir -p "$outdir"
 md=$outdir/flows.md csv=$outdir/flows.csv
-echo "path,rr_p50_off_us,rr_p50_on_us,conns_off,conns_on" >"$csv"
-printf '| path | TCP_RR p50 off (us) | on (us) | on/off (<= 1.05) | conns/s off | on | off/on (<= 1.05) |\n|---|---|---|---|---|---|---|\n' >"$md"
+: >"$outdir/flows_samples.txt"
+# paired NUMERATORS DENOMINATORS: the median of the repetitions' own ratios (each "on" sample
+# was taken right after its "off" one, so a machine that slows down between repetitions cancels).
+paired() {
+	paste -d' ' <(tr ' ' '\n' <<<"$1" | grep .) <(tr ' ' '\n' <<<"$2" | grep .) |
+		awk '{ printf "%.6f\n", $1 / $2 }' | median
+}
+echo "path,rr_p50_off_us,rr_p50_on_us,conns_off,conns_on,conns_paired_off_on" >"$csv"
+printf '| path | TCP_RR p50 off (us) | on (us) | on/off (<= 1.05) | conns/s off | on | off/on (<= 1.05) | off/on, paired |\n|---|---|---|---|---|---|---|---|\n' >"$md"
 for p in routed tc; do
 	a=$(tr ' ' '\n' <<<"${rr[$p-off]}" | grep . | median)
 	b=$(tr ' ' '\n' <<<"${rr[$p-on]}" | grep . | median)
 	x=$(tr ' ' '\n' <<<"${conn[$p-off]}" | grep . | median)
 	y=$(tr ' ' '\n' <<<"${conn[$p-on]}" | grep . | median)
-	printf '| %s | %s | %s | %.3f | %s | %s | %.3f |\n' "$p" "$a" "$b" \
-		"$(echo "$b / $a" | bc -l)" "$x" "$y" "$(echo "$x / $y" | bc -l)" >>"$md"
-	echo "$p,$a,$b,$x,$y" >>"$csv"
+	z=$(paired "${conn[$p-off]}" "${conn[$p-on]}")
+	printf '| %s | %s | %s | %.3f | %s | %s | %.3f | %.3f |\n' "$p" "$a" "$b" \
+		"$(echo "$b / $a" | bc -l)" "$x" "$y" "$(echo "$x / $y" | bc -l)" "$z" >>"$md"
+	echo "$p,$a,$b,$x,$y,$z" >>"$csv"
+	echo "$p conns/s off: ${conn[$p-off]}" >>"$outdir/flows_samples.txt"
+	echo "$p conns/s on:  ${conn[$p-on]}" >>"$outdir/flows_samples.txt"
 done
 echo "($reps repetitions alternating off/on, medians; $rr_count round trips, $conns connections each)" >>"$md"
 
