@@ -29,6 +29,34 @@ static const struct velo_pin pins[] = {
 };
 #define N_PINS (sizeof(pins) / sizeof(pins[0]))
 
+static const struct {
+	const char *kind;
+	enum bpf_attach_type type;
+	size_t fd_offset; /* in struct velo_flow_bpf */
+} hooks[VELO_FLOW_N_HOOKS] = {
+	[VELO_FLOW_OPS] = { "flow_ops", BPF_CGROUP_SOCK_OPS,
+			    offsetof(struct velo_flow_bpf, ops_fd) },
+	[VELO_FLOW_UDP_EG] = { "flow_udp_eg", BPF_CGROUP_INET_EGRESS,
+			       offsetof(struct velo_flow_bpf, udp_eg_fd) },
+	[VELO_FLOW_UDP_IN] = { "flow_udp_in", BPF_CGROUP_INET_INGRESS,
+			       offsetof(struct velo_flow_bpf, udp_in_fd) },
+};
+
+enum bpf_attach_type velo_flow_hook_type(enum velo_flow_hook hook)
+{
+	return hooks[hook].type;
+}
+
+const char *velo_flow_hook_kind(enum velo_flow_hook hook)
+{
+	return hooks[hook].kind;
+}
+
+int velo_flow_hook_prog(const struct velo_flow_bpf *bpf, enum velo_flow_hook hook)
+{
+	return *(const int *)((const char *)bpf + hooks[hook].fd_offset);
+}
+
 void velo_flow_bpf_close(struct velo_flow_bpf *bpf)
 {
 	velo_pins_close(pins, N_PINS, bpf);

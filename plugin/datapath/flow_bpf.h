@@ -12,8 +12,18 @@
 
 #include <stdbool.h>
 
+#include <linux/bpf.h>
+
 #include "base/types.h"
 #include "state/state.h"
+
+/* The programs a pod attaches to its cgroup, each a link <bpffs>/links/<ifname>_<kind>. */
+enum velo_flow_hook {
+	VELO_FLOW_OPS, /* velo_flow_ops: TCP starts and ends */
+	VELO_FLOW_UDP_EG, /* velo_fl_udp_eg and _in: UDP starts (velo.dev/flows-udp) */
+	VELO_FLOW_UDP_IN,
+	VELO_FLOW_N_HOOKS,
+};
 
 struct velo_flow_bpf {
 	int udp_fd; /* velo_fl_udp_v1 */
@@ -29,6 +39,11 @@ int velo_flow_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_ms,
 /* Existing pins only: -ENOENT when any is missing. */
 int velo_flow_bpf_open_pinned(const struct velo_paths *paths, struct velo_flow_bpf *bpf);
 void velo_flow_bpf_close(struct velo_flow_bpf *bpf);
+
+/* The hook's attach type, link kind ("flow_ops", ...) and program. */
+enum bpf_attach_type velo_flow_hook_type(enum velo_flow_hook hook);
+const char *velo_flow_hook_kind(enum velo_flow_hook hook);
+int velo_flow_hook_prog(const struct velo_flow_bpf *bpf, enum velo_flow_hook hook);
 
 /*
  * The pod's addresses in velo_fl_pods_v1, stamped with its owner: a

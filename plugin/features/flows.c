@@ -22,46 +22,24 @@
 #include "features/feature.h"
 #include "features/flows.h"
 
-#define KIND_OPS "flow_ops"
-#define KIND_UDP_EG "flow_udp_eg"
-#define KIND_UDP_IN "flow_udp_in"
-
-/* The pod cgroup's links: kind, where, the program's fd in struct velo_flow_bpf, UDP's. */
-static const struct {
-	const char *kind;
-	enum bpf_attach_type type;
-	size_t fd_offset;
-	bool udp;
-} links[] = {
-	{ KIND_OPS, BPF_CGROUP_SOCK_OPS, offsetof(struct velo_flow_bpf, ops_fd), false },
-	{ KIND_UDP_EG, BPF_CGROUP_INET_EGRESS, offsetof(struct velo_flow_bpf, udp_eg_fd), true },
-	{ KIND_UDP_IN, BPF_CGROUP_INET_INGRESS, offsetof(struct velo_flow_bpf, udp_in_fd), true },
-};
-#define N_LINKS (sizeof(links) / sizeof(links[0]))
-
-static int link_prog_fd(const struct velo_flow_bpf *bpf, size_t i)
-{
-	return *(const int *)((const char *)bpf + links[i].fd_offset);
-}
-
 static bool flows_wanted(const struct velo_request *request)
 {
 	return request->config.effective.flows;
 }
 
 /* Link i belongs on this pod: TCP's always, UDP's with velo.dev/flows-udp. */
-static bool link_wanted(const struct velo_request *request, size_t i)
+static bool link_wanted(const struct velo_request *request, enum velo_flow_hook i)
 {
-	return !links[i].udp || request->config.effective.flows_udp;
+	return i == VELO_FLOW_OPS || request->config.effective.flows_udp;
 }
 
 /* No pin of link i for this endpoint; else a CHECK detail. */
-static int link_absent(const struct velo_request *request, size_t i, const char *why)
+static int link_absent(const struct velo_request *request, enum velo_flow_hook i, const char *why)
 {
 	char path[4096];
 
-	if (!velo_bpf_link_path(&request->config.paths, request->record.host_ifname, links[i].kind,
-				path, sizeof(path)) &&
+	if (!velo_bpf_link_path(&request->config.paths, request->record.host_ifname,
+				velo_flow_hook_kind(i), path, sizeof(path)) &&
 	    !access(path, F_OK)) {
 		cni_error_detail("flows: %s has a link (%s)", why, path);
 		return -EIO;
@@ -94,13 +72,14 @@ static int flows_attach(struct velo_request *request)
 		return ret;
 	}
 	/* A link attached before a later one failed is undone by detach (the record has the bit). */
-	for (size_t i = 0; !ret && i < N_LINKS; i++) {
+	for (enum velo_flow_hook i = 0; !ret && i < VELO_FLOW_N_HOOKS; i++) {
 		if (!link_wanted(request, i))
 			continue;
-		ret = cgroup_link_attach(&ctx, links[i].kind, link_prog_fd(&bpf, i), links[i].type);
+		ret = cgroup_link_attach(&ctx, velo_flow_hook_kind(i), velo_flow_hook_prog(&bpf, i),
+					 velo_flow_hook_type(i));
 		if (ret)
 			cni_fail(ret, VELO_ERR_FEATURE, "flows: attach %s to cgroup %s: %s",
-				 links[i].kind, ctx.path, strerror(-ret));
+				 velo_flow_hook_kind(i), ctx.path, strerror(-ret));
 	}
 	/* Only once its program runs may the pod's clients be the ones that report. */
 	if (!ret) {
@@ -124,8 +103,8 @@ static int flows_detach(struct velo_request *request)
 		return lock_fd;
 	/* Its peers report the pod's connections again before its program goes. */
 	velo_flow_pods_remove(&request->config.paths, &request->record);
-	for (size_t i = 0; i < N_LINKS; i++)
-		cgroup_link_unpin(request, links[i].kind);
+	for (enum velo_flow_hook i = 0; i < VELO_FLOW_N_HOOKS; i++)
+		cgroup_link_unpin(request, velo_flow_hook_kind(i));
 	cgroup_unlock(lock_fd);
 	return 0;
 }
@@ -139,12 +118,13 @@ static int flows_check(struct velo_request *request)
 		cni_error_detail("flows: the connection-event programs are not pinned");
 		return -EIO;
 	}
-	for (size_t i = 0; i < N_LINKS; i++) {
+	for (enum velo_flow_hook i = 0; i < VELO_FLOW_N_HOOKS; i++) {
 		if (!link_wanted(request, i)) {
 			if (link_absent(request, i, "a pod without velo.dev/flows-udp"))
 				ret = -EIO;
-		} else if (cgroup_link_check(request, "flows", links[i].kind, links[i].type,
-					     link_prog_fd(&bpf, i), 0)) {
+		} else if (cgroup_link_check(request, "flows", velo_flow_hook_kind(i),
+					     velo_flow_hook_type(i), velo_flow_hook_prog(&bpf, i),
+					     0)) {
 			ret = -EIO;
 		}
 	}
@@ -160,7 +140,7 @@ static int flows_check(struct velo_request *request)
 /* ADD found no pod cgroup: no link of this endpoint may exist. */
 static int flows_check_routed(const struct velo_request *request)
 {
-	for (size_t i = 0; i < N_LINKS; i++)
+	for (enum velo_flow_hook i = 0; i < VELO_FLOW_N_HOOKS; i++)
 		if (link_absent(request, i, "a pod without connection events"))
 			return -EIO;
 	return 0;

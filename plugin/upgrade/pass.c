@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "bpf/lib/velo_shared.h"
 #include "bpf/lib/velo_sockmap.h"
+#include "datapath/flow_bpf.h"
 #include "datapath/policy_bpf.h"
 #include "datapath/sockmap_bpf.h"
 #include "datapath/sockmap_probe.h"
@@ -21,6 +22,7 @@
 #include "state/state.h"
 #include "upgrade/cgroup.h"
 #include "upgrade/fastpath.h"
+#include "upgrade/flows.h"
 #include "upgrade/pass.h"
 #include "upgrade/policy.h"
 #include "upgrade/sockmap.h"
@@ -99,11 +101,19 @@ static int old_pins(const struct velo_paths *paths, bool remove, unsigned *count
 	return ret;
 }
 
-enum group_kind { GROUP_VETH, GROUP_CGROUP, GROUP_SOCKMAP, GROUP_SVC, GROUP_POLICY, N_GROUPS };
+enum group_kind {
+	GROUP_VETH,
+	GROUP_CGROUP,
+	GROUP_SOCKMAP,
+	GROUP_SVC,
+	GROUP_POLICY,
+	GROUP_FLOWS,
+	N_GROUPS
+};
 
 static const char *const group_names[] = {
 	[GROUP_VETH] = "fast-path", [GROUP_CGROUP] = "cgroup", [GROUP_SOCKMAP] = "sockmap",
-	[GROUP_SVC] = "services",   [GROUP_POLICY] = "policy",
+	[GROUP_SVC] = "services",   [GROUP_POLICY] = "policy", [GROUP_FLOWS] = "flows",
 };
 
 /* A group's programs, opened on first use. */
@@ -115,6 +125,7 @@ struct group_fds {
 		struct velo_sockmap_bpf sockmap;
 		struct velo_svc_bpf svc;
 		struct velo_policy_bpf policy;
+		struct velo_flow_bpf flows;
 	};
 };
 
@@ -152,6 +163,9 @@ static int group_open(struct pass *pass, enum group_kind kind, struct group_fds 
 	case GROUP_POLICY:
 		return pass->old ? velo_policy_bpf_open(paths, timeout, &group->policy)
 				 : velo_policy_bpf_open_pinned(paths, &group->policy);
+	case GROUP_FLOWS:
+		return pass->old ? velo_flow_bpf_open(paths, timeout, &group->flows)
+				 : velo_flow_bpf_open_pinned(paths, &group->flows);
 	case N_GROUPS:
 		break;
 	}
@@ -246,6 +260,9 @@ static int group_upgrade(struct pass *pass, const struct velo_record *record, en
 	case GROUP_POLICY:
 		return velo_policy_upgrade(pass->paths, pass->lock_timeout_ms, record,
 					   &pass->groups[group].policy);
+	case GROUP_FLOWS:
+		return velo_flows_upgrade(pass->paths, pass->lock_timeout_ms, record,
+					  &pass->groups[group].flows);
 	default:
 		return -EINVAL; /* the sockmap group moves with sockmap_upgrade */
 	}
@@ -254,7 +271,7 @@ static int group_upgrade(struct pass *pass, const struct velo_record *record, en
 /* One endpoint's groups: 1 when something moved, 0 when all was current, or the first -errno. */
 static int upgrade_groups(struct pass *pass, const struct velo_record *record)
 {
-	int got[5] = { 0 }, moved = 0, ret = 0;
+	int got[6] = { 0 }, moved = 0, ret = 0;
 
 	if (record->features & VELO_FEATURE_FASTPATH)
 		got[0] = group_upgrade(pass, record, GROUP_VETH);
@@ -270,6 +287,8 @@ static int upgrade_groups(struct pass *pass, const struct velo_record *record)
 	    velo_policy_link_pinned(pass->paths, record, false) ||
 	    velo_policy_deliver_attached(pass->paths, record))
 		got[4] = group_upgrade(pass, record, GROUP_POLICY);
+	if (record->features & VELO_FEATURE_FLOWS)
+		got[5] = group_upgrade(pass, record, GROUP_FLOWS);
 	for (unsigned i = 0; i < sizeof(got) / sizeof(got[0]); i++) {
 		ret = ret ?: (got[i] < 0 ? got[i] : 0);
 		moved |= got[i] > 0;
@@ -342,6 +361,8 @@ static void group_put(struct pass *pass, enum group_kind kind)
 		velo_svc_bpf_close(&group->svc);
 	else if (kind == GROUP_POLICY)
 		velo_policy_bpf_close(&group->policy);
+	else if (kind == GROUP_FLOWS)
+		velo_flow_bpf_close(&group->flows);
 	else
 		velo_bpf_close(&group->veth);
 }

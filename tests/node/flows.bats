@@ -18,31 +18,12 @@ setup() {
 }
 teardown() { svc_teardown; }
 
-# pod TAG [ANNOTATIONS_JSON [JQ_FILTER]]: a dual-stack pod in a cgroup of its own, its config
-# passed through JQ_FILTER; sets NS_<TAG>, CG_<TAG>, IP_<TAG> (IPv4), CONF_<TAG> and
-# RESULT_<TAG> (ADD's). It is velotest/pod-ctr-TAG.
-pod() {
-	local ns cg conf
-	ns="$(vt_pod_new)"
-	cg="/velotest-$VT_TAG-$BATS_TEST_NUMBER-$1"
-	mkdir "$VTC_MOUNT$cg"
-	VTC_CGROUPS+=("$VTC_MOUNT$cg")
-	conf="$(vtc_config "$(vt_config -f dual)" "$cg" "${2:-{\}}" | jq -c "${3:-.}")"
-	vt_add "$ns" "ctr-$1" "$conf"
-	printf -v "NS_$1" %s "$ns"
-	printf -v "CG_$1" %s "$cg"
-	printf -v "IP_$1" %s "$(vt_ip "$VT_RESULT" 4)"
-	printf -v "CONF_$1" %s "$conf"
-	printf -v "RESULT_$1" %s "$VT_RESULT"
-	P_NS="$ns"
-}
-
 @test "flows: a spoofed source is dropped at tc and at XDP, shown with the pod that sent it" {
 	local mode spoof out n=10
 	flows_velod
-	pod b
+	flows_pod b
 	for mode in tc xdp; do
-		pod "a$mode" "{\"velo.dev/fastpath\": \"$mode\"}"
+		flows_pod "a$mode" "{\"velo.dev/fastpath\": \"$mode\"}"
 		spoof="192.0.2.$((n++))"
 		vt_pod "$P_NS" ip addr add "$spoof/32" dev eth0
 		run flows_ping "$P_NS" "$IP_b" "$spoof"
@@ -66,8 +47,8 @@ pod() {
 @test "flows: the egress deny list's drops (cgroup) name both pods; velo_drops_total counts them" {
 	local out
 	flows_velod
-	pod b
-	pod a "{\"velo.dev/egress-deny\": \"$IP_b/32\"}"
+	flows_pod b
+	flows_pod a "{\"velo.dev/egress-deny\": \"$IP_b/32\"}"
 	run vtc_run "$NS_a" "$CG_a" "${VT_PING[@]}" -c 1 -W 1 "$IP_b"
 	[ "$status" -ne 0 ]
 	out="$(flows_wait --reason egress-deny-list)"
@@ -86,8 +67,8 @@ pod() {
 @test "flows: the deny list's tc half drops frames of a veth it has no key for (fail closed)" {
 	local out ifindex
 	flows_velod
-	pod b
-	pod a "{\"velo.dev/egress-deny\": \"192.0.2.1/32\"}"
+	flows_pod b
+	flows_pod a "{\"velo.dev/egress-deny\": \"192.0.2.1/32\"}"
 	# velo_tc_deny without its velo_deny_if_v1 entry fails closed, as between attach and key.
 	ifindex="$(jq -r .hostIfindex "$VT"/state/*/ctr-a:eth0.json)"
 	[ -n "$ifindex" ]
@@ -107,7 +88,7 @@ pod() {
 	svc_file "[$(svc_service noep 10.96.0.20 fd00:96::20 -- '{"name": "http", "protocol": "TCP", "port": 80}')]" '[]' \
 		>"$VT/services.json"
 	flows_velod
-	pod a '{"velo.dev/services": "true"}'
+	flows_pod a '{"velo.dev/services": "true"}'
 	[ "$(svc_client "$NS_a" "$CG_a" refused tcp 10.96.0.20 80)" = ECONNREFUSED ]
 	out="$(flows_wait --reason service-no-endpoints)"
 	echo "$out"
@@ -123,8 +104,8 @@ pod() {
 	local out web
 	svc_file '[]' '[]' >"$VT/services.json"
 	flows_velod
-	pod b
-	pod a '{"velo.dev/services": "true", "velo.dev/flows": "true"}'
+	flows_pod b
+	flows_pod a '{"velo.dev/services": "true", "velo.dev/flows": "true"}'
 	web="$(svc_service web 10.96.0.21 fd00:96::21 -- '{"name": "http", "protocol": "TCP", "port": 80}')"
 	svc_write "$(svc_file "[$web]" "[$(svc_slice web-4 web IPv4 '[{"name": "http", "port": 8085}]' "$IP_b")]")"
 	flows_serve "$NS_b" "$CG_b" 8085 50
@@ -149,8 +130,8 @@ pod() {
 	flows_velod
 	# Pods selected by policy (the conflist's "policy": true) whose identity velod hasn't placed:
 	# fail closed.
-	pod pb '{}' '.policy = true'
-	pod pa '{}' '.policy = true'
+	flows_pod pb '{}' '.policy = true'
+	flows_pod pa '{}' '.policy = true'
 	run flows_ping "$NS_pa" "$IP_pb"
 	[ "$status" -ne 0 ]
 	out="$(flows_wait --reason policy-pending --pod velotest/pod-ctr-pa)"
@@ -215,8 +196,8 @@ flows_pol_file() {
 	flows_pol_file '[]' '[]'
 	flows_velod "$(jq -cn --arg f "$VT/policy.json" \
 		'{policySource: "file", policyFile: $f, policySyncMs: 50}')"
-	pod pb '{}' '.policy = true'
-	pod pa '{}' '.policy = true'
+	flows_pod pb '{}' '.policy = true'
+	flows_pod pa '{}' '.policy = true'
 	# pb is selected by two policies: one isolates its ingress (and allows nothing), the other
 	# only its egress. pa is selected by none.
 	pods="$(jq -cn --arg a "$IP_pa" --arg b "$IP_pb" '[
@@ -253,8 +234,8 @@ flows_pol_file() {
 @test "flows: a pod that opts in (velo.dev/flows) reports each TCP connection's start and end, bytes each way" {
 	local out
 	flows_velod
-	pod b
-	pod a '{"velo.dev/flows": "true"}'
+	flows_pod b
+	flows_pod a '{"velo.dev/flows": "true"}'
 	flows_serve "$NS_b" "$CG_b" 8080 1000
 	flows_connect "$NS_a" "$CG_a" "$IP_b" 8080 5000
 	out="$(flows_wait_end 8080)"
@@ -277,8 +258,8 @@ flows_pol_file() {
 @test "flows: the accepting side reads client to server too; the conflist default opts in, a pod's false opts out" {
 	local out
 	flows_velod
-	pod b '{}' '.defaults = {"velo.dev/flows": "true"}'
-	pod a '{"velo.dev/flows": "false"}' '.defaults = {"velo.dev/flows": "true"}'
+	flows_pod b '{}' '.defaults = {"velo.dev/flows": "true"}'
+	flows_pod a '{"velo.dev/flows": "false"}' '.defaults = {"velo.dev/flows": "true"}'
 	flows_serve "$NS_b" "$CG_b" 8081 300
 	flows_connect "$NS_a" "$CG_a" "$IP_b" 8081 700
 	out="$(flows_wait_end 8081)"
@@ -290,9 +271,9 @@ flows_pol_file() {
 @test "flows: a connection between two opted-in pods of the node is reported once, by its client; DEL takes the pod out of velo_fl_pods_v1" {
 	local out map="$VTC_BPFFS/velo_fl_pods_v1"
 	flows_velod
-	pod b '{"velo.dev/flows": "true"}'
-	pod a '{"velo.dev/flows": "true"}'
-	pod c
+	flows_pod b '{"velo.dev/flows": "true"}'
+	flows_pod a '{"velo.dev/flows": "true"}'
+	flows_pod c
 	# Both opted-in pods' addresses (dual-stack: two each), not c's.
 	run bpftool -j map dump pinned "$map"
 	[ "$status" -eq 0 ]
@@ -331,9 +312,9 @@ flows_pol_file() {
 @test "flows: UDP (velo.dev/flows-udp): a 5-tuple's first datagram is its start, once, from each opted-in end" {
 	local out _ udp='{"velo.dev/flows": "true", "velo.dev/flows-udp": "true"}'
 	flows_velod
-	pod b "$udp"
-	pod a "$udp"
-	pod c '{"velo.dev/flows": "true"}'
+	flows_pod b "$udp"
+	flows_pod a "$udp"
+	flows_pod c '{"velo.dev/flows": "true"}'
 	vtc_run "$NS_b" "$CG_b" timeout 30 python3 -c '
 import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 5301))
@@ -376,8 +357,8 @@ s.sendto(b"z", (sys.argv[1], 5301))' "$IP_b"
 	local out key _ bugs
 	bugs='.sockmapAcceptKernelBugs = ["halfclose-eagain", "splice-ingress", "waitall-short", "rcvlowat-ignored"]'
 	flows_velod
-	pod b '{"velo.dev/sockmap": "true"}' "$bugs"
-	pod a '{"velo.dev/sockmap": "true"}' "$bugs"
+	flows_pod b '{"velo.dev/sockmap": "true"}' "$bugs"
+	flows_pod a '{"velo.dev/sockmap": "true"}' "$bugs"
 	flows_serve "$NS_b" "$CG_b" 8082 10
 	# The client's first send is redirected into the peer socket; then, after the go, more than
 	# one verdict's worth (apply_bytes mode: 1 MiB), so velo_sk_msg runs again.
@@ -413,8 +394,8 @@ while s.recv(65536): pass' "$IP_b" "$VT/work/go" >"$VT/work/client.log" 2>&1 &
 @test "flows: observe's filters (verdict, protocol, port, namespace, since) and --follow streams new flows" {
 	local out pid
 	flows_velod
-	pod b
-	pod a "{\"velo.dev/egress-deny\": \"$IP_b/32\"}"
+	flows_pod b
+	flows_pod a "{\"velo.dev/egress-deny\": \"$IP_b/32\"}"
 	vtc_run "$NS_a" "$CG_a" timeout 5 python3 -c '
 import socket, sys
 s = socket.socket(); s.settimeout(0.5)
@@ -455,8 +436,8 @@ socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", (sys.argv[1], 5353
 	local lost read_total
 	# 4 KiB: about 37 events; velod is stopped so nothing drains it.
 	flows_velod '{"flowRingBytes": 4096}'
-	pod b
-	pod a "{\"velo.dev/egress-deny\": \"$IP_b/32\"}"
+	flows_pod b
+	flows_pod a "{\"velo.dev/egress-deny\": \"$IP_b/32\"}"
 	kill -STOP "$SVC_VELOD_PID"
 	vtc_run "$NS_a" "$CG_a" python3 -c '
 import socket, sys

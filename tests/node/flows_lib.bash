@@ -40,6 +40,26 @@ flows_velod() {
 	return 1
 }
 
+# flows_pod TAG [ANNOTATIONS_JSON [JQ_FILTER]]: a dual-stack pod in a cgroup of its own, its config
+# passed through JQ_FILTER; sets NS_<TAG>, CG_<TAG>, IP_<TAG> (IPv4), CONF_<TAG> and
+# RESULT_<TAG> (ADD's). It is velotest/pod-ctr-TAG.
+flows_pod() {
+	local ns cg conf
+	ns="$(vt_pod_new)"
+	cg="/velotest-$VT_TAG-$BATS_TEST_NUMBER-$1"
+	mkdir "$VTC_MOUNT$cg"
+	VTC_CGROUPS+=("$VTC_MOUNT$cg")
+	conf="$(vtc_config "$(vt_config -f dual)" "$cg" "${2:-{\}}" | jq -c "${3:-.}")"
+	vt_add "$ns" "ctr-$1" "$conf"
+	printf -v "NS_$1" %s "$ns"
+	printf -v "CG_$1" %s "$cg"
+	printf -v "IP_$1" %s "$(vt_ip "$VT_RESULT" 4)"
+	printf -v "CONF_$1" %s "$conf"
+	printf -v "RESULT_$1" %s "$VT_RESULT"
+	# shellcheck disable=SC2034 # the last pod's netns, for the caller
+	P_NS="$ns"
+}
+
 # flows_observe ARGS...: veloctl observe against this test's velod.
 flows_observe() {
 	vt_node "$FL_CTL" --agent "127.0.0.1:$SVC_PORT" observe "$@"
