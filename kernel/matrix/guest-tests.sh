@@ -242,8 +242,8 @@ run_cnt() {
 	bpftool prog show pinned "${2:-$BPFFS/velotest-$TEST}"/progs_g*/"$1" -j | jq '.run_cnt // 0'
 }
 
-# sm_map_len MAP [BPFFS_DIR]: entries in one of the sockmap's pinned maps.
-sm_map_len() {
+# map_len MAP [BPFFS_DIR]: entries in one of velo's pinned maps.
+map_len() {
 	bpftool map dump pinned "${2:-$BPFFS/velotest-$TEST}/$1" -j 2>/dev/null | jq 'length'
 }
 
@@ -427,8 +427,8 @@ t_sockmap_peer_gone() {
 	done
 	[ "$(sm_stat redirect)" -ge 1 ] || { echo "the stream was not redirected"; return 1; }
 	sleep 1
-	pods_before=$(sm_map_len velo_smpod_v1)
-	echo "mid-stream: sockets in the sockhash $(sm_map_len velo_sock_v1), pod map entries $pods_before"
+	pods_before=$(map_len velo_smpod_v1)
+	echo "mid-stream: sockets in the sockhash $(map_len velo_sock_v1), pod map entries $pods_before"
 	cg_kill "$cg" || return 1
 	cni DEL b "${ANN[b]}" || return 1
 	ip netns del velotest-pod-b
@@ -437,11 +437,11 @@ t_sockmap_peer_gone() {
 	[ "$rc" -ne 124 ] || { echo "the sender hung until its timeout"; return 1; }
 	[ "$rc" -ne 0 ] || { echo "the sender reported success to a deleted peer"; return 1; }
 	for i in $(seq 50); do
-		socks=$(sm_map_len velo_sock_v1)
+		socks=$(map_len velo_sock_v1)
 		[ "$socks" -eq 0 ] && break
 		sleep 0.1
 	done
-	pods_after=$(sm_map_len velo_smpod_v1)
+	pods_after=$(map_len velo_smpod_v1)
 	echo "after: sockets in the sockhash $socks, pod map entries $pods_after;" \
 		"stats: $(for st in "${SM_STATS[@]}"; do printf '%s=%s ' "$st" "$(sm_stat "$st")"; done)"
 	[ "$socks" -eq 0 ] || { echo "sockets left in the sockhash:"; bpftool map dump pinned \
@@ -747,6 +747,26 @@ t_cgroup() {
 	del c && del denied && del allowed
 }
 
+# Connection events (velo.dev/flows, -udp) on one pod's cgroup: attached, run by this kernel on
+# a TCP transfer, and the pod's addresses in velo_fl_pods_v1 (no velod here reads the ring).
+t_flows() {
+	local ops udp rc
+	add b '{}' || return 1
+	add a '{"velo.dev/flows": "true", "velo.dev/flows-udp": "true"}' || return 1
+	echo "attached to the pod's cgroup: $(cg_attached a | tr '\n' ' ')"
+	sysctl -qw kernel.bpf_stats_enabled=1
+	digest_cg a b "${IP4[b]}" 8011 && digest_cg a b "${IP6[b]}" 8012
+	rc=$?
+	ops=$(run_cnt velo_flow_ops) udp=$(run_cnt velo_fl_udp_eg)
+	sysctl -qw kernel.bpf_stats_enabled=0
+	[ "$rc" -eq 0 ] || return 1
+	echo "runs: velo_flow_ops $ops, velo_fl_udp_eg $udp; velo_fl_pods_v1: $(map_len velo_fl_pods_v1) entries"
+	[ "$ops" -gt 0 ] || { echo "velo_flow_ops never ran"; return 1; }
+	[ "$udp" -gt 0 ] || { echo "velo_fl_udp_eg never ran"; return 1; }
+	[ "$(map_len velo_fl_pods_v1)" -eq 2 ] || { echo "velo_fl_pods_v1 lacks pod a's addresses"; return 1; }
+	del a && del b
+}
+
 # digest_cg FROM TO ADDR PORT: digest() with the client inside FROM's cgroup.
 digest_cg() {
 	local from=$1 to=$2 addr=$3 port=$4 sent got pid
@@ -864,6 +884,7 @@ run battery_xdp "socket battery, fast path xdp: every case, IPv4 and IPv6"
 run battery_sockmap "socket battery, sockmap as velo's probes decide (no bug accepted): every case, IPv4 and IPv6"
 run battery_sockmap_msg "socket battery, sockmap with per-message verdicts: every case, IPv4 and IPv6"
 run cgroup "cgroup features: accounting, egress-deny, tcp-congestion reno"
+run flows "connection events: velo.dev/flows and flows-udp attached and run on a transfer"
 run objects "velo's BPF objects pass this kernel's verifier (nf_conntrack not loaded)"
 run tc_ct "fast path tc with nf_conntrack loaded: attached, traffic by digest"
 run xdp_ct "fast path xdp with nf_conntrack loaded: attached, traffic by digest"
