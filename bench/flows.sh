@@ -177,6 +177,7 @@ echo "connection events: $events read, $lost lost, for $on_conns connections wit
 add_pod flood "{\"velo.dev/egress-deny\": \"10.248.7.254/32\"}"
 before=$(in_node curl -sf "http://127.0.0.1:$port/metrics" | awk '$1 == "velo_flow_events_total" { print $2 }')
 lost0=$(in_node curl -sf "http://127.0.0.1:$port/metrics" | awk '$1 == "velo_flow_events_lost_total" { print $2 }')
+out0=$(in_node curl -sf "http://127.0.0.1:$port/metrics" | awk '$1 == "velo_flow_events_sampled_out_total" { print $2 }')
 read -r _ _ _ _ _ _ _ _ _ _ _ _ _ u0 s0 _ < <(cat "/proc/$velod_pid/stat")
 t0=$(date +%s.%N)
 rate=$(in_pod flood "$work/flows_conn" flood 10.248.7.254 9 "$flood_s")
@@ -185,9 +186,10 @@ t1=$(date +%s.%N)
 read -r _ _ _ _ _ _ _ _ _ _ _ _ _ u1 s1 _ < <(cat "/proc/$velod_pid/stat")
 after=$(in_node curl -sf "http://127.0.0.1:$port/metrics" | awk '$1 == "velo_flow_events_total" { print $2 }')
 lost1=$(in_node curl -sf "http://127.0.0.1:$port/metrics" | awk '$1 == "velo_flow_events_lost_total" { print $2 }')
+out1=$(in_node curl -sf "http://127.0.0.1:$port/metrics" | awk '$1 == "velo_flow_events_sampled_out_total" { print $2 }')
 hz=$(getconf CLK_TCK)
 cpu=$(echo "($u1 + $s1 - $u0 - $s0) / $hz / ($t1 - $t0) * 100" | bc -l)
-printf '\nflood: %s drops/s offered for %ss; velod read %.0f events/s (%s read, %s lost); velod CPU %.1f%% of one core\n' \
+printf '\nflood: %s drops/s offered for %ss; velod read %.0f events/s (%s read, %s sampled out, %s lost); velod CPU %.1f%% of one core\n' \
 	"$rate" "$flood_s" "$(echo "($after - $before) / ($t1 - $t0)" | bc -l)" "$((after - before))" \
-	"$((lost1 - lost0))" "$cpu" >>"$md"
+	"$((out1 - out0))" "$((lost1 - lost0))" "$cpu" >>"$md"
 cat "$md"

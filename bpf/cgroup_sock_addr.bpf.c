@@ -300,7 +300,7 @@ static __always_inline void flow_refused(const struct velo_svc_key *key)
 {
 	struct velo_flow_event *event;
 
-	event = velo_flow_reserve(VELO_FLOW_DROP, VELO_FLOW_R_SVC_NO_ENDPOINTS, VELO_FLOW_P_SOCKET);
+	event = velo_flow_reserve_drop(VELO_FLOW_R_SVC_NO_ENDPOINTS, VELO_FLOW_P_SOCKET);
 	if (!event)
 		return;
 	__builtin_memcpy(event->daddr, key->addr, 16);

@@ -174,6 +174,9 @@ static void print_text(const cJSON *flow)
 			 number(flow, "segs_out"), number(flow, "segs_in"));
 	else if (number(flow, "identity"))
 		snprintf(extra, sizeof(extra), " identity %.0f", number(flow, "identity"));
+	if (number(flow, "weight") > 1) /* velod was behind: this drop stands for weight of them */
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " sampled 1:%.0f",
+			 number(flow, "weight"));
 	/* DROPPED (reason), FORWARDED (reason) for a trace, FORWARDED start/end for connections. */
 	if (reason[0])
 		snprintf(what, sizeof(what), "%s (%s)", verdict, reason);

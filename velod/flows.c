@@ -106,18 +106,22 @@ void flows_free(struct flows *flows)
 static void count(struct flows *flows, const struct flow_entry *entry)
 {
 	const struct velo_flow_event *event = &entry->event;
+	uint64_t weight = event->weight ? event->weight : 1; /* a sampled drop stands for more */
 	const char *pod;
 
 	if (event->kind == VELO_FLOW_DROP || event->kind == VELO_FLOW_TRACE) {
 		/* The pod it happened to: the receiver's for an ingress policy drop. */
 		pod = event->reason == VELO_FLOW_R_POLICY_INGRESS ? entry->dst_pod : entry->src_pod;
-		flow_series_add(
+		flow_series_add_n(
 			&flows->drops,
-			(const char *[]){ pod, velo_flow_reason_name(event->reason), NULL });
+			(const char *[]){ pod, velo_flow_reason_name(event->reason), NULL },
+			weight);
 	}
 	if (event->kind == VELO_FLOW_START || event->kind == VELO_FLOW_DROP)
-		flow_series_add(&flows->pairs, (const char *[]){ entry->src_pod, entry->dst_pod,
-								 velo_flow_verdict(event->kind) });
+		flow_series_add_n(&flows->pairs,
+				  (const char *[]){ entry->src_pod, entry->dst_pod,
+						    velo_flow_verdict(event->kind) },
+				  weight);
 }
 
 static bool spoofed(const struct velo_flow_event *event)
@@ -394,7 +398,7 @@ size_t flows_entry_json(const struct flow_entry *entry, char *buf, size_t len)
 		     "\"reason\":\"%s\",\"path\":\"%s\",\"proto\":\"%s\","
 		     "\"src\":{\"ip\":\"%s\",\"port\":%u,\"pod\":\"%s\"},"
 		     "\"dst\":{\"ip\":\"%s\",\"port\":%u,\"pod\":\"%s\"},"
-		     "\"ifindex\":%u,\"identity\":%u,\"bytes\":%u%s%s%s}\n",
+		     "\"ifindex\":%u,\"identity\":%u,\"bytes\":%u,\"weight\":%u%s%s%s}\n",
 		     (unsigned long long)entry->seq, when, velo_flow_kind_name(event->kind),
 		     velo_flow_verdict(event->kind), velo_flow_reason_name(event->reason),
 		     velo_flow_path_name(event->path),
@@ -402,6 +406,6 @@ size_t flows_entry_json(const struct flow_entry *entry, char *buf, size_t len)
 		     addr_text(event->saddr, src, sizeof(src)) ?: "", ntohs(event->sport),
 		     entry->src_pod, addr_text(event->daddr, dst, sizeof(dst)) ?: "",
 		     ntohs(event->dport), entry->dst_pod, event->ifindex, event->identity,
-		     event->len, policies, service, counters);
+		     event->len, event->weight ? event->weight : 1, policies, service, counters);
 	return n < 0 ? len : (size_t)n;
 }

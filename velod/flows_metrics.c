@@ -58,10 +58,17 @@ char *flows_metrics(const struct agent *agent)
 		"# TYPE velo_flow_events_total counter\nvelo_flow_events_total %llu\n"
 		"# HELP velo_flow_events_lost_total Flow events the ring had no room for.\n"
 		"# TYPE velo_flow_events_lost_total counter\nvelo_flow_events_lost_total %llu\n"
+		"# HELP velo_flow_events_sampled_out_total Drops left out while the ring was over "
+		"half full (each one kept stands for %u).\n"
+		"# TYPE velo_flow_events_sampled_out_total counter\n"
+		"velo_flow_events_sampled_out_total %llu\n"
 		"# HELP velo_flow_ring_bytes The flow ring buffer's size (0: not open yet).\n"
 		"# TYPE velo_flow_ring_bytes gauge\nvelo_flow_ring_bytes %u\n",
 		(unsigned long long)flows_read_total(flows),
-		(unsigned long long)velo_flow_lost(&agent->config.paths), flows_ring_bytes(flows));
+		(unsigned long long)velo_flow_counter(&agent->config.paths, VELO_FLOW_LOST),
+		VELO_FLOW_SAMPLE,
+		(unsigned long long)velo_flow_counter(&agent->config.paths, VELO_FLOW_SAMPLED_OUT),
+		flows_ring_bytes(flows));
 	if (fclose(out.file)) {
 		free(text);
 		return NULL;

@@ -52,6 +52,12 @@ void flow_series_free(struct flow_series *series)
 
 void flow_series_add(struct flow_series *series, const char *const values[FLOW_SERIES_LABELS])
 {
+	flow_series_add_n(series, values, 1);
+}
+
+void flow_series_add_n(struct flow_series *series, const char *const values[FLOW_SERIES_LABELS],
+		       uint64_t n)
+{
 	uint64_t hash = hash_values(values);
 	unsigned i = (unsigned)(hash % series->n_slots);
 
@@ -59,7 +65,7 @@ void flow_series_add(struct flow_series *series, const char *const values[FLOW_S
 		struct flow_series_entry *entry = &series->slots[i];
 
 		if (entry->hash == hash && same(entry, values)) {
-			entry->count++;
+			entry->count += n;
 			return;
 		}
 		if (!entry->hash) {
@@ -67,7 +73,7 @@ void flow_series_add(struct flow_series *series, const char *const values[FLOW_S
 				break;
 			entry->hash = hash;
 			set_values(entry, values);
-			entry->count = 1;
+			entry->count = n;
 			series->n++;
 			return;
 		}
@@ -79,7 +85,7 @@ void flow_series_add(struct flow_series *series, const char *const values[FLOW_S
 		set_values(&series->other, other);
 		series->other_used = true;
 	}
-	series->other.count++;
+	series->other.count += n;
 }
 
 void flow_series_foreach(const struct flow_series *series,

@@ -31,6 +31,9 @@ int flow_series_init(struct flow_series *series, unsigned cap);
 void flow_series_free(struct flow_series *series);
 /* Counts one for the label values (NULL ones are ""). */
 void flow_series_add(struct flow_series *series, const char *const values[FLOW_SERIES_LABELS]);
+/* As flow_series_add, n at once (a sampled drop stands for n). */
+void flow_series_add_n(struct flow_series *series, const char *const values[FLOW_SERIES_LABELS],
+		       uint64_t n);
 /* Calls fn for every series with a count, "other" last. */
 void flow_series_foreach(const struct flow_series *series,
 			 void (*fn)(const struct flow_series_entry *entry, void *ctx), void *ctx);

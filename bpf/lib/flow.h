@@ -2,7 +2,9 @@
 /*
  * Flow events (lib/velo_flow.h): the node's ring buffer, its loss counter
  * and the one-line helpers the programs call where they drop. Never blocks:
- * an event the ring has no room for is counted in velo_fl_lost_v1 and gone.
+ * an event the ring has no room for is counted in velo_fl_lost_v2 and gone.
+ * While the ring is over half full (velod is behind), drops are sampled: one
+ * in VELO_FLOW_SAMPLE goes in with that weight, the others are counted.
  * Events don't wake velod (it reads every VELO_FLOW_POLL_MS) until the ring
  * is a quarter full: a wakeup per event cost short connections a third of
  * their rate (bench/flows.sh).
@@ -23,27 +25,31 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } velo_flow_rb_v2 SEC(".maps");
 
-/* Per-CPU count of events the ring had no room for. */
+/* Per-CPU counts of the events that didn't go in (enum velo_flow_count). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, VELO_FLOW_N_COUNTS);
 	__type(key, __u32);
 	__type(value, __u64);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} velo_fl_lost_v1 SEC(".maps");
+} velo_fl_lost_v2 SEC(".maps");
+
+static __always_inline void velo_flow_count(__u32 which)
+{
+	__u64 *count = bpf_map_lookup_elem(&velo_fl_lost_v2, &which);
+
+	if (count)
+		*count += 1;
+}
 
 /* A zeroed event of kind and reason, or NULL (counted as lost): fill it, then submit it. */
 static __always_inline struct velo_flow_event *velo_flow_reserve(__u8 kind, __u8 reason, __u8 path)
 {
 	struct velo_flow_event *event;
-	__u32 zero = 0;
-	__u64 *lost;
 
 	event = bpf_ringbuf_reserve(&velo_flow_rb_v2, sizeof(*event), 0);
 	if (!event) {
-		lost = bpf_map_lookup_elem(&velo_fl_lost_v1, &zero);
-		if (lost)
-			*lost += 1;
+		velo_flow_count(VELO_FLOW_LOST);
 		return NULL;
 	}
 	__builtin_memset(event, 0, sizeof(*event));
@@ -51,6 +57,32 @@ static __always_inline struct velo_flow_event *velo_flow_reserve(__u8 kind, __u8
 	event->kind = kind;
 	event->reason = reason;
 	event->path = path;
+	event->weight = 1;
+	return event;
+}
+
+/*
+ * A drop's event, as velo_flow_reserve, but sampled while the ring is over
+ * half full: a flood then leaves room for connection events and still says
+ * what was dropped, and how much (its weight).
+ */
+static __always_inline struct velo_flow_event *velo_flow_reserve_drop(__u8 reason, __u8 path)
+{
+	__u64 avail = bpf_ringbuf_query(&velo_flow_rb_v2, BPF_RB_AVAIL_DATA);
+	__u64 size = bpf_ringbuf_query(&velo_flow_rb_v2, BPF_RB_RING_SIZE);
+	struct velo_flow_event *event;
+	__u16 weight = 1;
+
+	if (avail * 2 > size) {
+		if (bpf_get_prandom_u32() % VELO_FLOW_SAMPLE) {
+			velo_flow_count(VELO_FLOW_SAMPLED_OUT);
+			return NULL;
+		}
+		weight = VELO_FLOW_SAMPLE;
+	}
+	event = velo_flow_reserve(VELO_FLOW_DROP, reason, path);
+	if (event)
+		event->weight = weight;
 	return event;
 }
 
@@ -67,7 +99,7 @@ static __always_inline void velo_flow_drop(const __u8 *saddr, const __u8 *daddr,
 					   __be16 dport, __u8 proto, __u8 reason, __u8 path,
 					   __u32 ifindex, __u32 len)
 {
-	struct velo_flow_event *event = velo_flow_reserve(VELO_FLOW_DROP, reason, path);
+	struct velo_flow_event *event = velo_flow_reserve_drop(reason, path);
 
 	if (!event)
 		return;
@@ -123,7 +155,7 @@ static __always_inline void velo_flow_skb_tuple(struct __sk_buff *skb, __u32 l3,
 static __always_inline void velo_flow_skb_drop(struct __sk_buff *skb, __u32 l3, __u8 reason,
 					       __u8 path)
 {
-	struct velo_flow_event *event = velo_flow_reserve(VELO_FLOW_DROP, reason, path);
+	struct velo_flow_event *event = velo_flow_reserve_drop(reason, path);
 
 	if (!event)
 		return;

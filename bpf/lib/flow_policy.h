@@ -31,7 +31,7 @@ static __always_inline void velo_flow_pol_drop(const struct velo_pol_flow *flow,
 		reason = VELO_FLOW_R_POLICY_SPOOFED;
 		break;
 	}
-	event = velo_flow_reserve(VELO_FLOW_DROP, reason, VELO_FLOW_P_TC);
+	event = velo_flow_reserve_drop(reason, VELO_FLOW_P_TC);
 	if (!event)
 		return;
 	__builtin_memcpy(event->saddr, flow->key.saddr, 16);

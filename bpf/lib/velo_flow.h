@@ -14,7 +14,7 @@
 #endif
 
 #define VELO_MAP_FLOW_RB "velo_flow_rb_v2"
-#define VELO_MAP_FLOW_LOST "velo_fl_lost_v1"
+#define VELO_MAP_FLOW_LOST "velo_fl_lost_v2"
 #define VELO_MAP_FLOW_UDP "velo_fl_udp_v1"
 #define VELO_MAP_FLOW_PODS "velo_fl_pods_v1"
 
@@ -26,6 +26,14 @@
 #ifndef VELO_FLOW_RB_BYTES
 #define VELO_FLOW_RB_BYTES (1u << 20)
 #endif
+/* velo_fl_lost_v2's per-CPU counters. */
+enum velo_flow_count {
+	VELO_FLOW_LOST = 0, /* events the ring had no room for */
+	VELO_FLOW_SAMPLED_OUT, /* drops left out while the ring was over half full */
+	VELO_FLOW_N_COUNTS,
+};
+/* Over half full, the ring takes 1 drop in VELO_FLOW_SAMPLE, standing for them all. */
+#define VELO_FLOW_SAMPLE 16
 /* How often velod reads the ring at the latest (events wake it only when it fills up). */
 #define VELO_FLOW_POLL_MS 100
 /* TCP sockets whose start velod read and whose end it hasn't: their side (velod's table). */
@@ -113,7 +121,7 @@ struct velo_flow_event {
 	/* TCP START and END of a connect velo's Service translation rewrote: what it dialled. */
 	__u8 svc_addr[16];
 	__be16 svc_port; /* 0: not translated */
-	__u16 pad2;
+	__u16 weight; /* the events this one stands for: 1, or VELO_FLOW_SAMPLE for a sampled drop */
 	__u32 pad3;
 };
 

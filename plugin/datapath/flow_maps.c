@@ -101,12 +101,12 @@ int velo_flow_rb_create(const struct velo_paths *paths, uint32_t ring_bytes,
 	return ret;
 }
 
-uint64_t velo_flow_lost(const struct velo_paths *paths)
+uint64_t velo_flow_counter(const struct velo_paths *paths, enum velo_flow_count which)
 {
 	int n_cpus = libbpf_num_possible_cpus();
 	char path[PATH_MAX];
 	uint64_t *values, sum = 0;
-	__u32 zero = 0;
+	__u32 key = which;
 	int fd;
 
 	if (n_cpus <= 0 || pin_path(paths, VELO_MAP_FLOW_LOST, path, sizeof(path)))
@@ -115,7 +115,7 @@ uint64_t velo_flow_lost(const struct velo_paths *paths)
 	if (fd < 0)
 		return 0;
 	values = calloc((size_t)n_cpus, sizeof(*values));
-	if (values && !bpf_map_lookup_elem(fd, &zero, values))
+	if (values && !bpf_map_lookup_elem(fd, &key, values))
 		for (int i = 0; i < n_cpus; i++)
 			sum += values[i];
 	free(values);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "base/types.h"
+#include "bpf/lib/velo_flow.h"
 
 struct bpf_object;
 
@@ -26,7 +27,7 @@ int velo_flow_rb_create(const struct velo_paths *paths, uint32_t ring_bytes,
 			unsigned lock_timeout_ms);
 /* The pinned ring's fd (-errno: -ENOENT before any velo program loaded) and its size. */
 int velo_flow_rb_open(const struct velo_paths *paths, uint32_t *ring_bytes);
-/* Events the ring had no room for, summed over the CPUs; 0 before the counter exists. */
-uint64_t velo_flow_lost(const struct velo_paths *paths);
+/* One of velo_fl_lost_v2's counts, summed over the CPUs; 0 before the counters exist. */
+uint64_t velo_flow_counter(const struct velo_paths *paths, enum velo_flow_count which);
 
 #endif

@@ -432,8 +432,8 @@ socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", (sys.argv[1], 5353
 	kill "$pid"
 }
 
-@test "flows: a flood into a tiny ring is never blocked: what doesn't fit is counted lost" {
-	local lost read_total
+@test "flows: a flood into a tiny ring is never blocked: over half full drops are sampled, what doesn't fit is counted lost" {
+	local lost read_total sampled weights
 	# 4 KiB: about 37 events; velod is stopped so nothing drains it.
 	flows_velod '{"flowRingBytes": 4096}'
 	flows_pod b
@@ -452,13 +452,23 @@ print(n, "sends refused")' "$IP_b"
 	for _ in $(seq 200); do
 		lost="$(svc_metric velo_flow_events_lost_total)"
 		read_total="$(svc_metric velo_flow_events_total)"
-		[ $((${lost:-0} + ${read_total:-0})) -ge 2000 ] && break
+		sampled="$(svc_metric velo_flow_events_sampled_out_total)"
+		[ $((${lost:-0} + ${read_total:-0} + ${sampled:-0})) -ge 2000 ] && break
 		sleep 0.1
 	done
-	echo "lost $lost, read $read_total, ring $(svc_metric velo_flow_ring_bytes)"
+	echo "lost $lost, read $read_total, sampled out $sampled, ring $(svc_metric velo_flow_ring_bytes)"
 	[ "$(svc_metric velo_flow_ring_bytes)" = 4096 ]
-	[ "$lost" -ge 1900 ]
 	[ "$read_total" -ge 1 ]
 	[ "$read_total" -le 100 ]
-	[ $((lost + read_total)) -eq 2000 ]
+	# Every drop is read, left out by sampling or lost: exactly.
+	[ $((lost + read_total + sampled)) -eq 2000 ]
+	# Past half full, 15 in 16 are left out; the kept ones say so, and count for 16.
+	[ "$sampled" -ge 1000 ]
+	weights="$(flows_observe -j --reason egress-deny-list | jq -s '[.[].weight] | group_by(.) | map("\(.[0])x\(length)") | join(" ")')"
+	echo "weights: $weights"
+	grep -Eq '^"1x[0-9]+ 16x[0-9]+"$' <<<"$weights"
+	echo "velo_drops_total of a: $(svc_metric "velo_drops_total{pod=\"velotest/pod-ctr-a\",reason=\"egress-deny-list\"}")"
+	[ "$(svc_metric "velo_drops_total{pod=\"velotest/pod-ctr-a\",reason=\"egress-deny-list\"}")" -gt "$read_total" ]
+	run flows_observe --reason egress-deny-list
+	grep -q "sampled 1:16" <<<"$output"
 }

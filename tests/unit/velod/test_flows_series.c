@@ -54,6 +54,24 @@ static void test_counts_per_label_set(void **state)
 	flow_series_free(&series);
 }
 
+static void test_weighted(void **state)
+{
+	struct flow_series series;
+	struct sum sum = {};
+
+	(void)state;
+	assert_int_equal(flow_series_init(&series, 1), 0);
+	/* A sampled drop counts for its weight, in its series and in "other" past the cap. */
+	flow_series_add_n(&series, (const char *[]){ "x/a", "egress-deny-list", NULL }, 16);
+	flow_series_add(&series, (const char *[]){ "x/a", "egress-deny-list", NULL });
+	flow_series_add_n(&series, (const char *[]){ "x/b", "egress-deny-list", NULL }, 16);
+	flow_series_foreach(&series, add_up, &sum);
+	assert_int_equal(sum.of_a, 17);
+	assert_int_equal(sum.other, 16);
+	assert_int_equal(sum.total, 33);
+	flow_series_free(&series);
+}
+
 static void test_cap(void **state)
 {
 	struct flow_series series;
@@ -79,6 +97,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counts_per_label_set),
+		cmocka_unit_test(test_weighted),
 		cmocka_unit_test(test_cap),
 	};
 
