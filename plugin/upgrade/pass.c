@@ -28,6 +28,21 @@
 #include "upgrade/sockmap.h"
 #include "upgrade/svc.h"
 
+/*
+ * Map pins no program of this release uses and none supersedes by name: the
+ * flow ring and its loss counter grew (_v2), the per-socket side table went.
+ */
+static const char *const retired_maps[] = { "velo_flow_rb_v1", "velo_fl_lost_v1",
+					    "velo_fl_tcp_v1" };
+
+static bool retired(const char *name)
+{
+	for (size_t i = 0; i < sizeof(retired_maps) / sizeof(retired_maps[0]); i++)
+		if (!strcmp(name, retired_maps[i]))
+			return true;
+	return false;
+}
+
 /* Where velo pinned every group's programs before generations. */
 static const char *const legacy_progs[] = {
 	VELO_PROG_TC_INGRESS, VELO_PROG_XDP_HOST,   VELO_PROG_XDP_DST,	  VELO_PROG_CG_ACCT_IN,
@@ -93,7 +108,7 @@ static int old_pins(const struct velo_paths *paths, bool remove, unsigned *count
 				if (snprintf(path, sizeof(path), "%s/%s/%s", paths->bpffs_dir, name,
 					     legacy_progs[i]) < (int)sizeof(path))
 					ret = unpin(path, remove, count) ?: ret;
-		} else if (velo_map_pin_superseded(name)) {
+		} else if (velo_map_pin_superseded(name) || retired(name)) {
 			ret = unpin(path, remove, count) ?: ret;
 		}
 	}

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Upgrades of the connection-event programs: the next release's velod moves an opted-in pod's
 # flow_ops link (and, with velo.dev/flows-udp, flow_udp_eg and flow_udp_in) to its own
-# generation's programs, then unpins the old generation; the moved pod still reports its
-# connections into the one pinned ring. The next release is build/tests/velo-nextgen and
+# generation's programs, then unpins the old generation and the maps an older release's flows
+# used; the moved pod still reports its connections into the one pinned ring. The next release is build/tests/velo-nextgen and
 # velod-nextgen (mk/velod_nextgen.mk).
 
 load lib
@@ -21,7 +21,7 @@ setup() {
 }
 teardown() { svc_teardown; }
 
-@test "flows upgrade: the next release's velod moves flow_ops, flow_udp_eg and flow_udp_in to its programs, unpins the old generation; the pod still reports its connections" {
+@test "flows upgrade: the next release's velod moves flow_ops, flow_udp_eg and flow_udp_in to its programs, unpins the old generation and retired maps; the pod still reports its connections" {
 	local gen out kind host
 	local -A old new
 	local -A prog=([flow_ops]=velo_flow_ops [flow_udp_eg]=velo_fl_udp_eg [flow_udp_in]=velo_fl_udp_in)
@@ -36,6 +36,10 @@ teardown() { svc_teardown; }
 		[ "$(vt_link_prog "$VTC_BPFFS" "${host}_$kind")" = "${old[$kind]}" ]
 	done
 
+	# A map of the release before this one's flows (its per-socket side table), pinned as it was.
+	bpftool map create "$VTC_BPFFS/velo_fl_tcp_v1" type hash key 4 value 8 entries 1 \
+		name velo_fl_tcp_v1
+
 	# The release changes: the next one's upgrade pass runs.
 	vt_velod_once "$VT_NEXT_VELOD" "$VTC_BPFFS" "$VT/work/velod-once.log"
 	grep -q "moved to BPF generation nextgen" "$VT/work/velod-once.log" ||
@@ -48,6 +52,7 @@ teardown() { svc_teardown; }
 			{ echo "$kind not moved"; cat "$VT/work/velod-once.log"; false; }
 	done
 	[ ! -e "$VTC_BPFFS/$gen" ] || { echo "old generation still pinned: $(ls "$VTC_BPFFS/$gen")"; false; }
+	[ ! -e "$VTC_BPFFS/velo_fl_tcp_v1" ]
 	VT_EXEC="$VT_NEXT_VELO" vt_cni CHECK ctr-a "$NS_a" eth0 "$(vt_with_prev "$CONF_a" "$RESULT_a")"
 	vt_assert_ok
 
