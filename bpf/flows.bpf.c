@@ -7,11 +7,11 @@
  * A start reads client -> server whichever side the socket is (the accepting
  * side swaps ends) and carries the socket's cookie and side; an end carries
  * the cookie in the socket's own view, and velod turns it like its start
- * (velod/flows_socks.h): nothing is kept per socket here. The path says sockmap when velo's socket
- * short-circuit redirected the socket's data (its sk_storage in velo_smsk_v1),
- * else routed: the stack, or the tc/XDP shortcut under it. A client socket
- * whose connect velo's Service translation rewrote carries what it dialled
- * (velo_svc_sk_v2) on its start and end.
+ * (velod/flows_socks.h): nothing is kept per socket here. The path says
+ * sockmap when velo's socket short-circuit redirected the socket's data (its
+ * sk_storage in velo_smsk_v1), else routed: the stack, or the tc/XDP shortcut
+ * under it. A client socket whose connect velo's Service translation rewrote
+ * carries what it dialled (velo_svc_sk_v2) on its start and end.
  *
  * UDP has no connection: cgroup_skb egress and ingress on the same cgroup
  * report a 5-tuple's first datagram either way as its start (its sender is

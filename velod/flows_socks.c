@@ -104,7 +104,7 @@ static void remember(struct flow_socks *socks, uint64_t cookie, bool passive)
 	gen->slots[i] = (struct flow_sock_slot){ cookie, passive };
 }
 
-/* Removes cookie's slot from gen, shifting back the entries probed past it; false when not there. */
+/* Removes cookie's slot from gen, shifting back the entries probed past it; false if none. */
 static bool forget_in(const struct flow_socks *socks, struct sock_gen *gen, uint64_t cookie,
 		      bool *passive)
 {
