@@ -23,22 +23,19 @@
 #include "base/lock.h"
 #include "base/log.h"
 #include "datapath/policy_bpf.h"
-#include "datapath/policy_judge.h"
 #include "datapath/policy_maps.h"
-#include "datapath/sockmap_bpf.h"
 #include "features/policy.h"
 #include "policy/cidr.h"
 #include "policy/compute.h"
 #include "policy/describe.h"
 #include "policy/parse.h"
 #include "policy/table.h"
-#include "state/state.h"
 #include "config.h"
 #include "k8s_policy.h"
 #include "policy.h"
+#include "policy_attach.h"
 #include "policy_node.h"
 #include "policy_uplink.h"
-#include "reconcile.h"
 
 #define NS_PER_MS 1000000ull
 #define POLICY_FILE_MAX (256u << 20)
@@ -204,102 +201,6 @@ static void write_namespaces(struct policy_state *state, const struct agent_conf
 	state->namespaces = text;
 }
 
-struct attach_pass {
-	const struct agent_config *config;
-	const struct velo_policy_bpf *bpf;
-	const struct velo_pol_tables *tables;
-	bool egress_isolated; /* some local pod's egress is: velo_pol_uplink on the others */
-	unsigned attached, detached, busy, failed;
-};
-
-/*
- * A ready record wired with policy: the programs on when its pod is a
- * subject, off when its pod is known and selected by nothing. A pod velod
- * has no Pod object for yet keeps what ADD gave it (fail closed). Under the
- * attachment lock, never waiting: a busy one is tried at the next sync.
- */
-static int attach_record(const struct velo_record *record, void *ctx)
-{
-	struct attach_pass *pass = ctx;
-	const struct velo_pol_placed *placed;
-	bool attached, want, deliver, want_deliver;
-	char path[PATH_MAX];
-	int fd, ret = 0;
-
-	if (!(record->features & VELO_FEATURE_POLICY) || record->phase != VELO_PHASE_READY)
-		return 0;
-	placed = velo_pol_tables_placed(pass->tables, record->pod_namespace, record->pod_name);
-	if (!placed || !placed->id)
-		return 0;
-	want = placed->isolate != 0;
-	attached = velo_policy_attached(&pass->config->paths, record);
-	want_deliver = !want && pass->egress_isolated;
-	deliver = velo_policy_deliver_attached(&pass->config->paths, record);
-	if (want == attached && want_deliver == deliver)
-		return 0;
-	if (state_lock_path(&pass->config->paths, record->network, record->container_id,
-			    record->ifname, path, sizeof(path)))
-		return 0;
-	fd = lock_try(path);
-	if (fd < 0) {
-		pass->busy++;
-		return 0;
-	}
-	if (want == attached) {
-		/* only velo_pol_uplink's part changes */
-	} else if (want) {
-		ret = velo_policy_attach(&pass->config->paths, pass->bpf, record);
-		if (ret) {
-			pr_warn("policy: attach to %s (%s/%s): %s", record->host_ifname,
-				record->pod_namespace, record->pod_name, strerror(-ret));
-			pass->failed++;
-		} else {
-			pass->attached++;
-		}
-	} else {
-		velo_policy_detach(&pass->config->paths, pass->bpf, record);
-		pass->detached++;
-	}
-	/* After the pod's programs: their detach takes this one too. */
-	deliver = velo_policy_deliver_attached(&pass->config->paths, record);
-	if (want_deliver != deliver) {
-		ret = want_deliver
-			      ? velo_policy_deliver_attach(&pass->config->paths, pass->bpf, record)
-			      : (velo_policy_deliver_detach(&pass->config->paths, record), 0);
-		if (ret) {
-			pr_warn("policy: velo_pol_uplink on %s (%s/%s): %s", record->host_ifname,
-				record->pod_namespace, record->pod_name, strerror(-ret));
-			pass->failed++;
-		}
-	}
-	lock_release(fd);
-	return 0;
-}
-
-static int attach_network(const char *network, void *ctx)
-{
-	struct attach_pass *pass = ctx;
-
-	return state_record_foreach(&pass->config->paths, network, attach_record, pass);
-}
-
-/* Socket pairs the short-circuit carries that the new policy forbids leave the sockhash. */
-static void unpair_denied(const struct agent_config *config, const struct velo_policy_bpf *bpf)
-{
-	struct velo_sockmap_bpf sockmap;
-	int ret;
-
-	if (velo_sockmap_bpf_open_pinned(&config->paths, &sockmap))
-		return; /* no sockmap on this node */
-	ret = velo_policy_unpair_denied(bpf, sockmap.sockhash_fd);
-	velo_sockmap_bpf_close(&sockmap);
-	if (ret > 0)
-		pr_info("policy: %d short-circuited socket(s) the policy now forbids unpaired",
-			ret);
-	else if (ret < 0)
-		pr_warn("policy: finding forbidden short-circuited sockets: %s", strerror(-ret));
-}
-
 static int sync_maps(struct policy *policy, const struct agent_config *config)
 {
 	struct policy_state *state = policy->state;
@@ -309,7 +210,7 @@ static int sync_maps(struct policy *policy, const struct agent_config *config)
 				      .service_cidrs = services };
 	struct velo_pol_tables tables;
 	struct velo_pol_write_stats stats;
-	struct attach_pass pass = { .config = config, .tables = &tables };
+	struct policy_attach_counts pass = {};
 	struct build build = { &node, &state->numbering, &tables, NULL };
 	struct velo_policy_bpf bpf;
 	struct policy_node_pods scan = {};
@@ -346,7 +247,6 @@ static int sync_maps(struct policy *policy, const struct agent_config *config)
 		pr_warn("policy: BPF objects can't be loaded: %s", strerror(-ret));
 		goto out;
 	}
-	pass.bpf = &bpf;
 	ret = velo_pol_maps_write(&bpf, &tables, &state->written, &stats);
 	if (ret) {
 		pr_warn("policy: writing the maps: %s", strerror(-ret));
@@ -356,10 +256,8 @@ static int sync_maps(struct policy *policy, const struct agent_config *config)
 	policy->sync_seconds = (double)(velo_monotonic_ns() - start) / 1e9;
 	write_namespaces(state, config, namespaces);
 	namespaces = NULL;
-	for (unsigned i = 0; i < tables.n_placed && !pass.egress_isolated; i++)
-		pass.egress_isolated = tables.placed[i].isolate & VELO_POL_ISOLATE_EGRESS;
-	agent_foreach_network(config, attach_network, &pass);
-	unpair_denied(config, &bpf);
+	policy_attach_pods(config, &bpf, &tables, &pass);
+	policy_unpair_denied(config, &bpf);
 	policy_uplink_sync(config, &bpf, &tables);
 	velo_policy_bpf_close(&bpf);
 	pr_info("policy: revision %u: %u identities, %u addresses, %u subjects, %u rules (%u "
