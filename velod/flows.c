@@ -103,10 +103,16 @@ void flows_free(struct flows *flows)
 	free(flows);
 }
 
+/* How many events this one stands for: more than 1 for a drop sampled while velod was behind. */
+static unsigned event_weight(const struct velo_flow_event *event)
+{
+	return event->weight ? event->weight : 1;
+}
+
 static void count(struct flows *flows, const struct flow_entry *entry)
 {
 	const struct velo_flow_event *event = &entry->event;
-	uint64_t weight = event->weight ? event->weight : 1; /* a sampled drop stands for more */
+	uint64_t weight = event_weight(event);
 	const char *pod;
 
 	if (event->kind == VELO_FLOW_DROP || event->kind == VELO_FLOW_TRACE) {
@@ -168,23 +174,36 @@ static uint64_t event_cgroup(const struct velo_flow_event *event)
 	return event->cgroup_id;
 }
 
-/* The Service a translated connect dialled, or a refused connect's (its destination). */
+/*
+ * The Service address and port of a translated connect (what it dialled) or a
+ * refused one (its destination); false for any other event.
+ */
+static bool event_service(const struct velo_flow_event *event, const uint8_t **addr, __be16 *port)
+{
+	if (event->svc_port) {
+		*addr = event->svc_addr;
+		*port = event->svc_port;
+		return true;
+	}
+	if (event->reason == VELO_FLOW_R_SVC_NO_ENDPOINTS) {
+		*addr = event->daddr;
+		*port = event->dport;
+		return true;
+	}
+	return false;
+}
+
 static void name_service(const struct flows *flows, struct flow_entry *entry)
 {
 	const struct velo_flow_event *event = &entry->event;
 	struct velo_svc_key key = { .proto = event->proto };
+	const uint8_t *addr;
 	const char *name;
 
 	entry->service[0] = '\0';
-	if (event->svc_port) {
-		memcpy(key.addr, event->svc_addr, sizeof(key.addr));
-		key.port = event->svc_port;
-	} else if (event->reason == VELO_FLOW_R_SVC_NO_ENDPOINTS) {
-		memcpy(key.addr, event->daddr, sizeof(key.addr));
-		key.port = event->dport;
-	} else {
+	if (!event_service(event, &addr, &key.port))
 		return;
-	}
+	memcpy(key.addr, addr, sizeof(key.addr));
 	name = flows->services ? services_port_name(flows->services, &key) : NULL;
 	if (name)
 		snprintf(entry->service, sizeof(entry->service), "%s", name);
@@ -357,18 +376,14 @@ static void policies_json(const char *names, char *buf, size_t len)
 /* ',"service":{...}' for a translated or refused connect, else "". */
 static void service_json(const struct flow_entry *entry, char *buf, size_t len)
 {
-	const struct velo_flow_event *event = &entry->event;
-	char addr[INET6_ADDRSTRLEN];
+	char text[INET6_ADDRSTRLEN];
+	const uint8_t *addr;
+	__be16 port;
 
 	buf[0] = '\0';
-	if (event->svc_port)
+	if (event_service(&entry->event, &addr, &port))
 		snprintf(buf, len, ",\"service\":{\"ip\":\"%s\",\"port\":%u,\"name\":\"%s\"}",
-			 addr_text(event->svc_addr, addr, sizeof(addr)) ?: "",
-			 ntohs(event->svc_port), entry->service);
-	else if (event->reason == VELO_FLOW_R_SVC_NO_ENDPOINTS)
-		snprintf(buf, len, ",\"service\":{\"ip\":\"%s\",\"port\":%u,\"name\":\"%s\"}",
-			 addr_text(event->daddr, addr, sizeof(addr)) ?: "", ntohs(event->dport),
-			 entry->service);
+			 addr_text(addr, text, sizeof(text)) ?: "", ntohs(port), entry->service);
 }
 
 size_t flows_entry_json(const struct flow_entry *entry, char *buf, size_t len)
@@ -406,6 +421,6 @@ size_t flows_entry_json(const struct flow_entry *entry, char *buf, size_t len)
 		     addr_text(event->saddr, src, sizeof(src)) ?: "", ntohs(event->sport),
 		     entry->src_pod, addr_text(event->daddr, dst, sizeof(dst)) ?: "",
 		     ntohs(event->dport), entry->dst_pod, event->ifindex, event->identity,
-		     event->len, event->weight ? event->weight : 1, policies, service, counters);
+		     event->len, event_weight(event), policies, service, counters);
 	return n < 0 ? len : (size_t)n;
 }

@@ -29,12 +29,14 @@ static void put_series(const struct flow_series_entry *entry, void *ctx)
 char *flows_metrics(const struct agent *agent)
 {
 	const struct flows *flows = agent->flows;
+	uint64_t counts[VELO_FLOW_N_COUNTS];
 	struct out out = {};
 	char *text = NULL;
 	size_t len = 0;
 
 	if (!flows)
 		return NULL;
+	velo_flow_counters(&agent->config.paths, counts);
 	out.file = open_memstream(&text, &len);
 	if (!out.file)
 		return NULL;
@@ -65,10 +67,8 @@ char *flows_metrics(const struct agent *agent)
 		"# HELP velo_flow_ring_bytes The flow ring buffer's size (0: not open yet).\n"
 		"# TYPE velo_flow_ring_bytes gauge\nvelo_flow_ring_bytes %u\n",
 		(unsigned long long)flows_read_total(flows),
-		(unsigned long long)velo_flow_counter(&agent->config.paths, VELO_FLOW_LOST),
-		VELO_FLOW_SAMPLE,
-		(unsigned long long)velo_flow_counter(&agent->config.paths, VELO_FLOW_SAMPLED_OUT),
-		flows_ring_bytes(flows));
+		(unsigned long long)counts[VELO_FLOW_LOST], VELO_FLOW_SAMPLE,
+		(unsigned long long)counts[VELO_FLOW_SAMPLED_OUT], flows_ring_bytes(flows));
 	if (fclose(out.file)) {
 		free(text);
 		return NULL;

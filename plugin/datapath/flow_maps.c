@@ -101,24 +101,24 @@ int velo_flow_rb_create(const struct velo_paths *paths, uint32_t ring_bytes,
 	return ret;
 }
 
-uint64_t velo_flow_counter(const struct velo_paths *paths, enum velo_flow_count which)
+void velo_flow_counters(const struct velo_paths *paths, uint64_t counts[VELO_FLOW_N_COUNTS])
 {
 	int n_cpus = libbpf_num_possible_cpus();
 	char path[PATH_MAX];
-	uint64_t *values, sum = 0;
-	__u32 key = which;
+	uint64_t *values;
 	int fd;
 
+	memset(counts, 0, VELO_FLOW_N_COUNTS * sizeof(*counts));
 	if (n_cpus <= 0 || pin_path(paths, VELO_MAP_FLOW_LOST, path, sizeof(path)))
-		return 0;
+		return;
 	fd = bpf_obj_get(path);
 	if (fd < 0)
-		return 0;
+		return;
 	values = calloc((size_t)n_cpus, sizeof(*values));
-	if (values && !bpf_map_lookup_elem(fd, &key, values))
-		for (int i = 0; i < n_cpus; i++)
-			sum += values[i];
+	for (__u32 key = 0; values && key < VELO_FLOW_N_COUNTS; key++)
+		if (!bpf_map_lookup_elem(fd, &key, values))
+			for (int i = 0; i < n_cpus; i++)
+				counts[key] += values[i];
 	free(values);
 	close(fd);
-	return sum;
 }

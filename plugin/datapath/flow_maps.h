@@ -27,7 +27,7 @@ int velo_flow_rb_create(const struct velo_paths *paths, uint32_t ring_bytes,
 			unsigned lock_timeout_ms);
 /* The pinned ring's fd (-errno: -ENOENT before any velo program loaded) and its size. */
 int velo_flow_rb_open(const struct velo_paths *paths, uint32_t *ring_bytes);
-/* One of velo_fl_lost_v2's counts, summed over the CPUs; 0 before the counters exist. */
-uint64_t velo_flow_counter(const struct velo_paths *paths, enum velo_flow_count which);
+/* velo_fl_lost_v2's counts (enum velo_flow_count), summed over the CPUs; 0 before it exists. */
+void velo_flow_counters(const struct velo_paths *paths, uint64_t counts[VELO_FLOW_N_COUNTS]);
 
 #endif
