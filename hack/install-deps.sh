@@ -10,8 +10,8 @@ packages=(
 	libcjson-dev libnl-3-dev libnl-route-3-dev bpftool linux-libc-dev libmicrohttpd-dev
 	libnftables-dev
 	libcurl4-openssl-dev openssl
-	# tests
-	libcmocka-dev bats python3 iputils-ping iproute2 ethtool jq socat netcat-openbsd procps util-linux
+	# tests (libclang-rt-14-dev: clang's libFuzzer, for tests/fuzz)
+	libcmocka-dev libclang-rt-14-dev bats python3 iputils-ping iproute2 ethtool jq socat netcat-openbsd procps util-linux
 	containernetworking-plugins kmod valgrind nftables
 	# real CNI clients (runc named so podman doesn't pick crun)
 	podman runc conmon containerd busybox-static

@@ -18,4 +18,6 @@ make -j"$(nproc)" all
 # The kernel matrix boots the patched test kernel (kernel/patches) beside Debian's 6.1 when it
 # is built: ~5 min with -j2, incremental after that. Niced: it shares the CPUs.
 nice -n 10 make kernel-permanent
+# CI must not pass by skipping: a suite whose package or build is missing fails (tests/run.sh).
+export VELOTEST_STRICT_SKIPS=1
 make test
