@@ -63,6 +63,9 @@ static __always_inline void pol_parse_l4(struct __sk_buff *skb, __u32 off, bool 
 			flow->key.sport = ports[0];
 			flow->key.dport = ports[1];
 		}
+		/* Which end opens a connection, and when it ends (lib/policy.h). */
+		if (flow->key.proto == POL_IPPROTO_TCP)
+			bpf_skb_load_bytes(skb, off + 13, &flow->tcp_flags, 1);
 	} else if (flow->key.proto == VELO_POL_IPPROTO_ICMP ||
 		   flow->key.proto == VELO_POL_IPPROTO_ICMPV6) {
 		if (!bpf_skb_load_bytes(skb, off, &type, 1))
@@ -130,9 +133,11 @@ static __always_inline int pol_drop(const __u8 *addr, __u32 reason, __u32 len)
 }
 
 /* own: the pod's address in this packet (its source at ingress, destination at egress). */
-static __always_inline int pol_enforce(struct velo_pol_flow *flow, const __u8 *own, __u32 ifindex)
+static __always_inline int pol_enforce(struct __sk_buff *skb, struct velo_pol_flow *flow,
+				       const __u8 *own)
 {
-	__u32 reason = velo_pol_check(flow, own);
+	__u32 ifindex = skb->ifindex;
+	__u32 reason = velo_pol_check(skb, flow, own);
 
 	if (reason)
 		velo_flow_pol_drop(flow, reason, ifindex);
@@ -170,7 +175,7 @@ static __always_inline int pol_veth(struct __sk_buff *skb, bool from_pod)
 		velo_flow_pol_drop(&flow, VELO_POL_DROP_SPOOFED, skb->ifindex);
 		return pol_drop(own, VELO_POL_DROP_SPOOFED, flow.len);
 	}
-	return pol_enforce(&flow, own, skb->ifindex);
+	return pol_enforce(skb, &flow, own);
 }
 
 SEC("tc")
@@ -198,7 +203,7 @@ int velo_pol_uplink(struct __sk_buff *skb)
 	src = velo_pol_ip_of(flow.key.saddr);
 	if (!velo_pol_local_pod(src))
 		return TC_ACT_UNSPEC;
-	reason = velo_pol_check(&flow, NULL);
+	reason = velo_pol_check(skb, &flow, NULL);
 	if (reason)
 		velo_flow_pol_drop(&flow, reason, skb->ifindex);
 	return reason ? TC_ACT_SHOT : TC_ACT_UNSPEC;

@@ -9,12 +9,9 @@
  * hashed, so a reply finds its connection) and hands it to the stack when the
  * connection has source or destination NAT.
  *
- * The lookup kfuncs belong to nf_conntrack. They are weak, and the loader
- * looks them up in the kernel's BTF first: where they don't resolve
- * (nf_conntrack not loaded yet, or a kernel without them), it loads the
- * programs with velo_have_ct_kfuncs false; velo then can't tell NATed flows
- * apart and hands every candidate to the stack (counted as VELO_STAT_NO_CT)
- * instead of guessing. Where conntrack has no entry for a tuple, the
+ * The kfuncs and the loader's probe for them: lib/ct_kfuncs.h. Where they
+ * don't resolve, velo can't tell NATed flows apart and hands every candidate
+ * to the stack (counted as VELO_STAT_NO_CT) instead of guessing. Where conntrack has no entry for a tuple, the
  * connection has never been through the stack, so it can't have been NATed:
  * that is the shortcut's own traffic.
  */
@@ -24,46 +21,9 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
+#include "lib/ct_kfuncs.h"
 #include "lib/maps.h"
 #include "lib/parse.h"
-
-#ifndef __weak
-#define __weak __attribute__((weak))
-#endif
-
-/*
- * struct bpf_ct_opts as Linux 6.1 lays it out (later kernels append zone
- * fields and take this size too). Local and without CO-RE: on kernels where
- * nf_conntrack is a module its types live only in the module's BTF, and a
- * relocation against a module that isn't loaded fails the whole program.
- */
-struct velo_ct_opts {
-	__s32 netns_id;
-	__s32 error;
-	__u8 l4proto;
-	__u8 dir;
-	__u8 reserved[2];
-};
-
-#define VELO_CT_OPTS_SZ 12
-#define VELO_ENOENT 2
-
-_Static_assert(sizeof(struct velo_ct_opts) == VELO_CT_OPTS_SZ, "the kfuncs' 6.1 ABI");
-
-/*
- * Whether the lookup kfuncs resolve, set by the loader before load. False
- * (the safe default) makes the calls dead code the verifier removes: testing
- * a kfunc's address (bpf_ksym_exists) would need Linux 6.4.
- */
-const volatile bool velo_have_ct_kfuncs;
-
-extern struct nf_conn *bpf_skb_ct_lookup(struct __sk_buff *skb_ctx,
-					 struct bpf_sock_tuple *bpf_tuple, __u32 tuple__sz,
-					 struct velo_ct_opts *opts, __u32 opts__sz) __ksym __weak;
-extern struct nf_conn *bpf_xdp_ct_lookup(struct xdp_md *xdp_ctx, struct bpf_sock_tuple *bpf_tuple,
-					 __u32 tuple__sz, struct velo_ct_opts *opts,
-					 __u32 opts__sz) __ksym __weak;
-extern void bpf_ct_release(struct nf_conn *ct) __ksym __weak;
 
 enum velo_ct {
 	VELO_CT_DIRECT = 0, /* no NAT on this flow: shortcut it */

@@ -5,7 +5,8 @@
  * (veth_tc, veth_xdp). Context free: a flow is its addresses, protocol and
  * ports. Stateful through velo_pol_ct_v1: a flow policy allowed, and its
  * replies, pass on a lookup while the policy's revision is the one they were
- * allowed under; after a change the flow is judged again.
+ * allowed under; after a change the flow is judged again, the way it was
+ * opened (lib/policy_opener.h finds that out for a flow without an entry).
  */
 #ifndef VELO_BPF_POLICY_H
 #define VELO_BPF_POLICY_H
@@ -14,6 +15,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "lib/parse.h"
+#include "lib/policy_opener.h"
 #include "lib/velo_policy.h"
 
 struct {
@@ -85,6 +87,7 @@ struct velo_pol_flow {
 	struct velo_pol_ct_key key;
 	__u32 len; /* bytes, for the drop counters */
 	bool icmp_error; /* an ICMP error: it belongs to a flow already judged */
+	__u8 tcp_flags; /* TCP's flags byte (FIN, SYN, RST, ACK, ...), 0 for other protocols */
 };
 
 /* The verdict of a new flow, or why not. */
@@ -234,19 +237,49 @@ static __always_inline void velo_pol_count_drop(const __u8 *addr, __u32 reason, 
 }
 
 /*
+ * A TCP entry's end: the RST, or the ACK that answers the second FIN (what
+ * comes later, a retransmission, is judged again). A SYN on the tuple of a
+ * closing entry opens a new connection. reply: the packet goes against the
+ * entry's direction; key: the entry's.
+ */
+static __always_inline void velo_pol_ct_track(struct velo_pol_ct *ct,
+					      const struct velo_pol_ct_key *key, bool reply,
+					      __u8 tcp_flags)
+{
+	__u32 fin = reply ? VELO_POL_CT_FIN_PEER : VELO_POL_CT_FIN_OPENER;
+	__u32 both = VELO_POL_CT_FIN_OPENER | VELO_POL_CT_FIN_PEER;
+
+	if (tcp_flags & VELO_POL_TCP_RST) {
+		bpf_map_delete_elem(&velo_pol_ct_v1, key);
+	} else if (tcp_flags & VELO_POL_TCP_SYN) {
+		ct->flags &= ~both;
+	} else if (tcp_flags & VELO_POL_TCP_FIN) {
+		ct->flags |= fin;
+	} else if ((ct->flags & both) == both && (tcp_flags & VELO_POL_TCP_ACK)) {
+		bpf_map_delete_elem(&velo_pol_ct_v1, key);
+	}
+}
+
+/*
  * The verdict for a packet on a selected pod's veth: 0 to pass, else the drop
  * reason (counted against the pod whose policy said no). Replies and flows
  * already allowed pass on their entry while it is current; a stale entry is
- * judged again as the flow it was created for. own: the address of the pod
- * whose veth this is (NULL at the uplink), which must have an identity.
+ * judged again as the flow it was created for, and a flow without one the
+ * way its opener sent it. A TCP segment of a connection nothing saw open
+ * (no entry, no SYN, unknown to conntrack) passes when either end may have
+ * opened it: without a SYN it can't open a connection (its entry is keyed
+ * by the guess of lib/policy_opener.h when both may have). own: the address of
+ * the pod whose veth this is (NULL at the uplink), which must have an identity.
  */
-static __always_inline __u32 velo_pol_check(const struct velo_pol_flow *flow, const __u8 *own)
+static __always_inline __u32 velo_pol_check(struct __sk_buff *skb, const struct velo_pol_flow *flow,
+					    const __u8 *own)
 {
 	const struct velo_pol_ip *src, *dst;
 	const struct velo_pol_state *state;
 	struct velo_pol_ct_key rev = {};
 	struct velo_pol_ct *ct, fresh = {};
 	const struct velo_pol_ct_key *orig = &flow->key;
+	int opener = VELO_POL_OPENER_SENDER;
 	struct velo_pol_flow judged;
 	bool reply;
 	int verdict;
@@ -255,8 +288,12 @@ static __always_inline __u32 velo_pol_check(const struct velo_pol_flow *flow, co
 	if (!state)
 		return 0;
 	ct = velo_pol_ct_find(flow, &rev, &reply);
-	if (ct && ct->revision == state->revision)
+	if (ct && ct->revision == state->revision) {
+		if (flow->tcp_flags & (VELO_POL_TCP_FIN | VELO_POL_TCP_RST | VELO_POL_TCP_SYN) ||
+		    ct->flags & (VELO_POL_CT_FIN_OPENER | VELO_POL_CT_FIN_PEER))
+			velo_pol_ct_track(ct, reply ? &rev : &flow->key, reply, flow->tcp_flags);
 		return 0;
+	}
 	if (!ct && flow->icmp_error)
 		return 0; /* errors quote a flow: without one it never reaches a socket */
 	/* A pod velod hasn't placed yet (or a gone one) is judged by nothing: fail closed. */
@@ -268,28 +305,49 @@ static __always_inline __u32 velo_pol_check(const struct velo_pol_flow *flow, co
 			return VELO_POL_DROP_PENDING;
 		}
 	}
-	if (ct && reply)
+	if (!ct) {
+		/* velo_pol_ct_find reversed the key into rev. */
+		opener = velo_pol_opener(skb, &flow->key, flow->tcp_flags);
+		reply = opener == VELO_POL_OPENER_RECEIVER ||
+			(opener == VELO_POL_OPENER_UNKNOWN && velo_pol_tcp_guess_reply(&flow->key));
+	}
+	if (reply)
 		orig = &rev;
 	__builtin_memcpy(&judged.key, orig, sizeof(judged.key));
 	src = velo_pol_ip_of(judged.key.saddr);
 	dst = velo_pol_ip_of(judged.key.daddr);
 	verdict = velo_pol_judge(&judged, src, dst);
+	if (verdict != VELO_POL_ALLOW && opener == VELO_POL_OPENER_UNKNOWN &&
+	    flow->key.proto == VELO_POL_IPPROTO_TCP) {
+		const struct velo_pol_ct_key *other = reply ? &flow->key : &rev;
+
+		/* Either end may have opened it: try the other way round. */
+		__builtin_memcpy(&judged.key, other, sizeof(judged.key));
+		if (velo_pol_judge(&judged, dst, src) == VELO_POL_ALLOW) {
+			orig = other;
+			verdict = VELO_POL_ALLOW;
+			dst = src;
+		}
+	}
 	if (verdict != VELO_POL_ALLOW) {
 		if (ct)
 			bpf_map_delete_elem(&velo_pol_ct_v1, orig);
-		velo_pol_count_drop(verdict == VELO_POL_DENY_EGRESS ? judged.key.saddr
-								    : judged.key.daddr,
+		velo_pol_count_drop(verdict == VELO_POL_DENY_EGRESS ? orig->saddr : orig->daddr,
 				    verdict, flow->len);
 		return verdict;
 	}
 	if (ct) {
 		ct->revision = state->revision;
+		velo_pol_ct_track(ct, orig, reply, flow->tcp_flags);
 		return 0;
 	}
+	/* Its first packet, or a connection's last ones: nothing to keep. */
+	if (flow->tcp_flags & (VELO_POL_TCP_FIN | VELO_POL_TCP_RST))
+		return 0;
 	fresh.revision = state->revision;
 	if (dst && (dst->flags & VELO_POL_IP_SERVICE))
 		fresh.flags = VELO_POL_CT_VIA_SERVICE;
-	bpf_map_update_elem(&velo_pol_ct_v1, &flow->key, &fresh, BPF_ANY);
+	bpf_map_update_elem(&velo_pol_ct_v1, orig, &fresh, BPF_ANY);
 	return 0;
 }
 

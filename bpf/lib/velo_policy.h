@@ -133,8 +133,10 @@ struct velo_pol_if {
 };
 
 /*
- * velo_pol_ct_v1 (LRU hash): connections policy allowed, keyed as their first
- * packet was seen (saddr -> daddr); a reply finds its entry reversed.
+ * velo_pol_ct_v1 (LRU hash): connections policy allowed, keyed the way they
+ * were opened (saddr the opener: a SYN's sender, or conntrack's original
+ * direction); a reply finds its entry reversed. A TCP entry goes at the RST,
+ * or at the ACK of the second FIN.
  */
 struct velo_pol_ct_key {
 	__u8 saddr[16];
@@ -149,6 +151,8 @@ struct velo_pol_ct_key {
 enum {
 	/* To a Service IP: the egress check waits for kube-proxy's DNAT (the backend's veth). */
 	VELO_POL_CT_VIA_SERVICE = 1u << 0,
+	VELO_POL_CT_FIN_OPENER = 1u << 1, /* TCP: the opener sent its FIN */
+	VELO_POL_CT_FIN_PEER = 1u << 2, /* TCP: the other end sent its FIN */
 };
 
 struct velo_pol_ct {

@@ -203,6 +203,14 @@ static void probe_ct_kfuncs(struct ct_kfuncs *out)
 	btf__free(vmlinux);
 }
 
+bool velo_bpf_have_skb_ct_kfuncs(void)
+{
+	struct ct_kfuncs ct;
+
+	probe_ct_kfuncs(&ct);
+	return ct.skb;
+}
+
 static int tc_load(const struct bpf_object_open_opts *opts, const struct velo_paths *paths,
 		   bool have_ct, struct veth_tc **out)
 {

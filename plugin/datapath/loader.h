@@ -83,6 +83,13 @@ int velo_bpf_open_or_load(const struct velo_paths *paths, unsigned lock_timeout_
 struct bpf_object_open_opts;
 int velo_bpf_load_prepare(const struct velo_paths *paths, struct bpf_object_open_opts *opts);
 
+/*
+ * Whether this kernel offers bpf_skb_ct_lookup and bpf_ct_release (nf_conntrack
+ * built in, or its module loaded): what a tc object sets velo_have_ct_kfuncs
+ * (bpf/lib/ct_kfuncs.h) from before load.
+ */
+bool velo_bpf_have_skb_ct_kfuncs(void);
+
 /* Routes libbpf's messages to velo's log (warnings as warnings, the rest as debug). */
 void velo_bpf_set_print(void);
 

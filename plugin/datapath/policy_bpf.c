@@ -56,9 +56,14 @@ void velo_policy_bpf_close(struct velo_policy_bpf *bpf)
 	velo_pins_close(pins, N_PINS, bpf);
 }
 
-/* Under the loader lock. */
+/*
+ * Under the loader lock. With conntrack's lookup when the kernel has it (which
+ * end opened a flow policy has no entry for), else without: then a reply
+ * velo didn't see open is judged as its TCP segment or its own flow.
+ */
 static int load_and_pin(const struct velo_paths *paths, const void *arg)
 {
+	bool have_ct = velo_bpf_have_skb_ct_kfuncs();
 	struct bpf_object_open_opts opts;
 	struct policy *skel;
 	int ret;
@@ -67,12 +72,23 @@ static int load_and_pin(const struct velo_paths *paths, const void *arg)
 	ret = velo_bpf_load_prepare(paths, &opts);
 	if (ret)
 		return ret;
-	skel = policy__open_opts(&opts);
-	if (!skel)
-		return -errno;
-	ret = velo_flow_maps_fit(skel->obj, paths);
-	if (!ret)
-		ret = policy__load(skel);
+	do {
+		skel = policy__open_opts(&opts);
+		if (!skel)
+			return -errno;
+		skel->rodata->velo_have_ct_kfuncs = have_ct;
+		ret = velo_flow_maps_fit(skel->obj, paths);
+		if (!ret)
+			ret = policy__load(skel);
+		if (ret && have_ct) {
+			pr_warn("policy: the programs with the conntrack lookup failed to load (%s): "
+				"loading them without",
+				strerror(-ret));
+			policy__destroy(skel);
+			skel = NULL;
+		}
+		have_ct = false;
+	} while (!skel);
 	if (!ret)
 		ret = velo_pin_programs(paths, skel->obj, pins, N_PINS);
 	if (!ret)

@@ -6,7 +6,9 @@
  * everyone, protocol and port prefix, this node always allowed, replies
  * passing on their flow's entry, a policy change cutting an established flow,
  * Service IPs judged after kube-proxy's DNAT (velo_pol_uplink), spoofed
- * sources, ICMP errors. Runs in a private netns; skips when not root.
+ * sources, ICMP errors, flows without an entry judged the way they were
+ * opened, TCP entries ending at RST and FIN. Runs in a private netns; skips
+ * when not root.
  */
 #include <arpa/inet.h>
 #include <net/if.h>
@@ -35,6 +37,10 @@
 #define TCP 6
 #define UDP 17
 #define ICMP 1
+#define TH_FIN 0x01
+#define TH_SYN 0x02
+#define TH_RST 0x04
+#define TH_ACK 0x10
 
 /* Identities of the fixture: pods A (client) and B (server) on this node, R on another. */
 enum { ID_A = 300, ID_B = 301, ID_R = 302, ID_NET10 = VELO_ID_CIDR_FIRST + 1 };
@@ -70,7 +76,10 @@ static void mapped(const char *text, uint8_t out[16])
 	assert_int_equal(inet_pton(AF_INET, text, &out[12]), 1);
 }
 
-/* An IPv4 frame proto src:sport -> dst:dport (ICMP: type in sport's place), zero payload. */
+/*
+ * An IPv4 frame proto src:sport -> dst:dport (ICMP: type in sport's place), zero payload; TCP's a
+ * SYN (a connection's first packet: tcp_flags sets others).
+ */
 static unsigned frame(uint8_t *buf, uint8_t proto, const char *src, uint16_t sport, const char *dst,
 		      uint16_t dport)
 {
@@ -92,8 +101,15 @@ static unsigned frame(uint8_t *buf, uint8_t proto, const char *src, uint16_t spo
 		l4[1] = sport & 0xff;
 		l4[2] = dport >> 8;
 		l4[3] = dport & 0xff;
+		if (proto == TCP)
+			l4[13] = TH_SYN;
 	}
 	return ETH_HLEN + 20 + 8 + 32;
+}
+
+static void tcp_flags(uint8_t *buf, uint8_t flags)
+{
+	buf[ETH_HLEN + 20 + 13] = flags;
 }
 
 static int run_prog(const struct bpf_program *prog, int ifindex, uint8_t *buf, unsigned len)
@@ -359,6 +375,7 @@ static void test_egress_and_replies(void **state)
 	assert_int_equal(from_a(TCP, 40021, ADDR_R, 443), TC_NEXT);
 	/* R's reply reaches A although A's ingress allows nothing: it is the flow's. */
 	len = frame(buf, TCP, ADDR_R, 443, ADDR_A, 40021);
+	tcp_flags(buf, TH_ACK);
 	assert_int_equal(run_prog(fx.skel->progs.velo_pol_to, fx.if_a, buf, len), TC_NEXT);
 	/* R opening a connection to A is not a reply. */
 	len = frame(buf, TCP, ADDR_R, 443, ADDR_A, 40022);
@@ -382,6 +399,7 @@ static void test_change_cuts_established(void **state)
 	bump();
 	assert_int_equal(from_a(TCP, 40030, ADDR_B, 80), TC_NEXT);
 	len = frame(buf, TCP, ADDR_B, 80, ADDR_A, 40030);
+	tcp_flags(buf, TH_ACK);
 	assert_int_equal(run_prog(fx.skel->progs.velo_pol_from, fx.if_b, buf, len), TC_NEXT);
 	/* The rule goes: the next packet either way is judged again and dropped. */
 	rule(ID_B, ID_A, VELO_POL_DIR_INGRESS, TCP, 80, 16, false);
@@ -431,6 +449,91 @@ static void test_spoofed_source(void **state)
 	assert_int_equal(drops(ADDR_B, VELO_POL_DROP_SPOOFED), 1);
 }
 
+/* Whether the flow table has an entry for src:sport -> dst:dport (TCP), keyed that way. */
+static bool ct_has(const char *src, uint16_t sport, const char *dst, uint16_t dport)
+{
+	struct velo_pol_ct_key key = { .proto = TCP, .sport = htons(sport), .dport = htons(dport) };
+	struct velo_pol_ct value;
+
+	mapped(src, key.saddr);
+	mapped(dst, key.daddr);
+	return !bpf_map_lookup_elem(map_fd(fx.skel->maps.velo_pol_ct_v1), &key, &value);
+}
+
+/* What A's veth does with a TCP segment to A with these flags. */
+static int to_a(const char *src, uint16_t sport, uint16_t dport, uint8_t flags)
+{
+	uint8_t buf[128];
+	unsigned len = frame(buf, TCP, src, sport, ADDR_A, dport);
+
+	tcp_flags(buf, flags);
+	return run_prog(fx.skel->progs.velo_pol_to, fx.if_a, buf, len);
+}
+
+static void test_reply_without_entry(void **state)
+{
+	uint8_t buf[128];
+	unsigned len;
+
+	(void)state;
+	REQUIRE_ROOT();
+	/* A newly isolated for ingress: its own connections to B were opened before. */
+	isolate(ID_A, VELO_POL_ISOLATE_INGRESS);
+	bump();
+	/* A SYN-ACK answers A's SYN: judged as A's flow, keyed as A opened it. */
+	assert_int_equal(to_a(ADDR_B, 80, 40060, TH_SYN | TH_ACK), TC_NEXT);
+	assert_true(ct_has(ADDR_A, 40060, ADDR_B, 80));
+	assert_false(ct_has(ADDR_B, 80, ADDR_A, 40060));
+	/* A server's push nothing saw open: A's ephemeral port says A opened it. */
+	assert_int_equal(to_a(ADDR_B, 80, 40061, TH_ACK), TC_NEXT);
+	assert_true(ct_has(ADDR_A, 40061, ADDR_B, 80));
+	/* No port tells: it passes (A may have opened it), keyed as sent. */
+	assert_int_equal(to_a(ADDR_R, 80, 81, TH_ACK), TC_NEXT);
+	/* A SYN to A is a new connection, and UDP from a low port no reply. */
+	assert_int_equal(to_a(ADDR_R, 80, 82, TH_SYN), TC_SHOT);
+	len = frame(buf, UDP, ADDR_B, 53, ADDR_A, 40062);
+	assert_int_equal(run_prog(fx.skel->progs.velo_pol_to, fx.if_a, buf, len), TC_SHOT);
+	/* A's egress isolated too, nothing allowed: neither end may have opened it. */
+	isolate(ID_A, VELO_POL_ISOLATE_INGRESS | VELO_POL_ISOLATE_EGRESS);
+	bump();
+	assert_int_equal(to_a(ADDR_B, 80, 40063, TH_ACK), TC_SHOT);
+}
+
+static void test_entry_ends_with_tcp(void **state)
+{
+	uint8_t buf[128];
+	unsigned len;
+
+	(void)state;
+	REQUIRE_ROOT();
+	/* Reset: the entry goes with the RST, which passes. */
+	assert_int_equal(from_a(TCP, 40070, ADDR_B, 80), TC_NEXT);
+	assert_true(ct_has(ADDR_A, 40070, ADDR_B, 80));
+	len = frame(buf, TCP, ADDR_B, 80, ADDR_A, 40070);
+	tcp_flags(buf, TH_RST | TH_ACK);
+	assert_int_equal(run_prog(fx.skel->progs.velo_pol_from, fx.if_b, buf, len), TC_NEXT);
+	assert_false(ct_has(ADDR_A, 40070, ADDR_B, 80));
+	/* Close: both FINs, then the ACK of the second. */
+	assert_int_equal(from_a(TCP, 40071, ADDR_B, 80), TC_NEXT);
+	len = frame(buf, TCP, ADDR_A, 40071, ADDR_B, 80);
+	tcp_flags(buf, TH_FIN | TH_ACK);
+	assert_int_equal(run_prog(fx.skel->progs.velo_pol_from, fx.if_a, buf, len), TC_NEXT);
+	assert_true(ct_has(ADDR_A, 40071, ADDR_B, 80));
+	len = frame(buf, TCP, ADDR_B, 80, ADDR_A, 40071);
+	tcp_flags(buf, TH_FIN | TH_ACK);
+	assert_int_equal(run_prog(fx.skel->progs.velo_pol_from, fx.if_b, buf, len), TC_NEXT);
+	assert_true(ct_has(ADDR_A, 40071, ADDR_B, 80));
+	len = frame(buf, TCP, ADDR_A, 40071, ADDR_B, 80);
+	tcp_flags(buf, TH_ACK);
+	assert_int_equal(run_prog(fx.skel->progs.velo_pol_from, fx.if_a, buf, len), TC_NEXT);
+	assert_false(ct_has(ADDR_A, 40071, ADDR_B, 80));
+	/* A connection's first packet with a FIN leaves nothing either. */
+	len = frame(buf, TCP, ADDR_A, 40072, ADDR_B, 80);
+	tcp_flags(buf, TH_FIN | TH_ACK);
+	assert_int_equal(run_prog(fx.skel->progs.velo_pol_from, fx.if_a, buf, len), TC_NEXT);
+	assert_false(ct_has(ADDR_A, 40072, ADDR_B, 80));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -441,6 +544,8 @@ int main(void)
 		cmocka_unit_test_setup(test_change_cuts_established, reset),
 		cmocka_unit_test_setup(test_service_judged_after_dnat, reset),
 		cmocka_unit_test_setup(test_spoofed_source, reset),
+		cmocka_unit_test_setup(test_reply_without_entry, reset),
+		cmocka_unit_test_setup(test_entry_ends_with_tcp, reset),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
