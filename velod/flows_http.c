@@ -9,9 +9,6 @@
 #include "flows.h"
 #include "flows_http.h"
 
-#define STR_(x) #x
-#define STR(x) STR_(x)
-
 /* A JSON line is < 600 bytes: a chunk holds many, and always one. */
 #define LINE_MAX_BYTES 1024
 /*
@@ -19,12 +16,13 @@
  * limit, so one-shot requests (and /healthz, with serveFlowsOnListen) always
  * find a slot. One more is answered 503.
  */
-#define FLOWS_MAX_FOLLOWERS 16
+#define FLOWS_MAX_FOLLOWERS 16u
 /*
  * A follower with nothing to read gets an empty line this often: a suspended
  * connection is never written, so one whose reader is gone would hold its slot
- * for good. Written, a gone reader fails the send; a reader that stopped reading
- * makes no progress and libmicrohttpd's inactivity timeout closes it.
+ * for good. Written, a gone reader fails the send. A reader that stops reading
+ * while flows come fills its socket, and libmicrohttpd closes a connection that
+ * moved no byte for HTTP_TIMEOUT_S (http.c).
  */
 #define FLOWS_HEARTBEAT_NS (5 * 1000000000ull)
 
@@ -142,11 +140,14 @@ enum MHD_Result flows_http(struct agent *agent, struct MHD_Connection *connectio
 		return ret;
 	}
 	if (follow == 1 && n_followers >= FLOWS_MAX_FOLLOWERS) {
-		static const char full[] = "velod serves at most " STR(
-			FLOWS_MAX_FOLLOWERS) " followers of /flows at once: try again when one has ended\n";
+		char full[128];
 
-		response = MHD_create_response_from_buffer(strlen(full), (void *)full,
-							   MHD_RESPMEM_PERSISTENT);
+		snprintf(full, sizeof(full),
+			 "velod serves at most %u followers of /flows at once: try again when one "
+			 "has ended\n",
+			 FLOWS_MAX_FOLLOWERS);
+		response =
+			MHD_create_response_from_buffer(strlen(full), full, MHD_RESPMEM_MUST_COPY);
 		if (!response)
 			return MHD_NO;
 		MHD_add_response_header(response, MHD_HTTP_HEADER_RETRY_AFTER, "5");
