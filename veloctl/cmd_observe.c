@@ -6,7 +6,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 
 #include "cmd_observe.h"
 #include "flow_filter.h"
+#include "http_get.h"
 
 #define READ_TIMEOUT_MS 5000
 #define LINE_MAX_BYTES 4096
@@ -34,42 +34,6 @@ int cmd_observe_option(const char *name, const char *arg)
 		filter_ready = true;
 	}
 	return flow_filter_option(&filter, name, arg);
-}
-
-/* A stream socket to velod's "host:port" ("[v6]:port"); -errno. */
-static int dial(const char *agent)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV };
-	char host[256];
-	const char *port = strrchr(agent, ':');
-	struct addrinfo *list;
-	int fd = -EHOSTUNREACH;
-
-	if (!port || (size_t)(port - agent) >= sizeof(host))
-		return -EINVAL;
-	snprintf(host, sizeof(host), "%.*s", (int)(port - agent), agent);
-	if (host[0] == '[') { /* [v6] */
-		memmove(host, host + 1, strlen(host));
-		host[strcspn(host, "]")] = '\0';
-	}
-	if (getaddrinfo(host[0] ? host : "127.0.0.1", port + 1, &hints, &list))
-		return -EHOSTUNREACH;
-	for (struct addrinfo *ai = list; ai; ai = ai->ai_next) {
-		int err;
-
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
-		if (fd < 0) {
-			fd = -errno;
-			continue;
-		}
-		if (!connect(fd, ai->ai_addr, ai->ai_addrlen))
-			break;
-		err = -errno;
-		close(fd);
-		fd = err;
-	}
-	freeaddrinfo(list);
-	return fd;
 }
 
 /* "2026-12-03T17:20:01.123456Z" as hubble shows times: "Dec  3 17:20:01.123". */
@@ -258,26 +222,28 @@ static int read_stream(const struct ctl *ctl, int fd)
 
 int cmd_ctl_observe(struct ctl *ctl)
 {
+	const char *agent = ctl_private_agent(ctl);
 	char request[512];
 	double since = 0;
 	int fd, ret;
 
 	if (!filter_ready)
 		flow_filter_init(&filter);
-	if (!ctl->agent[0]) {
-		ctl_error(ctl, "observe needs velod (--agent HOST:PORT)");
+	if (!agent[0]) {
+		ctl_error(ctl, "observe needs velod: --socket \"\" and --agent \"\" leave nothing "
+			       "to ask");
 		return CTL_EXIT_USAGE;
 	}
 	if (filter.since_s > 0)
 		since = (double)time(NULL) - filter.since_s;
-	fd = dial(ctl->agent);
+	fd = ctl_http_connect(agent);
 	if (fd < 0) {
-		ctl_error(ctl, "velod at %s: %s", ctl->agent, strerror(-fd));
+		ctl_error(ctl, "velod at %s: %s", agent, strerror(-fd));
 		return CTL_EXIT_FAILED;
 	}
 	snprintf(request, sizeof(request),
 		 "GET /flows?since=%.3f&follow=%d HTTP/1.0\r\nHost: %s\r\n\r\n", since,
-		 filter.follow ? 1 : 0, ctl->agent);
+		 filter.follow ? 1 : 0, ctl_http_host(agent));
 	if (send(fd, request, strlen(request), MSG_NOSIGNAL) < 0) {
 		ret = -errno;
 	} else {
@@ -285,6 +251,6 @@ int cmd_ctl_observe(struct ctl *ctl)
 	}
 	close(fd);
 	if (ret && ret != -EPROTO)
-		ctl_error(ctl, "reading flows from velod at %s: %s", ctl->agent, strerror(-ret));
+		ctl_error(ctl, "reading flows from velod at %s: %s", agent, strerror(-ret));
 	return ret ? CTL_EXIT_FAILED : CTL_EXIT_OK;
 }

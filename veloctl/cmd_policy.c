@@ -212,13 +212,15 @@ static void print_pods(const cJSON *json)
 
 int cmd_ctl_policy(struct ctl *ctl)
 {
+	const char *agent = ctl_private_agent(ctl);
 	char path[512], *body = NULL;
 	const cJSON *error;
 	cJSON *json;
 	int status;
 
-	if (!ctl->agent[0]) {
-		ctl_error(ctl, "policy: velod computes policy; --agent \"\" leaves nothing to ask");
+	if (!agent[0]) {
+		ctl_error(ctl, "policy: velod computes policy; --socket \"\" and --agent \"\" "
+			       "leave nothing to ask");
 		return CTL_EXIT_USAGE;
 	}
 	if (ctl->argument && !valid_pod(ctl->argument)) {
@@ -229,9 +231,9 @@ int cmd_ctl_policy(struct ctl *ctl)
 		snprintf(path, sizeof(path), "/policy?pod=%s", ctl->argument);
 	else
 		snprintf(path, sizeof(path), "/policy");
-	status = ctl_http_get_all(ctl->agent, path, &body);
+	status = ctl_http_get_all(agent, path, &body);
 	if (status < 0) {
-		ctl_error(ctl, "policy: velod at %s: %s", ctl->agent, strerror(-status));
+		ctl_error(ctl, "policy: velod at %s: %s", agent, strerror(-status));
 		return CTL_EXIT_FAILED;
 	}
 	json = cJSON_Parse(body);

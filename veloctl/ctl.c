@@ -43,6 +43,11 @@ int ctl_print_json(const struct ctl *ctl, cJSON *json)
 	return fflush(stdout) ? -errno : 0;
 }
 
+const char *ctl_private_agent(const struct ctl *ctl)
+{
+	return ctl->socket[0] ? ctl->socket : ctl->agent;
+}
+
 int ctl_foreach_network(const struct ctl *ctl, ctl_network_fn fn, void *ctx)
 {
 	if (ctl->network[0])

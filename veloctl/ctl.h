@@ -24,6 +24,10 @@ struct ctl {
 	struct velo_paths paths;
 	char network[VELO_NAME_MAX]; /* "" = every network under state_dir */
 	char agent[256]; /* velod host:port; "" = don't ask */
+	/* velod's local socket, where /flows and /policy are: --socket, $VELOD_SOCKET, else
+	 * <run_dir>/velod.sock; "" = ask agent (a velod with serveFlowsOnListen) */
+	char socket[PATH_MAX];
+	bool socket_set;
 	char cni_conf_dir[PATH_MAX];
 	char output[PATH_MAX]; /* bugtool archive */
 	double interval_s; /* top */
@@ -47,6 +51,9 @@ struct ctl_command {
 void ctl_error(const struct ctl *ctl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints json (and frees it) in the selected format. */
 int ctl_print_json(const struct ctl *ctl, cJSON *json);
+
+/* Where to ask velod for /flows and /policy: the local socket, else (--socket "") the agent. */
+const char *ctl_private_agent(const struct ctl *ctl);
 
 /* Each network to look at: --network, else every directory under state_dir. */
 typedef int (*ctl_network_fn)(const char *network, void *ctx);

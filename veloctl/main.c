@@ -31,6 +31,8 @@
 	"      --log-file FILE    the plugin's log (default /var/log/velo/cni.log)\n"        \
 	"      --network NAME     only this network (default: every one in the state dir)\n" \
 	"      --agent HOST:PORT  velod's address (default 127.0.0.1:9099; \"\" = none)\n"   \
+	"      --socket PATH      velod's local socket, for observe and policy (default\n"   \
+	"                         $VELOD_SOCKET, else RUN_DIR/velod.sock; \"\" = --agent)\n" \
 	"      --cni-conf-dir DIR CNI configs (default /etc/cni/net.d)\n"                    \
 	"  -h, --help             help (for a command: veloctl COMMAND --help)\n"
 
@@ -60,18 +62,20 @@ static const struct ctl_command commands[] = {
 	  false },
 	{ "policy", cmd_ctl_policy, "NetworkPolicy: what selects a pod, its allow set",
 	  "Usage: veloctl policy [-j] [NAMESPACE/NAME]\n"
-	  "From velod's /policy: for the pod, the NetworkPolicies that select it, whether\n"
-	  "it is isolated for ingress and egress, and its effective allow set (each rule\n"
-	  "with its peers, ports and policy); without a pod, one line per pod of this\n"
-	  "node. -j prints velod's answer as it is. Exit 1 when velod can't answer.\n",
+	  "From velod's /policy, on its local socket (--socket): for the pod, the\n"
+	  "NetworkPolicies that select it, whether it is isolated for ingress and egress,\n"
+	  "and its effective allow set (each rule with its peers, ports and policy);\n"
+	  "without a pod, one line per pod of this node. -j prints velod's answer as it\n"
+	  "is. Exit 1 when velod can't answer.\n",
 	  true },
 	{ "observe", cmd_ctl_observe, "flows and drops from velod, like hubble observe",
 	  "Usage: veloctl observe [-j] [-f] [--pod NS/NAME] [--namespace NS] [--ip IP]\n"
 	  "                       [--port N] [--protocol P] [--verdict forwarded|dropped]\n"
 	  "                       [--reason NAME] [--service NS/NAME] [--since DURATION]\n"
-	  "The flows velod holds (its last flowBuffer events), oldest first, then with\n"
-	  "--follow each new one as velod reads it. Filters combine; an IP, pod or port\n"
-	  "filter matches either end. -j: one JSON object per line. docs/flows.md.\n"
+	  "The flows velod holds (its last flowBuffer events), from its local socket\n"
+	  "(--socket), oldest first, then with --follow each new one as velod reads it.\n"
+	  "Filters combine; an IP, pod or port filter matches either end. -j: one JSON\n"
+	  "object per line. docs/flows.md.\n"
 	  "  -f, --follow            keep the stream open (until ^C)\n"
 	  "      --since DURATION    only the last 30s, 5m, 2h, 1d\n"
 	  "      --reason NAME       a drop reason: policy-egress-denied, egress-deny-list, ...\n"
@@ -102,6 +106,7 @@ enum {
 	OPT_LOG_FILE,
 	OPT_NETWORK,
 	OPT_AGENT,
+	OPT_SOCKET,
 	OPT_CNI_CONF_DIR,
 	OPT_OBSERVE, /* observe's options: cmd_observe_option() takes them by name */
 };
@@ -116,6 +121,7 @@ static const struct option options[] = {
 	{ "log-file", required_argument, NULL, OPT_LOG_FILE },
 	{ "network", required_argument, NULL, OPT_NETWORK },
 	{ "agent", required_argument, NULL, OPT_AGENT },
+	{ "socket", required_argument, NULL, OPT_SOCKET },
 	{ "cni-conf-dir", required_argument, NULL, OPT_CNI_CONF_DIR },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "iterations", required_argument, NULL, 'n' },
@@ -181,6 +187,23 @@ static void ctl_defaults(struct ctl *ctl)
 	ctl->iterations = -1; /* not given */
 }
 
+/* --socket's default, once --run-dir is known: $VELOD_SOCKET, else RUN_DIR/velod.sock. */
+static int local_socket_default(struct ctl *ctl)
+{
+	const char *env = getenv("VELOD_SOCKET");
+	int n;
+
+	if (ctl->socket_set)
+		return 0;
+	if (env)
+		n = snprintf(ctl->socket, sizeof(ctl->socket), "%s", env);
+	else
+		n = snprintf(ctl->socket, sizeof(ctl->socket), "%s/velod.sock", ctl->paths.run_dir);
+	if (n < 0 || (size_t)n >= sizeof(ctl->socket) || (ctl->socket[0] && ctl->socket[0] != '/'))
+		return -EINVAL;
+	return 0;
+}
+
 /* Parses one option into ctl; -EINVAL for a bad value. */
 static int parse_option(struct ctl *ctl, int opt, const char *arg)
 {
@@ -212,6 +235,12 @@ static int parse_option(struct ctl *ctl, int opt, const char *arg)
 		if (strlen(arg) >= sizeof(ctl->agent))
 			return -EINVAL;
 		snprintf(ctl->agent, sizeof(ctl->agent), "%s", arg);
+		return 0;
+	case OPT_SOCKET:
+		if (strlen(arg) >= sizeof(ctl->socket) || (arg[0] && arg[0] != '/'))
+			return -EINVAL;
+		snprintf(ctl->socket, sizeof(ctl->socket), "%s", arg);
+		ctl->socket_set = true;
 		return 0;
 	case OPT_CNI_CONF_DIR:
 		return set_path(ctl->cni_conf_dir, sizeof(ctl->cni_conf_dir), arg);
@@ -266,6 +295,10 @@ int main(int argc, char **argv)
 			ctl_error(&ctl, "bad value for --%s: '%s'", option_name(opt), optarg);
 			return CTL_EXIT_USAGE;
 		}
+	}
+	if (local_socket_default(&ctl)) {
+		ctl_error(&ctl, "bad value for VELOD_SOCKET: an absolute path, or \"\"");
+		return CTL_EXIT_USAGE;
 	}
 	name = optind < argc ? argv[optind] : NULL;
 	if (name && !strcmp(name, "help")) {

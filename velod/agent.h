@@ -43,6 +43,11 @@ struct agent_config {
 	unsigned n_networks; /* 0: every network directory under stateDir */
 	char cni_path[PATH_MAX]; /* where IPAM plugins are, for releasing leases */
 	char listen[128]; /* host:port; "" serves nothing */
+	/* Every route, /flows and /policy included, on a unix socket (0600): localSocket; "" =
+	 * none; unset (local_socket_set false): <runDir>/velod.sock. 108: sun_path's size. */
+	char local_socket[108];
+	bool local_socket_set;
+	bool serve_flows_on_listen; /* serveFlowsOnListen: /flows and /policy on listen too */
 	unsigned reconcile_interval_s; /* 0: never reconcile */
 	unsigned grace_period_s; /* records younger than this are never released */
 	unsigned sample_interval_s; /* 0: never turn BPF stats on */

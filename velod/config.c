@@ -211,6 +211,16 @@ static int parse_field(const cJSON *item, struct agent_config *config)
 		return get_string(item, config->cni_path, sizeof(config->cni_path), false);
 	if (!strcmp(key, "listen"))
 		return get_string(item, config->listen, sizeof(config->listen), true);
+	if (!strcmp(key, "localSocket")) {
+		config->local_socket_set = true;
+		return get_string(item, config->local_socket, sizeof(config->local_socket), true);
+	}
+	if (!strcmp(key, "serveFlowsOnListen")) {
+		if (!cJSON_IsBool(item))
+			return -EINVAL;
+		config->serve_flows_on_listen = cJSON_IsTrue(item);
+		return 0;
+	}
 	if (!strcmp(key, "reconcileIntervalSeconds"))
 		return get_seconds(item, &config->reconcile_interval_s);
 	if (!strcmp(key, "gracePeriodSeconds"))

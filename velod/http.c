@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * /metrics and /healthz over libmicrohttpd, driven by velod's main loop
- * (external select mode): handlers run on the one thread that also
- * reconciles, so they share its state without locks.
+ * velod's HTTP over libmicrohttpd, driven by velod's main loop (external
+ * select mode): handlers run on the one thread that also reconciles, so they
+ * share its state without locks. Two listeners, each with its own connection
+ * limit: `listen` (TCP, where Prometheus and the kubelet reach /metrics and
+ * /healthz) and the local socket (every route; veloctl's). /flows and /policy
+ * name every connection and every pod's policy of the node, and NetworkPolicy
+ * can't shield node addresses: they stay off TCP unless serveFlowsOnListen.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -11,21 +15,36 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/select.h>
+#include <unistd.h>
 
+#include <cJSON.h>
 #include <microhttpd.h>
 
 #include "base/log.h"
+#include "datapath/progs.h"
 #include "flows_http.h"
 #include "http.h"
+#include "local_socket.h"
 #include "metrics.h"
 #include "policy.h"
 
+/* Scrapes and probes; followers (serveFlowsOnListen) take at most FLOWS_MAX_FOLLOWERS. */
 #define HTTP_CONNECTION_LIMIT 32
-#define HTTP_TIMEOUT_S 10
+#define LOCAL_CONNECTION_LIMIT 64
+#define HTTP_TIMEOUT_S 10 /* no byte either way for this long: the connection is closed */
+
+struct http_server;
+
+struct http_listener {
+	struct MHD_Daemon *daemon;
+	struct http_server *server;
+	bool private_routes; /* answers /flows and /policy */
+};
 
 struct http_server {
-	struct MHD_Daemon *daemon;
 	struct agent *agent;
+	struct http_listener tcp, local;
+	char local_path[108]; /* "" when there is no local socket */
 };
 
 static enum MHD_Result respond(struct MHD_Connection *connection, unsigned status,
@@ -47,14 +66,94 @@ static enum MHD_Result respond(struct MHD_Connection *connection, unsigned statu
 	return ret;
 }
 
+static enum MHD_Result serve_metrics(struct http_server *server, struct MHD_Connection *connection)
+{
+	char text[128];
+	size_t len;
+	char *body = metrics_render(server->agent, &len);
+
+	if (!body) {
+		snprintf(text, sizeof(text), "rendering metrics: %s\n", strerror(errno));
+		return respond(connection, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", text,
+			       strlen(text), false);
+	}
+	return respond(connection, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", body,
+		       len, true);
+}
+
+static enum MHD_Result serve_healthz(struct http_server *server, struct MHD_Connection *connection)
+{
+	char text[512];
+	bool healthy = !agent_health(server->agent, text, sizeof(text));
+
+	return respond(connection, healthy ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE,
+		       "text/plain", text, strlen(text), false);
+}
+
+static enum MHD_Result serve_flows(struct http_server *server, struct MHD_Connection *connection)
+{
+	return flows_http(server->agent, connection);
+}
+
+static enum MHD_Result serve_policy(struct http_server *server, struct MHD_Connection *connection)
+{
+	const char *pod = MHD_lookup_connection_value(connection, MHD_GET_ARGUMENT_KIND, "pod");
+	unsigned status;
+	char *body = policy_http(&server->agent->policy, pod, &status);
+
+	if (!body)
+		return MHD_NO;
+	return respond(connection, status, "application/json", body, strlen(body), true);
+}
+
+static const struct route {
+	const char *path;
+	/* Per-pod or per-connection answers: the local socket only, unless serveFlowsOnListen. */
+	bool private;
+	enum MHD_Result (*serve)(struct http_server *server, struct MHD_Connection *connection);
+} routes[] = {
+	{ "/metrics", false, serve_metrics }, /* per-pod counters: podMetrics turns them off */
+	{ "/healthz", false, serve_healthz },
+	{ "/flows", true, serve_flows },
+	{ "/policy", true, serve_policy },
+};
+
+/* 403 with where the route is served: {"error": "..."}, as veloctl reads errors. */
+static enum MHD_Result refuse_private(struct http_server *server, struct MHD_Connection *connection,
+				      const char *path)
+{
+	char text[512];
+	cJSON *json = cJSON_CreateObject();
+	enum MHD_Result ret;
+	char *body;
+
+	if (server->local_path[0])
+		snprintf(text, sizeof(text),
+			 "%s is served only on velod's local socket %s (veloctl uses it), not on "
+			 "its listen address; serveFlowsOnListen (docs/velod.md) opts in",
+			 path, server->local_path);
+	else
+		snprintf(text, sizeof(text),
+			 "%s is served only on velod's local socket, which localSocket \"\" turned "
+			 "off; serveFlowsOnListen (docs/velod.md) opts in",
+			 path);
+	body = json && cJSON_AddStringToObject(json, "error", text) ? cJSON_PrintUnformatted(json)
+								    : NULL;
+	cJSON_Delete(json);
+	if (!body)
+		return MHD_NO;
+	ret = respond(connection, MHD_HTTP_FORBIDDEN, "application/json", body, strlen(body),
+		      false);
+	cJSON_free(body);
+	return ret;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *connection, const char *url,
 			      const char *method, const char *version, const char *upload_data,
 			      size_t *upload_size, void **state)
 {
-	struct http_server *server = cls;
+	struct http_listener *listener = cls;
 	char text[512];
-	size_t len;
-	char *body;
 
 	(void)version;
 	(void)upload_data;
@@ -65,35 +164,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *connection, cons
 		return respond(connection, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", text,
 			       strlen(text), false);
 	}
-	if (!strcmp(url, "/metrics")) {
-		body = metrics_render(server->agent, &len);
-		if (!body) {
-			snprintf(text, sizeof(text), "rendering metrics: %s\n", strerror(errno));
-			return respond(connection, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain",
-				       text, strlen(text), false);
-		}
-		return respond(connection, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8",
-			       body, len, true);
+	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
+		if (strcmp(url, routes[i].path))
+			continue;
+		if (routes[i].private && !listener->private_routes)
+			return refuse_private(listener->server, connection, url);
+		return routes[i].serve(listener->server, connection);
 	}
-	if (!strcmp(url, "/flows"))
-		return flows_http(server->agent, connection);
-	if (!strcmp(url, "/healthz")) {
-		bool healthy = !agent_health(server->agent, text, sizeof(text));
-
-		return respond(connection, healthy ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE,
-			       "text/plain", text, strlen(text), false);
-	}
-	if (!strcmp(url, "/policy")) {
-		const char *pod =
-			MHD_lookup_connection_value(connection, MHD_GET_ARGUMENT_KIND, "pod");
-		unsigned status;
-
-		body = policy_http(&server->agent->policy, pod, &status);
-		if (!body)
-			return MHD_NO;
-		return respond(connection, status, "application/json", body, strlen(body), true);
-	}
-	snprintf(text, sizeof(text), "not found: try /metrics, /healthz or /policy\n");
+	snprintf(text, sizeof(text), "not found: try /metrics, /healthz%s\n",
+		 listener->private_routes ? ", /flows or /policy" : "");
 	return respond(connection, MHD_HTTP_NOT_FOUND, "text/plain", text, strlen(text), false);
 }
 
@@ -142,61 +221,150 @@ static int parse_listen(const char *listen, struct sockaddr_storage *addr, bool 
 	return inet_pton(AF_INET, host, &in4->sin_addr) == 1 ? 0 : -EINVAL;
 }
 
-struct http_server *http_start(struct agent *agent, const char *listen)
+/* Suspend/resume: /flows?follow=1 waits for flows without blocking the loop. */
+#define HTTP_FLAGS (MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME)
+
+static int start_tcp(struct http_server *server, const char *listen)
 {
 	struct sockaddr_storage addr;
-	struct http_server *server;
-	/* Suspend/resume: /flows?follow=1 waits for flows without blocking the loop. */
-	unsigned flags = MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
 	bool v6;
 	int ret;
 
 	ret = parse_listen(listen, &addr, &v6);
 	if (ret) {
 		pr_err("listen address \"%s\": expected host:port, [v6]:port or :port", listen);
-		errno = -ret;
-		return NULL;
+		return ret;
 	}
+	server->tcp.server = server;
+	server->tcp.private_routes = server->agent->config.serve_flows_on_listen;
+	server->tcp.daemon =
+		MHD_start_daemon(HTTP_FLAGS | (v6 ? MHD_USE_IPv6 : 0), 0, NULL, NULL, handle,
+				 &server->tcp, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+				 MHD_OPTION_CONNECTION_LIMIT, HTTP_CONNECTION_LIMIT,
+				 MHD_OPTION_CONNECTION_TIMEOUT, HTTP_TIMEOUT_S, MHD_OPTION_END);
+	if (!server->tcp.daemon) {
+		ret = errno ? errno : EADDRINUSE;
+		pr_err("serve HTTP on %s: %s", listen, strerror(ret));
+		return -ret;
+	}
+	if (server->tcp.private_routes)
+		pr_warn("serveFlowsOnListen: /flows and /policy answer anyone who reaches %s: "
+			"every connection of this node and every pod's policy; NetworkPolicy "
+			"can't shield a node's address",
+			listen);
+	return 0;
+}
+
+static int start_local(struct http_server *server)
+{
+	int fd, ret;
+
+	ret = local_socket_path(&server->agent->config, server->local_path,
+				sizeof(server->local_path));
+	if (ret) {
+		pr_err("localSocket \"%s\": %s", server->local_path,
+		       ret == -EINVAL	      ? "not an absolute path"
+		       : ret == -ENAMETOOLONG ? "longer than a unix socket path"
+					      : strerror(-ret));
+		server->local_path[0] = '\0';
+		return ret;
+	}
+	if (!server->local_path[0])
+		return 0;
+	fd = local_socket_listen(server->local_path, LOCAL_CONNECTION_LIMIT);
+	if (fd < 0) {
+		pr_err("local socket %s: %s", server->local_path, strerror(-fd));
+		server->local_path[0] = '\0';
+		return fd;
+	}
+	server->local.server = server;
+	server->local.private_routes = true;
+	/* No per-IP limit here: libmicrohttpd refuses addresses it can't key (AF_UNIX). */
+	server->local.daemon = MHD_start_daemon(
+		HTTP_FLAGS, 0, NULL, NULL, handle, &server->local, MHD_OPTION_LISTEN_SOCKET, fd,
+		MHD_OPTION_CONNECTION_LIMIT, LOCAL_CONNECTION_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT,
+		HTTP_TIMEOUT_S, MHD_OPTION_END);
+	if (!server->local.daemon) {
+		ret = errno ? errno : EINVAL;
+		pr_err("serve HTTP on %s: %s", server->local_path, strerror(ret));
+		close(fd);
+		unlink(server->local_path);
+		server->local_path[0] = '\0';
+		return -ret;
+	}
+	return 0;
+}
+
+struct http_server *http_start(struct agent *agent)
+{
+	const char *listen = agent->config.listen;
+	struct http_server *server;
+	int ret;
+
 	server = calloc(1, sizeof(*server));
 	if (!server)
 		return NULL;
 	server->agent = agent;
-	if (v6)
-		flags |= MHD_USE_IPv6;
-	server->daemon = MHD_start_daemon(
-		flags, 0, NULL, NULL, handle, server, MHD_OPTION_SOCK_ADDR,
-		(struct sockaddr *)&addr, MHD_OPTION_CONNECTION_LIMIT, HTTP_CONNECTION_LIMIT,
-		MHD_OPTION_CONNECTION_TIMEOUT, HTTP_TIMEOUT_S, MHD_OPTION_END);
-	if (!server->daemon) {
-		ret = errno ? errno : EADDRINUSE;
-		pr_err("serve HTTP on %s: %s", listen, strerror(ret));
-		free(server);
-		errno = ret;
+	ret = listen[0] ? start_tcp(server, listen) : 0;
+	if (!ret)
+		ret = start_local(server);
+	if (ret) {
+		http_stop(server);
+		errno = -ret;
 		return NULL;
 	}
+	pr_info("HTTP: %s%s%s; %s%s", listen[0] ? listen : "no listen address",
+		listen[0] ? " serves /metrics and /healthz" : "",
+		server->tcp.private_routes ? ", /flows and /policy" : "",
+		server->local_path[0] ? "every route on " : "no local socket", server->local_path);
 	return server;
+}
+
+static int add_fds(struct MHD_Daemon *daemon, fd_set *read_set, fd_set *write_set,
+		   fd_set *except_set, int max_fd, long long *timeout_ms)
+{
+	MHD_socket fd_max = max_fd;
+	MHD_UNSIGNED_LONG_LONG timeout;
+
+	if (!daemon || MHD_get_fdset(daemon, read_set, write_set, except_set, &fd_max) != MHD_YES)
+		return max_fd;
+	if (MHD_get_timeout(daemon, &timeout) == MHD_YES &&
+	    (*timeout_ms < 0 || (long long)timeout < *timeout_ms))
+		*timeout_ms = (long long)timeout;
+	return fd_max;
 }
 
 int http_fdset(struct http_server *server, void *read_set, void *write_set, void *except_set,
 	       int max_fd, long long *timeout_ms)
 {
-	MHD_socket fd_max = max_fd;
-	MHD_UNSIGNED_LONG_LONG timeout;
+	uint64_t now, beat;
 
 	*timeout_ms = -1;
 	if (!server)
 		return max_fd;
-	if (MHD_get_fdset(server->daemon, read_set, write_set, except_set, &fd_max) != MHD_YES)
-		return max_fd;
-	if (MHD_get_timeout(server->daemon, &timeout) == MHD_YES)
-		*timeout_ms = (long long)timeout;
-	return fd_max;
+	max_fd = add_fds(server->tcp.daemon, read_set, write_set, except_set, max_fd, timeout_ms);
+	max_fd = add_fds(server->local.daemon, read_set, write_set, except_set, max_fd, timeout_ms);
+	beat = flows_http_deadline();
+	if (beat != UINT64_MAX) {
+		long long beat_ms;
+
+		now = velo_monotonic_ns();
+		beat_ms = beat <= now ? 0 : (long long)((beat - now) / 1000000) + 1;
+		if (*timeout_ms < 0 || beat_ms < *timeout_ms)
+			*timeout_ms = beat_ms;
+	}
+	return max_fd;
 }
 
 void http_run(struct http_server *server, void *read_set, void *write_set, void *except_set)
 {
-	if (server)
-		MHD_run_from_select(server->daemon, read_set, write_set, except_set);
+	if (!server)
+		return;
+	flows_http_step(velo_monotonic_ns());
+	if (server->tcp.daemon)
+		MHD_run_from_select(server->tcp.daemon, read_set, write_set, except_set);
+	if (server->local.daemon)
+		MHD_run_from_select(server->local.daemon, read_set, write_set, except_set);
 }
 
 void http_stop(struct http_server *server)
@@ -204,6 +372,11 @@ void http_stop(struct http_server *server)
 	if (!server)
 		return;
 	flows_http_stop();
-	MHD_stop_daemon(server->daemon);
+	if (server->tcp.daemon)
+		MHD_stop_daemon(server->tcp.daemon);
+	if (server->local.daemon)
+		MHD_stop_daemon(server->local.daemon);
+	if (server->local_path[0])
+		unlink(server->local_path);
 	free(server);
 }

@@ -241,11 +241,9 @@ int main(int argc, char **argv)
 		       ret == -EWOULDBLOCK ? "another velod holds it" : strerror(-ret));
 		return 1;
 	}
-	if (agent.config.listen[0]) {
-		server = http_start(&agent, agent.config.listen);
-		if (!server)
-			return 1;
-	}
+	server = http_start(&agent); /* listen and the local socket; it logs what it serves */
+	if (!server)
+		return 1;
 	/* Without nf_tables velod still does its other jobs; the IPv4 rp_filter stays. */
 	if (agent.config.guard_prefix[0] && guard_apply(&agent.config))
 		pr_err("guard: no strict source check for IPv6 on this node");

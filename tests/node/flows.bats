@@ -391,7 +391,7 @@ while s.recv(65536): pass' "$IP_b" "$VT/work/go" >"$VT/work/client.log" 2>&1 &
 	[ "$(flows_field "$out" .dst.port)" = 8082 ]
 }
 
-@test "flows: observe's filters (verdict, protocol, port, namespace, since) and --follow streams new flows" {
+@test "flows: observe's filters (verdict, protocol, port, namespace, since) and --follow streams new flows, from velod's local socket" {
 	local out pid
 	flows_velod
 	flows_pod b
@@ -413,6 +413,11 @@ except OSError: pass' "$IP_b"
 	[ "$status" -eq 2 ]
 	run flows_observe --reason no-such-reason
 	[ "$status" -eq 2 ]
+	# observe reads velod's local socket: the listen address refuses /flows, saying where it is.
+	run vt_node "$FL_CTL" --socket "" --agent "127.0.0.1:$SVC_PORT" observe
+	echo "$output"
+	[ "$status" -eq 1 ]
+	grep -q "velod answered /flows with 403: .*served only on velod's local socket $VT/run/velod.sock" <<<"$output"
 	# --follow: a flow that happens while it runs arrives on the open stream.
 	flows_observe -j --follow --protocol udp >"$VT/work/follow.out" 2>&1 &
 	pid=$!

@@ -60,9 +60,9 @@ flows_pod() {
 	P_NS="$ns"
 }
 
-# flows_observe ARGS...: veloctl observe against this test's velod.
+# flows_observe ARGS...: veloctl observe against this test's velod (its local socket, in runDir).
 flows_observe() {
-	vt_node "$FL_CTL" --agent "127.0.0.1:$SVC_PORT" observe "$@"
+	vt_node "$FL_CTL" --run-dir "$VT/run" observe "$@"
 }
 
 # flows_wait ARGS...: veloctl observe -j ARGS until it prints a flow (20 s); prints the flows.

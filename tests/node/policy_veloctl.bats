@@ -16,9 +16,9 @@ setup() {
 }
 teardown() { pol_teardown; }
 
+# veloctl asks velod's local socket, <runDir>/velod.sock.
 ctl() {
-	vt_node "$POL_CTL" --bpffs "$VTC_BPFFS" --run-dir "$VT/run" --state-dir "$VT/state" \
-		--agent "127.0.0.1:$POL_PORT" "$@"
+	vt_node "$POL_CTL" --bpffs "$VTC_BPFFS" --run-dir "$VT/run" --state-dir "$VT/state" "$@"
 }
 
 FROM_Y='{"podSelector": {"matchLabels": {"pod": "a"}}, "ingress": [{"from":
@@ -99,7 +99,7 @@ two_pods_and_policy() {
 	grep -q "is not NAMESPACE/NAME" <<<"$output"
 	run ctl policy x/a y/a
 	[ "$status" -eq 2 ]
-	run vt_node "$POL_CTL" --agent "" policy x/a
+	run vt_node "$POL_CTL" --socket "" --agent "" policy x/a
 	[ "$status" -eq 2 ]
 	kill "$POL_VELOD_PID"
 	wait "$POL_VELOD_PID" || true
@@ -107,5 +107,30 @@ two_pods_and_policy() {
 	run ctl policy x/a
 	echo "$output"
 	[ "$status" -eq 1 ]
-	grep -q 'Connection refused' <<<"$output"
+	grep -q "velod at $VT/run/velod.sock: No such file" <<<"$output"
+}
+
+@test "/policy is velod's local socket's only: veloctl policy asks it, the listen address answers 403" {
+	local out
+	two_pods_and_policy
+	# Every pod's policy names its peers: not for whoever reaches the node's address.
+	out="$(vt_node curl -s --max-time 5 -w '\n%{http_code}' "http://127.0.0.1:$POL_PORT/policy?pod=x/a")"
+	echo "$out"
+	[ "$(tail -n 1 <<<"$out")" = 403 ]
+	head -n 1 <<<"$out" | jq -e --arg s "$VT/run/velod.sock" '.error | contains($s)'
+	out="$(vt_node curl -s --max-time 5 -w '\n%{http_code}' "http://127.0.0.1:$POL_PORT/policy")"
+	[ "$(tail -n 1 <<<"$out")" = 403 ]
+	out="$(vt_node curl -s --max-time 5 --unix-socket "$VT/run/velod.sock" 'http://localhost/policy?pod=x/a')"
+	jq -e '.pod == "x/a" and .isolation.ingress == true' <<<"$out"
+	# veloctl sent to the listen address (--socket ""): velod's refusal, exit 1.
+	run vt_node "$POL_CTL" --socket "" --agent "127.0.0.1:$POL_PORT" policy x/a
+	echo "$output"
+	[ "$status" -eq 1 ]
+	grep -q "^Error: policy: velod: /policy is served only on velod's local socket" <<<"$output"
+	# VELOD_SOCKET names the socket when --run-dir doesn't.
+	run env VELOD_SOCKET="$VT/run/velod.sock" nsenter --net="/run/netns/$VT_NODE" "$POL_CTL" \
+		-j policy x/a
+	echo "$output"
+	[ "$status" -eq 0 ]
+	jq -e '.pod == "x/a"' <<<"$output"
 }

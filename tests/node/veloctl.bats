@@ -250,3 +250,27 @@ vc_show() {
 	vc top -i 0.5 -n 1
 	[ "$VC_RC" -eq 0 ] && grep -q "^$id .*velo_tc_ingress" <<<"$VC_OUT" || { vc_show; false; }
 }
+
+@test "veloctl observe and policy ask velod's local socket: --socket, else VELOD_SOCKET, else RUN_DIR/velod.sock" {
+	vc observe
+	[ "$VC_RC" -eq 1 ] || { vc_show; false; }
+	grep -q "velod at $VT/run/velod.sock: No such file or directory" "$VT/work/vc.err"
+	vc --socket "$VT/other.sock" policy
+	[ "$VC_RC" -eq 1 ] || { vc_show; false; }
+	grep -q "velod at $VT/other.sock: No such file or directory" "$VT/work/vc.err"
+	VELOD_SOCKET="$VT/env.sock" vc -j observe
+	[ "$VC_RC" -eq 1 ] || { vc_show; false; }
+	jq -e --arg s "$VT/env.sock" '.error | contains($s)' <<<"$VC_OUT"
+	# --socket wins over VELOD_SOCKET.
+	VELOD_SOCKET="$VT/env.sock" vc --socket "$VT/other.sock" observe
+	grep -q "velod at $VT/other.sock:" "$VT/work/vc.err"
+	# A relative path, or nothing at all to ask, is a usage error.
+	vc --socket velod.sock observe
+	[ "$VC_RC" -eq 2 ] || { vc_show; false; }
+	VELOD_SOCKET=velod.sock vc policy
+	[ "$VC_RC" -eq 2 ] || { vc_show; false; }
+	vc --socket "" --agent "" observe
+	[ "$VC_RC" -eq 2 ] || { vc_show; false; }
+	vc --socket "" --agent "" policy
+	[ "$VC_RC" -eq 2 ] || { vc_show; false; }
+}

@@ -509,3 +509,138 @@ vd_link_group() {
 	[ "$rc" -eq 1 ] || { echo "exit $rc"; false; }
 	grep -q 'unknown key.*reconcileInterval' "$VT/velod.log"
 }
+
+# ------------------------------------------------------ where velod's routes are served
+
+VD_FOLLOWERS="$VELOTEST_REPO/tests/node/http_followers.py"
+
+# vd_code URL [CURL_ARGS...]: the HTTP status of GET URL from the node.
+vd_code() {
+	local url=$1
+	shift
+	vt_node curl -s -o /dev/null --max-time 5 -w '%{http_code}' "$@" "$url"
+}
+
+# vd_followers TARGET COUNT: http_followers.py in the node, holding its followers until
+# vd_release; waits for its line of statuses, in $VT/followers.out.
+vd_followers() {
+	local i
+	rm -f "$VT/release" "$VT/followers.out"
+	nsenter --net="/run/netns/$VT_NODE" python3 "$VD_FOLLOWERS" "$1" "$2" "$VT/release" \
+		>"$VT/followers.out" 2>&1 &
+	VD_FOLLOWERS_PID=$!
+	VT_PIDS+=("$VD_FOLLOWERS_PID")
+	for i in $(seq 300); do
+		[ -s "$VT/followers.out" ] && break
+		sleep 0.1
+	done
+}
+
+vd_release() {
+	touch "$VT/release"
+	wait "$VD_FOLLOWERS_PID"
+}
+
+@test "velod: /flows and /policy answer only on the local socket (0600); the listen address refuses them with 403 naming it" {
+	local sock="$VT/run/velod.sock" out route
+	vd_config 0
+	vd_start
+	# /metrics and /healthz stay where Prometheus and the kubelet reach them.
+	[ "$(vd_code "http://127.0.0.1:$VD_PORT/metrics")" = 200 ]
+	[ "$(vd_code "http://127.0.0.1:$VD_PORT/healthz")" = 200 ]
+	# Every connection of the node and every pod's policy: not on the listen address.
+	for route in /flows '/flows?follow=1' /policy '/policy?pod=x/a'; do
+		out="$(vt_node curl -s --max-time 5 -w '\n%{http_code}' "http://127.0.0.1:$VD_PORT$route")"
+		echo "$route: $out"
+		[ "$(tail -n 1 <<<"$out")" = 403 ]
+		head -n 1 <<<"$out" | jq -e --arg s "$sock" '.error | contains($s) and contains("serveFlowsOnListen")'
+	done
+	# The local socket: root's only, and it answers every route.
+	[ -S "$sock" ]
+	[ "$(stat -c '%a %U' "$sock")" = "600 root" ]
+	[ "$(vd_code http://localhost/flows --unix-socket "$sock")" = 200 ]
+	[ "$(vd_code http://localhost/healthz --unix-socket "$sock")" = 200 ]
+	[ "$(vd_code http://localhost/metrics --unix-socket "$sock")" = 200 ]
+	# No policy source in this config: velod's own JSON answer, not a refusal.
+	out="$(vt_node curl -s --max-time 5 --unix-socket "$sock" http://localhost/policy)"
+	echo "$out"
+	jq -e '.error | test("policySource")' <<<"$out"
+	grep -q "every route on $sock" "$VT/velod.log"
+	kill -TERM "$VD_PID"
+	wait "$VD_PID"
+	[ ! -e "$sock" ]
+}
+
+@test "velod: 33 followers of /flows on the local socket can't starve /healthz: 16 stream, the others get 503, slots come back" {
+	local sock="$VT/run/velod.sock" out i
+	vd_config 0
+	vd_start
+	vd_followers "$sock" 33
+	out="$(cat "$VT/followers.out")"
+	echo "$out"
+	[ "$out" = "200=16 503=17" ]
+	# With the cap reached: the probes, a scrape, and one-shot requests on the socket.
+	[ "$(vt_node curl -s --max-time 5 "http://127.0.0.1:$VD_PORT/healthz")" = ok ]
+	[ "$(vd_code "http://127.0.0.1:$VD_PORT/metrics")" = 200 ]
+	[ "$(vt_node curl -s --max-time 5 --unix-socket "$sock" http://localhost/healthz)" = ok ]
+	[ "$(vd_code http://localhost/flows --unix-socket "$sock")" = 200 ]
+	# The 503 says why.
+	out="$(vt_node curl -s --max-time 5 -w '\n%{http_code}' --unix-socket "$sock" 'http://localhost/flows?follow=1')"
+	echo "$out"
+	[ "$(tail -n 1 <<<"$out")" = 503 ]
+	grep -q 'at most 16 followers' <<<"$out"
+	vd_release
+	# The readers left: velod finds out when it next writes them (a heartbeat at the latest).
+	for i in $(seq 30); do
+		vd_followers "$sock" 16
+		vd_release
+		out="$(cat "$VT/followers.out")"
+		[ "$out" = "200=16" ] && break
+		sleep 0.5
+	done
+	echo "$out"
+	[ "$out" = "200=16" ]
+}
+
+@test "velod: serveFlowsOnListen opts /flows and /policy into the listen address with a warning; followers there still leave /healthz its room" {
+	local out
+	vd_config 0
+	jq '. + {serveFlowsOnListen: true}' "$VT/velod.json" >"$VT/velod.json.tmp"
+	mv "$VT/velod.json.tmp" "$VT/velod.json"
+	vd_start
+	grep -q 'level=warn.*serveFlowsOnListen: /flows and /policy answer anyone' "$VT/velod.log"
+	[ "$(vd_code "http://127.0.0.1:$VD_PORT/flows")" = 200 ]
+	# 33 followers on the listen address (32 connections): /healthz answered all the same.
+	vd_followers "127.0.0.1:$VD_PORT" 33
+	out="$(cat "$VT/followers.out")"
+	echo "$out"
+	[ "$out" = "200=16 503=17" ]
+	[ "$(vt_node curl -s --max-time 5 "http://127.0.0.1:$VD_PORT/healthz")" = ok ]
+	vd_release
+}
+
+@test "velod: localSocket moves the socket, \"\" turns it off, and a relative path is refused" {
+	vd_config 0
+	jq --arg s "$VT/elsewhere.sock" '. + {localSocket: $s}' "$VT/velod.json" >"$VT/velod.json.tmp"
+	mv "$VT/velod.json.tmp" "$VT/velod.json"
+	vd_start
+	[ -S "$VT/elsewhere.sock" ]
+	[ ! -e "$VT/run/velod.sock" ]
+	[ "$(vd_code http://localhost/flows --unix-socket "$VT/elsewhere.sock")" = 200 ]
+	kill -TERM "$VD_PID"
+	wait "$VD_PID"
+	jq '. + {localSocket: ""}' "$VT/velod.json" >"$VT/velod.json.tmp"
+	mv "$VT/velod.json.tmp" "$VT/velod.json"
+	vd_start
+	[ ! -e "$VT/elsewhere.sock" ]
+	[ ! -e "$VT/run/velod.sock" ]
+	vt_node curl -s --max-time 5 "http://127.0.0.1:$VD_PORT/flows" | jq -e '.error | test("turned off")'
+	kill -TERM "$VD_PID"
+	wait "$VD_PID"
+	jq '. + {localSocket: "velod.sock"}' "$VT/velod.json" >"$VT/velod.json.tmp"
+	mv "$VT/velod.json.tmp" "$VT/velod.json"
+	run vt_node "$VD_BIN" --config "$VT/velod.json"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	grep -q 'localSocket .*velod.sock.*: not an absolute path' <<<"$output"
+}
