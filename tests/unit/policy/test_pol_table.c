@@ -234,6 +234,9 @@ static void test_subjects_only_for_local_pods(void **state)
 	assert_int_equal(velo_pol_tables_placed(&tables, "d", "c")->isolate, 0);
 	/* e/a's record names a Pod scheduled on n2: not placed here. */
 	assert_int_equal(velo_pol_tables_placed(&tables, "e", "a")->id, VELO_ID_NONE);
+	assert_string_equal(velo_pol_tables_placed(&tables, "e", "a")->unplaced,
+			    "its Pod object is scheduled to another node");
+	assert_null(velo_pol_tables_placed(&tables, "d", "b")->unplaced);
 }
 
 static void test_rule_keys(void **state)
@@ -343,6 +346,10 @@ static void test_named_port_repeated(void **state)
 	assert_int_not_equal(p, VELO_ID_NONE);
 	assert_non_null(velo_pol_tables_placed(&tables, "d", "p"));
 	assert_int_equal(velo_pol_tables_placed(&tables, "d", "p")->id, p);
+	/* d/b has a record but no Pod object here: named, with why. */
+	assert_int_equal(velo_pol_tables_placed(&tables, "d", "b")->id, VELO_ID_NONE);
+	assert_string_equal(velo_pol_tables_placed(&tables, "d", "b")->unplaced,
+			    "no Pod object of this name (yet)");
 	for (unsigned i = 0; i < tables.n_rules; i++) {
 		const struct velo_pol_rule_key *key = &tables.rules[i].key;
 		unsigned port = ntohs(key->port);
