@@ -34,6 +34,7 @@
 #include "k8s_policy.h"
 #include "policy.h"
 #include "policy_attach.h"
+#include "policy_drops.h"
 #include "policy_node.h"
 #include "policy_report.h"
 #include "policy_uplink.h"
@@ -265,6 +266,7 @@ static int sync_maps(struct policy *policy, const struct agent_config *config)
 	policy_attach_pods(config, &bpf, &tables, &pass);
 	policy_unpair_denied(config, &bpf);
 	policy_uplink_sync(config, &bpf, &tables);
+	policy_drops_prune(&bpf, scan.local, scan.n);
 	velo_policy_bpf_close(&bpf);
 	pr_info("policy: revision %u: %u identities, %u addresses, %u subjects, %u rules (%u "
 		"entries written, %u removed) in %.3f s; programs attached to %u pod(s), detached "
