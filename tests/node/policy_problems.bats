@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: Apache-2.0
+# shellcheck disable=SC2034 # POL_PODS_JSON is read by policy_lib.bash's pol_file
 # What velod can't use of the policy objects, and the pods it can't place: a Pod naming a port
 # in two containers is placed (each number allowed by a rule naming it), a NetworkPolicy with
 # a rule or selector velod can't read isolates what it may select, and each problem and each
