@@ -173,7 +173,9 @@ static __always_inline int pol_veth(struct __sk_buff *skb, bool from_pod)
 		if (!from_pod)
 			return TC_ACT_UNSPEC;
 		velo_flow_pol_drop(&flow, VELO_POL_DROP_SPOOFED, skb->ifindex);
-		return pol_drop(own, VELO_POL_DROP_SPOOFED, flow.len);
+		/* Counted under the pod's own address: forged ones would fill the map. */
+		return pol_drop(pod->addr4[10] == 0xff ? pod->addr4 : pod->addr6,
+				VELO_POL_DROP_SPOOFED, flow.len);
 	}
 	return pol_enforce(skb, &flow, own);
 }

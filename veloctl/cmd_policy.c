@@ -140,6 +140,26 @@ static void print_rules(const char *direction, const cJSON *isolated, const cJSO
 	}
 }
 
+/* velod's problems: a NetworkPolicy or Pod it could not use, a pod it could not place. */
+static void print_problems(const cJSON *problems)
+{
+	const cJSON *item;
+
+	if (!cJSON_GetArraySize(problems))
+		return;
+	printf("problems:\n");
+	cJSON_ArrayForEach (item, problems) {
+		const cJSON *kind = field(item, "kind"), *ns = field(item, "namespace");
+		const cJSON *name = field(item, "name"), *reason = field(item, "reason");
+
+		printf("  %s %s/%s%s: %s\n", cJSON_IsString(kind) ? kind->valuestring : "-",
+		       cJSON_IsString(ns) ? ns->valuestring : "-",
+		       cJSON_IsString(name) ? name->valuestring : "-",
+		       cJSON_IsTrue(field(item, "unplaced")) ? " not placed" : "",
+		       cJSON_IsString(reason) ? reason->valuestring : "-");
+	}
+}
+
 static void print_pod(const cJSON *json)
 {
 	const cJSON *isolation = field(json, "isolation");
@@ -168,6 +188,7 @@ static void print_pod(const cJSON *json)
 	print_policies(field(json, "policies"));
 	print_rules("ingress", field(isolation, "ingress"), field(json, "ingress"));
 	print_rules("egress", field(isolation, "egress"), field(json, "egress"));
+	print_problems(field(json, "problems"));
 }
 
 /* Every local pod: POD  INGRESS  EGRESS  POLICIES. */
@@ -208,6 +229,7 @@ static void print_pods(const cJSON *json)
 		}
 		printf("%s\n", first ? "-" : "");
 	}
+	print_problems(field(json, "problems"));
 }
 
 int cmd_ctl_policy(struct ctl *ctl)

@@ -34,7 +34,9 @@
 #include "k8s_policy.h"
 #include "policy.h"
 #include "policy_attach.h"
+#include "policy_drops.h"
 #include "policy_node.h"
+#include "policy_report.h"
 #include "policy_uplink.h"
 
 #define NS_PER_MS 1000000ull
@@ -60,6 +62,7 @@ struct policy_state {
 	unsigned n_local;
 	__u32 revision;
 	char *namespaces; /* the namespaces file's last content */
+	struct policy_report report; /* the last sync's problems */
 };
 
 /* ------------------------------------------------------------ sources */
@@ -121,6 +124,7 @@ struct build {
 	struct velo_pol_numbering *numbering;
 	struct velo_pol_tables *tables;
 	char **namespaces; /* the namespaces file's content */
+	struct policy_report *report; /* what could not be used or placed */
 };
 
 static int cmp_name(const void *a, const void *b)
@@ -162,8 +166,10 @@ static int build_fn(const struct velo_pol_objects *objects, void *ctx)
 	if (ret)
 		return ret;
 	*build->namespaces = namespaces_text(objects);
-	if (*build->namespaces)
+	if (*build->namespaces && !policy_report_collect(objects, build->tables, build->report))
 		return 0;
+	free(*build->namespaces);
+	*build->namespaces = NULL;
 	velo_pol_tables_free(build->tables);
 	return -ENOMEM;
 }
@@ -211,7 +217,8 @@ static int sync_maps(struct policy *policy, const struct agent_config *config)
 	struct velo_pol_tables tables;
 	struct velo_pol_write_stats stats;
 	struct policy_attach_counts pass = {};
-	struct build build = { &node, &state->numbering, &tables, NULL };
+	struct policy_report report = {};
+	struct build build = { &node, &state->numbering, &tables, NULL, &report };
 	struct velo_policy_bpf bpf;
 	struct policy_node_pods scan = {};
 	char *namespaces = NULL;
@@ -259,6 +266,7 @@ static int sync_maps(struct policy *policy, const struct agent_config *config)
 	policy_attach_pods(config, &bpf, &tables, &pass);
 	policy_unpair_denied(config, &bpf);
 	policy_uplink_sync(config, &bpf, &tables);
+	policy_drops_prune(&bpf, scan.local, scan.n);
 	velo_policy_bpf_close(&bpf);
 	pr_info("policy: revision %u: %u identities, %u addresses, %u subjects, %u rules (%u "
 		"entries written, %u removed) in %.3f s; programs attached to %u pod(s), detached "
@@ -278,8 +286,12 @@ static int sync_maps(struct policy *policy, const struct agent_config *config)
 	free(state->local);
 	state->local = scan.local;
 	state->n_local = scan.n;
+	policy_report_log(&state->report, &report);
+	policy_report_free(&state->report);
+	state->report = report;
 	return 0;
 out:
+	policy_report_free(&report);
 	free(namespaces);
 	velo_pol_tables_free(&tables);
 	free(scan.local);
@@ -388,6 +400,7 @@ void policy_stop(struct policy *policy)
 	velo_pol_tables_free(&state->tables);
 	free(state->local);
 	free(state->namespaces);
+	policy_report_free(&state->report);
 	free(state);
 	policy->state = NULL;
 }
@@ -459,10 +472,16 @@ char *policy_http(const struct policy *policy, const char *pod, unsigned *status
 		return error_body(text);
 	}
 	cJSON_AddNumberToObject(describe.answer, "revision", state->revision);
+	policy_report_json(&state->report, pod, describe.answer);
 	body = cJSON_PrintUnformatted(describe.answer);
 	cJSON_Delete(describe.answer);
 	*status = body ? 200 : 500;
 	return body;
+}
+
+const struct policy_report *policy_problems(const struct policy *policy)
+{
+	return policy->state ? &policy->state->report : NULL;
 }
 
 const char *policy_pod_of(const struct policy *policy, const uint8_t addr[16], char *buf,

@@ -38,6 +38,9 @@ char *policy_http(const struct policy *policy, const char *pod, unsigned *status
  */
 void policy_isolating(const struct policy *policy, uint32_t identity, bool ingress, char *buf,
 		      size_t len);
+struct policy_report;
+/* What the last sync could not use or place (policy_report.h), NULL without a source. */
+const struct policy_report *policy_problems(const struct policy *policy);
 /* "ns/name" of the local pod with addr (::ffff:a.b.c.d for IPv4) into buf, or NULL. */
 const char *policy_pod_of(const struct policy *policy, const uint8_t addr[16], char *buf,
 			  size_t len);

@@ -12,6 +12,7 @@
 #include "policy/objects.h"
 #include "policy.h"
 #include "policy_metrics.h"
+#include "policy_report.h"
 
 static const char *const reasons[VELO_POL_DROP_MAX] = {
 	[VELO_POL_DROP_EGRESS] = "egress",
@@ -80,6 +81,8 @@ char *policy_metrics(const struct policy *policy, const struct agent_config *con
 		(unsigned long long)policy->syncs, (unsigned long long)policy->errors,
 		policy->sync_seconds, policy->identities, policy->rules);
 	put_drops(policy, config, text);
+	if (policy_problems(policy))
+		policy_report_metrics(policy_problems(policy), text);
 	if (fclose(text)) {
 		free(out);
 		return NULL;

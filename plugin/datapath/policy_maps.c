@@ -9,6 +9,7 @@
 
 #include "datapath/policy_diff.h"
 #include "datapath/policy_maps.h"
+#include "datapath/policy_rejudge.h"
 
 /* A walk restarted by a concurrent delete can't go on forever. */
 #define MAP_ENTRIES_MAX (2u * VELO_MAX_POL_RULES)
@@ -103,14 +104,19 @@ static int apply(struct map_part *part, bool put, unsigned *count)
 	return 0;
 }
 
-static int bump_revision(const struct velo_policy_bpf *bpf, bool active, __u32 *revision)
+/* The revision moves only when a verdict can change (rejudge): flows keep their entries else. */
+static int bump_revision(const struct velo_policy_bpf *bpf, bool active, bool rejudge,
+			 __u32 *revision)
 {
 	struct velo_pol_state state = {};
 	__u32 zero = 0;
 
 	if (bpf_map_lookup_elem(bpf->state_fd, &zero, &state))
 		return -errno;
-	state.revision++;
+	*revision = state.revision;
+	if (!rejudge && state.active == (__u32)active)
+		return 0;
+	state.revision += rejudge;
 	state.active = active;
 	if (bpf_map_update_elem(bpf->state_fd, &zero, &state, BPF_ANY))
 		return -errno;
@@ -197,7 +203,13 @@ int velo_pol_maps_write(const struct velo_policy_bpf *bpf, const struct velo_pol
 	for (unsigned i = PARTS; !ret && i-- > 0;)
 		ret = apply(&parts[i], false, &stats->removed);
 	if (!ret)
-		ret = bump_revision(bpf, tables->active, &stats->revision);
+		ret = bump_revision(
+			bpf, tables->active,
+			velo_pol_rejudge(tables, written->ips, written->n_ips, &parts[IPS].diff,
+					 parts[RULES].diff.n_put || parts[RULES].diff.n_del ||
+						 parts[SUBJECTS].diff.n_put ||
+						 parts[SUBJECTS].diff.n_del),
+			&stats->revision);
 	for (unsigned i = 0; i < PARTS; i++)
 		velo_pol_diff_free(&parts[i].diff);
 	if (!ret)

@@ -12,7 +12,8 @@
  *     flags and rules are there);
  *  4. stale addresses, then subjects, then rules (nothing points at them);
  *  5. velo_pol_st_v1: revision + 1 (flows allowed before are judged again)
- *     and active (some local pod is a subject).
+ *     when the change can alter a verdict (policy_rejudge.h), and active
+ *     (some local pod is a subject).
  * A failed write stops before any removal, leaves the revision and forgets
  * what the maps hold: the next write reads them back.
  */

@@ -293,12 +293,20 @@ static int place_local(struct velo_pol_build *build, struct velo_pol_tables *tab
 
 		snprintf(placed->ns, sizeof(placed->ns), "%s", node->local[i].ns);
 		snprintf(placed->name, sizeof(placed->name), "%s", node->local[i].name);
-		if (!pod ||
-		    (pod->node[0] && node->name && node->name[0] && strcmp(pod->node, node->name)))
+		if (!pod) {
+			placed->unplaced = "no Pod object of this name (yet)";
 			continue;
+		}
+		if (pod->node[0] && node->name && node->name[0] && strcmp(pod->node, node->name)) {
+			placed->unplaced = "its Pod object is scheduled to another node";
+			continue;
+		}
 		ident = build->pod_ident[pod - objects->pods];
-		if (ident == UINT_MAX)
+		if (ident == UINT_MAX) {
+			placed->unplaced = pod->host_network ? "its Pod object says hostNetwork"
+							     : "its Pod has finished";
 			continue;
+		}
 		placed->id = build->idents[ident].id;
 		build->idents[ident].local = true;
 	}

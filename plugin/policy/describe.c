@@ -80,28 +80,27 @@ static cJSON *peer_text(const struct velo_pol_peer *peer, const char *policy_ns)
 	return item;
 }
 
-/* "TCP/80", "TCP/80-81", "UDP" (every port), "TCP/web=8080" (the subject's number). */
+/* "TCP/80", "TCP/80-81", "UDP" (every port), "TCP/web=8080" (the subject's numbers). */
 static cJSON *port_text(const struct velo_pol_port *port, const struct velo_pol_pod *subject,
 			bool ingress)
 {
-	char text[64];
+	char text[160];
+	size_t len;
 
-	if (port->name[0]) {
-		unsigned number = 0;
-
-		for (unsigned i = 0; ingress && i < subject->n_ports; i++)
+	if (port->name[0] && !ingress) {
+		snprintf(text, sizeof(text), "%s/%s (each peer's)", proto_name(port->proto),
+			 port->name);
+	} else if (port->name[0]) {
+		len = (size_t)snprintf(text, sizeof(text), "%s/%s", proto_name(port->proto),
+				       port->name);
+		/* A name repeated across containers: each of its numbers. */
+		for (unsigned i = 0, n = 0; i < subject->n_ports && len < sizeof(text); i++)
 			if (!strcmp(subject->ports[i].name, port->name) &&
 			    subject->ports[i].proto == port->proto)
-				number = subject->ports[i].port;
-		if (!ingress)
-			snprintf(text, sizeof(text), "%s/%s (each peer's)", proto_name(port->proto),
-				 port->name);
-		else if (number)
-			snprintf(text, sizeof(text), "%s/%s=%u", proto_name(port->proto),
-				 port->name, number);
-		else
-			snprintf(text, sizeof(text), "%s/%s (not this pod's: nothing)",
-				 proto_name(port->proto), port->name);
+				len += (size_t)snprintf(text + len, sizeof(text) - len, "%c%u",
+							n++ ? ',' : '=', subject->ports[i].port);
+		if (!strchr(text, '=') && len < sizeof(text))
+			snprintf(text + len, sizeof(text) - len, " (not this pod's: nothing)");
 	} else if (!port->port) {
 		snprintf(text, sizeof(text), "%s", proto_name(port->proto));
 	} else if (port->end_port != port->port) {

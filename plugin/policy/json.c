@@ -2,6 +2,7 @@
 /* The parts Kubernetes objects share, from cJSON (json.h). */
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,4 +164,18 @@ int velo_pol_json_protocol(const cJSON *object, const char *name, uint8_t *proto
 	else
 		return -EINVAL;
 	return 0;
+}
+
+void velo_pol_note(char *notes, size_t size, const char *fmt, ...)
+{
+	size_t len = strlen(notes);
+	va_list ap;
+
+	if (len && len + 2 < size)
+		len += (size_t)snprintf(notes + len, size - len, "; ");
+	if (len + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(notes + len, size - len, fmt, ap);
+	va_end(ap);
 }

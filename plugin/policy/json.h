@@ -22,6 +22,12 @@ int velo_pol_json_meta(const cJSON *object, char *ns, char *name, size_t name_si
 int velo_pol_json_labels(const cJSON *map, struct velo_pol_labels *out);
 /* A LabelSelector (matchLabels, matchExpressions In/NotIn/Exists/DoesNotExist). */
 int velo_pol_json_selector(const cJSON *json, struct velo_pol_selector *out);
+/*
+ * Appends one thing velod could not use to notes (size bytes, "" at first),
+ * "; " between them; cut short when full.
+ */
+void velo_pol_note(char *notes, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* "TCP" (also absent), "UDP", "SCTP" into IPPROTO_*. */
 int velo_pol_json_protocol(const cJSON *object, const char *name, uint8_t *proto);
 

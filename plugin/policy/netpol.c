@@ -131,11 +131,30 @@ static int port_item(const cJSON *json, void *out)
 	return port_parse(json, out);
 }
 
-/* ingress[] (peers under "from") or egress[] ("to") into *rules. */
-static int rules_parse(const cJSON *array, const char *peers_name, struct velo_pol_np_rule **rules,
-		       unsigned *n_rules)
+/* A rule's peers and ports freed, the rule zeroed (one velod could not read). */
+static void rule_clear(struct velo_pol_np_rule *rule)
+{
+	for (unsigned p = 0; p < rule->n_peers; p++) {
+		velo_pol_selector_free(&rule->peers[p].pods);
+		velo_pol_selector_free(&rule->peers[p].namespaces);
+		free(rule->peers[p].except);
+	}
+	free(rule->peers);
+	free(rule->ports);
+	memset(rule, 0, sizeof(*rule));
+}
+
+/*
+ * ingress[] (peers under "from") or egress[] ("to") into *rules. A rule velod
+ * can't read is left out whole (never only the peer or port it can't read:
+ * an emptied list would mean every peer or port) and noted: the pods stay
+ * isolated with the rules that were read, so it allows less, never more.
+ */
+static int rules_parse(const cJSON *array, const char *field, const char *peers_name,
+		       struct velo_pol_np_rule **rules, unsigned *n_rules, char *notes)
 {
 	const cJSON *item;
+	unsigned i = 0;
 	int ret = 0;
 
 	if (!cJSON_GetArraySize(array))
@@ -144,30 +163,40 @@ static int rules_parse(const cJSON *array, const char *peers_name, struct velo_p
 	if (!*rules)
 		return -ENOMEM;
 	cJSON_ArrayForEach (item, array) {
-		struct velo_pol_np_rule *rule = &(*rules)[(*n_rules)++];
+		struct velo_pol_np_rule *rule = &(*rules)[*n_rules];
 
-		if (!cJSON_IsObject(item))
-			return -EINVAL;
-		ret = items_parse(item, peers_name, sizeof(*rule->peers), (void **)&rule->peers,
-				  &rule->n_peers, peer_item);
+		ret = cJSON_IsObject(item) ? 0 : -EINVAL;
+		if (!ret)
+			ret = items_parse(item, peers_name, sizeof(*rule->peers),
+					  (void **)&rule->peers, &rule->n_peers, peer_item);
 		if (!ret)
 			ret = items_parse(item, "ports", sizeof(*rule->ports),
 					  (void **)&rule->ports, &rule->n_ports, port_item);
-		if (ret)
+		if (ret == -ENOMEM)
 			return ret;
+		if (ret) {
+			rule_clear(rule);
+			velo_pol_note(notes, VELO_POL_PROBLEM_MAX,
+				      "spec.%s[%u]: unreadable %s or ports (rule left out)", field,
+				      i, peers_name);
+		} else {
+			(*n_rules)++;
+		}
+		i++;
 	}
 	return 0;
 }
 
-static int types_parse(const cJSON *spec, struct velo_pol_netpol *out)
+/* 1 when policyTypes can't be read: then both directions count (closed). */
+static int types_parse(const cJSON *spec, bool has_egress, struct velo_pol_netpol *out)
 {
 	const cJSON *types, *item;
 
 	if (velo_pol_json_array(spec, "policyTypes", &types))
-		return -EINVAL;
+		return 1;
 	if (!cJSON_GetArraySize(types)) {
 		out->ingress = true;
-		out->egress = out->n_egress > 0;
+		out->egress = has_egress;
 		return 0;
 	}
 	cJSON_ArrayForEach (item, types) {
@@ -176,17 +205,53 @@ static int types_parse(const cJSON *spec, struct velo_pol_netpol *out)
 		else if (cJSON_IsString(item) && !strcmp(item->valuestring, "Egress"))
 			out->egress = true;
 		else
-			return -EINVAL;
+			return 1;
 	}
 	return 0;
 }
 
+/* One direction's rules; a list that isn't one counts as present (egress's default). */
+static int direction_parse(const cJSON *spec, const char *field, const char *peers_name,
+			   struct velo_pol_np_rule **rules, unsigned *n, bool *present, char *notes)
+{
+	const cJSON *array;
+
+	if (velo_pol_json_array(spec, field, &array)) {
+		velo_pol_note(notes, VELO_POL_PROBLEM_MAX, "spec.%s: not a list (no rule read)",
+			      field);
+		*present = true;
+		return 0;
+	}
+	*present = cJSON_GetArraySize(array) > 0;
+	return rules_parse(array, field, peers_name, rules, n, notes);
+}
+
+/* Rules dropped: what they would allow is unknown once the selector or the types are. */
+static void rules_drop(struct velo_pol_netpol *out)
+{
+	for (unsigned r = 0; r < out->n_ingress; r++)
+		rule_clear(&out->ingress_rules[r]);
+	for (unsigned r = 0; r < out->n_egress; r++)
+		rule_clear(&out->egress_rules[r]);
+	out->n_ingress = out->n_egress = 0;
+}
+
+/*
+ * Fails closed, as far as the policy can be read: rules as rules_parse; a
+ * podSelector velod can't read selects every pod of the namespace (the pods
+ * it meant are among them) with no rule at all, in the directions of its
+ * policyTypes: giving those pods this policy's rules could open what another
+ * policy isolates them for, giving them nothing only closes; policyTypes it
+ * can't read isolate both directions, again with no rule (a rule of a
+ * direction the policy doesn't name would allow what it shouldn't).
+ */
 int velo_pol_netpol_parse(const cJSON *json, struct velo_pol_netpol *out, char *why,
 			  size_t why_size)
 {
 	const cJSON *spec = velo_json_field(json, "spec");
-	const cJSON *subject = velo_json_field(spec, "podSelector"), *rules;
-	const char *bad = NULL;
+	const cJSON *subject = velo_json_field(spec, "podSelector");
+	char notes[VELO_POL_PROBLEM_MAX] = "";
+	bool has_ingress = false, has_egress = false, closed = false;
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -196,26 +261,46 @@ int velo_pol_netpol_parse(const cJSON *json, struct velo_pol_netpol *out, char *
 		return -EINVAL;
 	}
 	if (!cJSON_IsObject(spec)) {
-		bad = "spec";
-	} else if (subject && !cJSON_IsNull(subject) &&
-		   (ret = velo_pol_json_selector(subject, &out->subject))) {
-		bad = "spec.podSelector";
-	} else if (velo_pol_json_array(spec, "ingress", &rules) ||
-		   (ret = rules_parse(rules, "from", &out->ingress_rules, &out->n_ingress))) {
-		bad = "spec.ingress";
-	} else if (velo_pol_json_array(spec, "egress", &rules) ||
-		   (ret = rules_parse(rules, "to", &out->egress_rules, &out->n_egress))) {
-		bad = "spec.egress";
-	} else if (types_parse(spec, out)) {
-		bad = "spec.policyTypes";
+		velo_pol_note(notes, sizeof(notes), "spec: not an object");
+		out->ingress = out->egress = closed = true;
+		goto done;
 	}
-	if (ret == -ENOMEM) {
+	if (subject && !cJSON_IsNull(subject) &&
+	    (ret = velo_pol_json_selector(subject, &out->subject))) {
+		if (ret == -ENOMEM)
+			goto done;
+		velo_pol_note(notes, sizeof(notes), "spec.podSelector: unreadable");
+		closed = true;
+		ret = 0;
+	}
+	ret = direction_parse(spec, "ingress", "from", &out->ingress_rules, &out->n_ingress,
+			      &has_ingress, notes);
+	if (!ret)
+		ret = direction_parse(spec, "egress", "to", &out->egress_rules, &out->n_egress,
+				      &has_egress, notes);
+	if (!ret && types_parse(spec, has_egress, out)) {
+		velo_pol_note(notes, sizeof(notes), "spec.policyTypes: unreadable");
+		out->ingress = out->egress = closed = true;
+	}
+done:
+	if (!ret && closed) {
+		rules_drop(out);
+		velo_pol_note(notes, sizeof(notes),
+			      "every pod of namespace %s it may select isolated for %s%s%s, "
+			      "nothing allowed",
+			      out->ns, out->ingress ? "ingress" : "",
+			      out->ingress && out->egress ? " and " : "",
+			      out->egress ? "egress" : "");
+	}
+	if (!ret && notes[0] && !(out->problem = strdup(notes)))
+		ret = -ENOMEM;
+	if (ret) {
 		snprintf(why, why_size, "NetworkPolicy %s/%s: out of memory", out->ns, out->name);
-	} else if (bad) {
-		snprintf(why, why_size, "NetworkPolicy %s/%s: bad %s", out->ns, out->name, bad);
-		ret = -EINVAL;
-	}
-	if (ret)
 		velo_pol_netpol_free(out);
-	return ret;
+		return ret;
+	}
+	if (out->problem)
+		snprintf(why, why_size, "NetworkPolicy %s/%s: %s", out->ns, out->name,
+			 out->problem);
+	return 0;
 }

@@ -15,7 +15,11 @@
 
 #include "policy/objects.h"
 
-/* -EINVAL with why naming the field, -ENOMEM. */
+/*
+ * -EINVAL (why says so) only without a usable namespace and name, -ENOMEM.
+ * What else velod can't read fails closed (netpol.c says how, per field)
+ * and is named in out->problem (and why); 0 then.
+ */
 int velo_pol_netpol_parse(const cJSON *json, struct velo_pol_netpol *out, char *why,
 			  size_t why_size);
 

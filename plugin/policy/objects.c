@@ -61,6 +61,7 @@ void velo_pol_pod_free(struct velo_pol_pod *pod)
 {
 	velo_pol_labels_free(&pod->labels);
 	free(pod->ports);
+	free(pod->problem);
 	memset(pod, 0, sizeof(*pod));
 }
 
@@ -91,9 +92,15 @@ static bool ips_ports_equal(const struct velo_pol_pod *a, const struct velo_pol_
 	return true;
 }
 
+static bool problem_equal(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
 bool velo_pol_pod_equal(const struct velo_pol_pod *a, const struct velo_pol_pod *b)
 {
-	return !strcmp(a->ns, b->ns) && !strcmp(a->name, b->name) && !strcmp(a->node, b->node) &&
+	return problem_equal(a->problem, b->problem) && !strcmp(a->ns, b->ns) &&
+	       !strcmp(a->name, b->name) && !strcmp(a->node, b->node) &&
 	       a->host_network == b->host_network && a->finished == b->finished &&
 	       ips_ports_equal(a, b) && labels_equal(&a->labels, &b->labels);
 }
@@ -125,6 +132,7 @@ void velo_pol_netpol_free(struct velo_pol_netpol *netpol)
 	velo_pol_selector_free(&netpol->subject);
 	rules_free(netpol->ingress_rules, netpol->n_ingress);
 	rules_free(netpol->egress_rules, netpol->n_egress);
+	free(netpol->problem);
 	memset(netpol, 0, sizeof(*netpol));
 }
 

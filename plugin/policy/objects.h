@@ -18,6 +18,7 @@
 #define VELO_POL_MAX_POD_IPS 4 /* status.podIPs: one per family, some room */
 #define VELO_POL_MAX_LIST 4096 /* any list inside one object (labels, ports, peers, ...) */
 #define VELO_POL_NS_LABEL "kubernetes.io/metadata.name"
+#define VELO_POL_PROBLEM_MAX 512 /* what velod could not use of one object, as text */
 
 /* An address or prefix; IPv4 in addr[0..3]. Host bits are always zero. */
 struct velo_pol_cidr {
@@ -60,6 +61,11 @@ struct velo_pol_pod {
 	struct velo_pol_named_port *ports; /* the named ones, sorted by name */
 	/* Not policy's: hostNetwork pods have the node's addresses, finished pods none. */
 	bool host_network, finished;
+	/*
+	 * The fields velod could not use and left out ("spec.containers[1].ports[0]:
+	 * ..."; "; "-joined), NULL when none: the rest of the pod still counts.
+	 */
+	char *problem;
 };
 
 enum velo_pol_op {
@@ -117,6 +123,8 @@ struct velo_pol_netpol {
 	bool ingress, egress; /* spec.policyTypes, defaults applied */
 	unsigned n_ingress, n_egress;
 	struct velo_pol_np_rule *ingress_rules, *egress_rules;
+	/* What velod could not use and how it failed closed (netpol.h), NULL when none. */
+	char *problem;
 };
 
 enum velo_pol_kind {

@@ -56,20 +56,33 @@ int velo_pol_namespace_parse(const cJSON *json, struct velo_pol_namespace *out, 
 
 static int cmp_port(const void *a, const void *b)
 {
-	return strcmp(((const struct velo_pol_named_port *)a)->name,
-		      ((const struct velo_pol_named_port *)b)->name);
+	const struct velo_pol_named_port *x = a, *y = b;
+	int cmp = strcmp(x->name, y->name);
+
+	return cmp ? cmp : x->proto != y->proto ? x->proto - y->proto : x->port - y->port;
 }
 
-/* The named ports of one list of containers, appended to the pod's. */
-static int container_ports(const cJSON *spec, const char *list, struct velo_pol_pod *out)
+/*
+ * The named ports of one list of containers, appended to the pod's. A port
+ * velod can't read is left out and noted: a rule naming it then allows
+ * nothing on this pod (closed), and the pod's other ports still count.
+ */
+static int container_ports(const cJSON *spec, const char *list, struct velo_pol_pod *out,
+			   char *notes)
 {
 	const cJSON *containers, *container, *ports, *port;
+	unsigned c = 0;
 
-	if (velo_pol_json_array(spec, list, &containers))
-		return -EINVAL;
+	if (velo_pol_json_array(spec, list, &containers)) {
+		velo_pol_note(notes, VELO_POL_PROBLEM_MAX, "spec.%s: not a list", list);
+		return 0;
+	}
 	cJSON_ArrayForEach (container, containers) {
+		unsigned p = 0;
+
 		if (velo_pol_json_array(container, "ports", &ports))
-			return -EINVAL;
+			velo_pol_note(notes, VELO_POL_PROBLEM_MAX, "spec.%s[%u].ports: not a list",
+				      list, c);
 		cJSON_ArrayForEach (port, ports) {
 			struct velo_pol_named_port one = {}, *grown;
 			int number;
@@ -77,8 +90,14 @@ static int container_ports(const cJSON *spec, const char *list, struct velo_pol_
 			if (velo_json_string(port, "name", one.name, sizeof(one.name)) ||
 			    velo_pol_json_protocol(port, "protocol", &one.proto) ||
 			    !velo_json_int(velo_json_field(port, "containerPort"), 1, 65535,
-					   &number))
-				return -EINVAL;
+					   &number)) {
+				velo_pol_note(notes, VELO_POL_PROBLEM_MAX,
+					      "spec.%s[%u].ports[%u]: bad name, protocol or "
+					      "containerPort (left out)",
+					      list, c, p++);
+				continue;
+			}
+			p++;
 			if (!one.name[0])
 				continue; /* only named ports resolve */
 			one.port = (uint16_t)number;
@@ -88,41 +107,74 @@ static int container_ports(const cJSON *spec, const char *list, struct velo_pol_
 			out->ports = grown;
 			out->ports[out->n_ports++] = one;
 		}
+		c++;
 	}
 	return 0;
 }
 
-static int pod_ips(const cJSON *status, struct velo_pol_pod *out)
+/* status.podIPs (else podIP): an address velod can't read is left out and noted. */
+static void pod_ips(const cJSON *status, struct velo_pol_pod *out, char *notes)
 {
 	const cJSON *ips, *item;
 	char text[64];
+	unsigned i = 0;
 
-	if (velo_pol_json_array(status, "podIPs", &ips))
-		return -EINVAL;
+	if (velo_pol_json_array(status, "podIPs", &ips)) {
+		velo_pol_note(notes, VELO_POL_PROBLEM_MAX, "status.podIPs: not a list");
+		ips = NULL;
+	}
 	if (!cJSON_GetArraySize(ips)) {
-		if (velo_json_string(status, "podIP", text, sizeof(text)))
-			return -EINVAL;
-		if (!text[0])
-			return 0;
-		out->n_ips = 1;
-		return velo_pol_cidr_parse(text, true, &out->ips[0]);
+		if (velo_json_string(status, "podIP", text, sizeof(text)) ||
+		    (text[0] && velo_pol_cidr_parse(text, true, &out->ips[0])))
+			velo_pol_note(notes, VELO_POL_PROBLEM_MAX, "status.podIP: not an address");
+		else if (text[0])
+			out->n_ips = 1;
+		return;
 	}
 	cJSON_ArrayForEach (item, ips) {
-		if (out->n_ips == VELO_POL_MAX_POD_IPS ||
-		    velo_json_string(item, "ip", text, sizeof(text)) ||
-		    velo_pol_cidr_parse(text, true, &out->ips[out->n_ips++]))
-			return -EINVAL;
+		if (out->n_ips == VELO_POL_MAX_POD_IPS) {
+			velo_pol_note(notes, VELO_POL_PROBLEM_MAX,
+				      "status.podIPs: more than %u (the rest left out)",
+				      VELO_POL_MAX_POD_IPS);
+			return;
+		}
+		if (velo_json_string(item, "ip", text, sizeof(text)) ||
+		    velo_pol_cidr_parse(text, true, &out->ips[out->n_ips]))
+			velo_pol_note(notes, VELO_POL_PROBLEM_MAX,
+				      "status.podIPs[%u]: not an address (left out)", i);
+		else
+			out->n_ips++;
+		i++;
 	}
-	return 0;
 }
 
+/* Exact repeats of a (name, protocol, number) go: they say nothing more. */
+static void ports_sort(struct velo_pol_pod *out)
+{
+	unsigned n = 0;
+
+	if (!out->n_ports)
+		return;
+	qsort(out->ports, out->n_ports, sizeof(*out->ports), cmp_port);
+	for (unsigned i = 0; i < out->n_ports; i++)
+		if (!n || cmp_port(&out->ports[n - 1], &out->ports[i]))
+			out->ports[n++] = out->ports[i];
+	out->n_ports = n;
+}
+
+/*
+ * Every field but metadata's namespace and name degrades alone: what velod
+ * can't read is left out (labels: none; nodeName: unknown; hostNetwork,
+ * phase: the defaults) and noted in out->problem, never the whole pod, which
+ * would leave a local pod unplaced (its traffic dropped) and a remote one
+ * unknown.
+ */
 int velo_pol_pod_parse(const cJSON *json, struct velo_pol_pod *out, char *why, size_t why_size)
 {
 	const cJSON *spec = velo_json_field(json, "spec");
 	const cJSON *status = velo_json_field(json, "status");
 	const cJSON *host_network = velo_json_field(spec, "hostNetwork");
-	const char *bad = NULL;
-	char phase[32];
+	char phase[32], notes[VELO_POL_PROBLEM_MAX] = "";
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -133,38 +185,36 @@ int velo_pol_pod_parse(const cJSON *json, struct velo_pol_pod *out, char *why, s
 	ret = velo_pol_json_labels(velo_json_field(velo_json_field(json, "metadata"), "labels"),
 				   &out->labels);
 	if (ret == -EINVAL)
-		bad = "metadata.labels";
-	else if (!ret && velo_json_string(spec, "nodeName", out->node, sizeof(out->node)))
-		bad = "spec.nodeName";
-	else if (!ret && host_network && !cJSON_IsNull(host_network) && !cJSON_IsBool(host_network))
-		bad = "spec.hostNetwork";
-	else if (!ret && velo_json_string(status, "phase", phase, sizeof(phase)))
-		bad = "status.phase";
-	else if (!ret && pod_ips(status, out))
-		bad = "status.podIPs";
-	if (!ret && !bad) {
-		ret = container_ports(spec, "containers", out);
-		if (!ret)
-			ret = container_ports(spec, "initContainers", out);
-		if (ret == -EINVAL)
-			bad = "spec.containers[].ports";
+		velo_pol_note(notes, sizeof(notes), "metadata.labels: unreadable (taken as none)");
+	if (velo_json_string(spec, "nodeName", out->node, sizeof(out->node))) {
+		out->node[0] = '\0';
+		velo_pol_note(notes, sizeof(notes), "spec.nodeName: not a name");
 	}
-	if (!ret && !bad) {
-		out->host_network = cJSON_IsTrue(host_network);
-		out->finished = !strcmp(phase, "Succeeded") || !strcmp(phase, "Failed");
-		if (out->n_ports)
-			qsort(out->ports, out->n_ports, sizeof(*out->ports), cmp_port);
-		for (unsigned i = 1; i < out->n_ports; i++)
-			if (!strcmp(out->ports[i - 1].name, out->ports[i].name))
-				bad = "spec.containers[].ports (a name twice)";
+	if (host_network && !cJSON_IsNull(host_network) && !cJSON_IsBool(host_network))
+		velo_pol_note(notes, sizeof(notes),
+			      "spec.hostNetwork: not a boolean (taken as false)");
+	if (velo_json_string(status, "phase", phase, sizeof(phase))) {
+		phase[0] = '\0';
+		velo_pol_note(notes, sizeof(notes), "status.phase: not a string");
 	}
-	if (bad) {
-		snprintf(why, why_size, "Pod %s/%s: bad %s", out->ns, out->name, bad);
-		ret = -EINVAL;
-	}
-	if (ret)
+	pod_ips(status, out, notes);
+	if (ret != -ENOMEM)
+		ret = container_ports(spec, "containers", out, notes);
+	if (!ret)
+		ret = container_ports(spec, "initContainers", out, notes);
+	if (!ret && notes[0] && !(out->problem = strdup(notes)))
+		ret = -ENOMEM;
+	if (ret) {
+		snprintf(why, why_size, "Pod %s/%s: out of memory", out->ns, out->name);
 		velo_pol_pod_free(out);
-	return ret;
+		return ret;
+	}
+	out->host_network = cJSON_IsTrue(host_network);
+	out->finished = !strcmp(phase, "Succeeded") || !strcmp(phase, "Failed");
+	ports_sort(out);
+	if (out->problem)
+		snprintf(why, why_size, "Pod %s/%s: %s", out->ns, out->name, out->problem);
+	return 0;
 }
 
 /* One array of the file into state, by kind. */

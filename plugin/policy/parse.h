@@ -21,8 +21,12 @@ int velo_pol_namespace_parse(const cJSON *json, struct velo_pol_namespace *out, 
 			     size_t why_size);
 /*
  * A Pod: namespace, name, spec.nodeName, labels, status.podIPs (else podIP),
- * the named ports of its containers (and init containers: sidecars), whether
- * it is hostNetwork or finished (Succeeded, Failed). As velo_pol_namespace_parse.
+ * the named ports of its containers (and init containers: sidecars; a name
+ * may repeat across containers, as the API allows with a warning: each
+ * number is kept), whether it is hostNetwork or finished (Succeeded, Failed).
+ * -EINVAL only without a usable namespace and name: any other field velod
+ * can't read is left out and named in out->problem (and why), the pod kept.
+ * -ENOMEM.
  */
 int velo_pol_pod_parse(const cJSON *json, struct velo_pol_pod *out, char *why, size_t why_size);
 

@@ -6,8 +6,9 @@
  * prefix holding it, so that is exactly cidr minus except), or VELO_ID_ANY
  * without peers. Its ports become key prefixes: a number in full, a range
  * as its prefix cover, a protocol alone +8 bits, no ports the base length.
- * A named port resolves to a number per pod: the subject's own for ingress,
- * each peer pod's for egress (one entry per peer identity then).
+ * A named port resolves to numbers per pod: the subject's own for ingress,
+ * each peer pod's for egress (one entry per peer identity then); a name a
+ * pod repeats across containers allows each of its numbers.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -108,12 +109,38 @@ static int expand_peers(struct rule_list *list, const struct velo_pol_netpol *ne
 	return 0;
 }
 
-/* The number a pod gives a port name for proto, or 0. */
-static uint16_t named_port(const struct velo_pol_pod *pod, const char *name, uint8_t proto)
+/*
+ * The numbers a pod gives a port name for proto: its ports are sorted by
+ * name, protocol and number, so they are *n in a row from the one returned
+ * (NULL, *n 0: none). A name repeated across containers (the API warns but
+ * allows it) names each of its numbers, and a rule naming it allows each.
+ */
+static const struct velo_pol_named_port *named_ports(const struct velo_pol_pod *pod,
+						     const char *name, uint8_t proto, unsigned *n)
 {
-	for (unsigned i = 0; i < pod->n_ports; i++)
-		if (!strcmp(pod->ports[i].name, name) && pod->ports[i].proto == proto)
-			return pod->ports[i].port;
+	const struct velo_pol_named_port *first = NULL;
+
+	*n = 0;
+	for (unsigned i = 0; i < pod->n_ports; i++) {
+		if (strcmp(pod->ports[i].name, name) || pod->ports[i].proto != proto)
+			continue;
+		if (!first)
+			first = &pod->ports[i];
+		(*n)++;
+	}
+	return first;
+}
+
+/* A named port of pod to one peer identity: one entry per number. */
+static int add_named(struct rule_list *list, __u32 subject, __u32 peer, __u8 dir,
+		     const struct velo_pol_pod *pod, const struct velo_pol_port *port, __u32 policy)
+{
+	unsigned n;
+	const struct velo_pol_named_port *numbers = named_ports(pod, port->name, port->proto, &n);
+
+	for (unsigned i = 0; i < n; i++)
+		if (add(list, subject, peer, dir, port->proto, numbers[i].port, 16, policy))
+			return -ENOMEM;
 	return 0;
 }
 
@@ -123,21 +150,14 @@ static int add_egress_named(struct rule_list *list, __u32 subject, const struct 
 {
 	const struct velo_pol_build *build = list->build;
 
-	if (target->id != VELO_ID_ANY) {
-		uint16_t number =
-			target->ident ? named_port(target->ident->pod, port->name, port->proto) : 0;
-
-		return number ? add(list, subject, target->id, VELO_POL_DIR_EGRESS, port->proto,
-				    number, 16, policy)
-			      : 0;
-	}
-	for (unsigned i = 0; i < build->n_idents; i++) {
-		uint16_t number = named_port(build->idents[i].pod, port->name, port->proto);
-
-		if (number && add(list, subject, build->idents[i].id, VELO_POL_DIR_EGRESS,
-				  port->proto, number, 16, policy))
+	if (target->id != VELO_ID_ANY)
+		return target->ident ? add_named(list, subject, target->id, VELO_POL_DIR_EGRESS,
+						 target->ident->pod, port, policy)
+				     : 0;
+	for (unsigned i = 0; i < build->n_idents; i++)
+		if (add_named(list, subject, build->idents[i].id, VELO_POL_DIR_EGRESS,
+			      build->idents[i].pod, port, policy))
 			return -ENOMEM;
-	}
 	return 0;
 }
 
@@ -148,17 +168,18 @@ static int add_port(struct rule_list *list, const struct velo_pol_ident *subject
 	struct velo_pol_port_prefix cover[VELO_POL_PORT_PREFIXES_MAX];
 	unsigned n_cover = 0;
 
-	if (port->name[0] && dir == VELO_POL_DIR_EGRESS) {
-		for (unsigned t = 0; t < list->n_targets; t++)
-			if (add_egress_named(list, subject->id, &list->targets[t], port, policy))
-				return -ENOMEM;
-		return 0;
-	}
 	if (port->name[0]) {
-		cover[0].port = named_port(subject->pod, port->name, port->proto);
-		cover[0].len = 16;
-		n_cover = cover[0].port ? 1 : 0; /* a name the pod doesn't have allows nothing */
-	} else if (!port->port) {
+		/* Egress: each peer pod's numbers; ingress: the subject's own. */
+		for (unsigned t = 0; t < list->n_targets; t++)
+			if (dir == VELO_POL_DIR_EGRESS
+				    ? add_egress_named(list, subject->id, &list->targets[t], port,
+						       policy)
+				    : add_named(list, subject->id, list->targets[t].id, dir,
+						subject->pod, port, policy))
+				return -ENOMEM;
+		return 0; /* a name the pod doesn't have allows nothing */
+	}
+	if (!port->port) {
 		cover[0] = (struct velo_pol_port_prefix){ 0, 0 };
 		n_cover = 1;
 	} else {

@@ -74,8 +74,9 @@ struct velo_pol_identity {
 struct velo_pol_placed {
 	char ns[VELO_POL_NS_MAX];
 	char name[VELO_POL_NAME_MAX];
-	__u32 id; /* VELO_ID_NONE: no Pod object (yet) */
+	__u32 id; /* VELO_ID_NONE: not placed (unplaced says why) */
 	__u32 isolate; /* VELO_POL_ISOLATE_* */
+	const char *unplaced; /* why the pod has no identity (a constant string), else NULL */
 };
 
 struct velo_pol_tables {

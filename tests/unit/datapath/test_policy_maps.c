@@ -54,8 +54,18 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* x/a (local, app=a), x/b (app=b) and more pods (a JSON list's items, "" for none). */
+static void build_pods(const char *pods, const char *policies, struct velo_pol_numbering *numbering,
+		       struct velo_pol_tables *tables);
+
 static void build(const char *policies, struct velo_pol_numbering *numbering,
 		  struct velo_pol_tables *tables)
+{
+	build_pods("", policies, numbering, tables);
+}
+
+static void build_pods(const char *pods, const char *policies, struct velo_pol_numbering *numbering,
+		       struct velo_pol_tables *tables)
 {
 	char text[4096], why[200] = "";
 	struct velo_pol_objects objects;
@@ -66,9 +76,10 @@ static void build(const char *policies, struct velo_pol_numbering *numbering,
 	len = snprintf(text, sizeof(text),
 		       "{\"pods\": [{\"metadata\": {\"namespace\": \"x\", \"name\": \"a\", "
 		       "\"labels\": {\"app\": \"a\"}}, \"status\": {\"podIP\": \"10.0.0.1\"}}, "
-		       "{\"metadata\": {\"namespace\": \"x\", \"name\": \"b\"}, \"status\": "
-		       "{\"podIP\": \"10.0.0.2\"}}], \"networkPolicies\": [%s]}",
-		       policies);
+		       "{\"metadata\": {\"namespace\": \"x\", \"name\": \"b\", \"labels\": "
+		       "{\"app\": \"b\"}}, \"status\": {\"podIP\": \"10.0.0.2\"}}%s%s], "
+		       "\"networkPolicies\": [%s]}",
+		       pods[0] ? "," : "", pods, policies);
 	assert_int_equal(velo_pol_objects_parse(text, (size_t)len, &objects, why, sizeof(why)), 0);
 	assert_int_equal(velo_pol_cidr_parse("10.0.0.1", true, &local.ips[0]), 0);
 	assert_int_equal(velo_pol_tables_build(&objects, &node, numbering, tables), 0);
@@ -144,10 +155,77 @@ static void test_writes(void **state)
 	velo_pol_numbering_free(&numbering);
 }
 
+static __u32 revision(void)
+{
+	struct velo_pol_state st;
+	__u32 zero = 0;
+
+	assert_int_equal(bpf_map_lookup_elem(bpf.state_fd, &zero, &st), 0);
+	return st.revision;
+}
+
+#define FROM_B                                                                                 \
+	"{\"metadata\": {\"namespace\": \"x\", \"name\": \"p\"}, \"spec\": {\"podSelector\": " \
+	"{\"matchLabels\": {\"app\": \"a\"}}, \"ingress\": [{\"from\": [{\"podSelector\": "    \
+	"{\"matchLabels\": {\"app\": \"b\"}}}]}]}}"
+#define POD_C(app)                                                                            \
+	"{\"metadata\": {\"namespace\": \"x\", \"name\": \"c\", \"labels\": {\"app\": \"" app \
+	"\"}}, \"status\": {\"podIP\": \"10.0.0.3\"}}"
+
+/*
+ * The revision moves (every flow judged again) only when a verdict can
+ * change: a new peer pod's address, or one no rule names, leaves it; a
+ * named peer's address going moves it; a write of the same tables leaves it.
+ */
+static void write_pods(const char *pods, struct velo_pol_numbering *numbering,
+		       struct velo_pol_written *written, struct velo_pol_write_stats *stats)
+{
+	struct velo_pol_tables tables;
+
+	build_pods(pods, FROM_B, numbering, &tables);
+	assert_int_equal(velo_pol_maps_write(&bpf, &tables, written, stats), 0);
+	velo_pol_tables_free(&tables);
+}
+
+static void test_revision_only_for_verdicts(void **state)
+{
+	struct velo_pol_numbering numbering = {};
+	struct velo_pol_written written = {};
+	struct velo_pol_write_stats stats;
+	__u32 first;
+
+	(void)state;
+	if (bpf.ip_fd < 0 || bpf.state_fd < 0)
+		skip(); /* no CAP_BPF */
+	write_pods("", &numbering, &written, &stats);
+	first = revision();
+	assert_int_equal(stats.revision, first);
+	/* The same tables again: nothing written, the revision stays. */
+	write_pods("", &numbering, &written, &stats);
+	assert_int_equal(stats.put + stats.removed, 0);
+	assert_int_equal(revision(), first);
+	/* x/c (app=b) comes elsewhere: its address is written, the revision stays. */
+	write_pods(POD_C("b"), &numbering, &written, &stats);
+	assert_int_equal(stats.put, 1);
+	assert_int_equal(revision(), first);
+	/* x/c's labels change to ones no rule names: its entry changes, from a named identity. */
+	write_pods(POD_C("z"), &numbering, &written, &stats);
+	assert_int_equal(stats.put, 1);
+	assert_int_equal(revision(), first + 1);
+	/* x/c (app=z, named by nothing) goes: the revision stays. */
+	write_pods("", &numbering, &written, &stats);
+	assert_int_equal(stats.removed, 1);
+	assert_int_equal(revision(), first + 1);
+	assert_int_equal(stats.revision, first + 1);
+	velo_pol_written_free(&written);
+	velo_pol_numbering_free(&numbering);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_writes),
+		cmocka_unit_test(test_revision_only_for_verdicts),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

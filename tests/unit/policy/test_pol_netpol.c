@@ -127,55 +127,120 @@ static void test_host_bits_cleared(void **state)
 	velo_pol_netpol_free(&np);
 }
 
-static void test_bad(void **state)
+/*
+ * A rule velod can't read is left out whole; the policy still selects and
+ * isolates with the rules it could read (fewer allowances, never more), and
+ * the problem names the rule.
+ */
+static void test_bad_rule_left_out(void **state)
 {
-	static const char *const bad[][2] = {
-		{ "[]", "spec" },
-		{ "{\"podSelector\": []}", "spec.podSelector" },
+	static const char *const bad_peers[] = {
+		"{}",
+		"{\"ipBlock\": {\"cidr\": \"10.0.0.0/8\"}, \"podSelector\": {}}",
+		"{\"ipBlock\": {\"cidr\": \"10.0.0.0/8\", \"except\": [\"11.0.0.0/16\"]}}",
+		"{\"ipBlock\": {\"cidr\": \"10.0.0.0/8\", \"except\": [\"10.0.0.0/8\"]}}",
+		"{\"ipBlock\": {\"cidr\": \"10.0.0.0/33\"}}",
+	};
+	static const char *const bad_ports[] = {
+		"{\"port\": 80, \"endPort\": 79}",
+		"{\"port\": \"http\", \"endPort\": 90}",
+		"{\"endPort\": 90}",
+		"{\"port\": \"8080\"}",
+		"{\"port\": 0}",
+		"{\"port\": 80, \"protocol\": \"ICMP\"}",
+		"{\"port\": \"a-name-far-too-long\"}",
+	};
+	struct velo_pol_netpol np;
+	char spec[1024], why[200];
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(bad_peers) / sizeof(bad_peers[0]); i++) {
+		snprintf(spec, sizeof(spec),
+			 "{\"podSelector\": {\"matchLabels\": {\"a\": \"b\"}}, \"ingress\": ["
+			 "{\"from\": [{\"podSelector\": {}}, %s], \"ports\": [{\"port\": 80}]}, "
+			 "{\"from\": [{\"podSelector\": {}}]}]}",
+			 bad_peers[i]);
+		assert_int_equal(parse(spec, &np, why), 0);
+		assert_true(np.ingress);
+		assert_false(np.egress);
+		assert_int_equal(np.subject.match.n, 1);
+		/* The whole first rule went (not just its bad peer): the second stays. */
+		assert_int_equal(np.n_ingress, 1);
+		assert_int_equal(np.ingress_rules[0].n_ports, 0);
+		assert_non_null(np.problem);
+		if (!strstr(np.problem, "spec.ingress[0]"))
+			fail_msg("peer case %u: problem \"%s\"", i, np.problem);
+		velo_pol_netpol_free(&np);
+	}
+	for (unsigned i = 0; i < sizeof(bad_ports) / sizeof(bad_ports[0]); i++) {
+		/* The only egress rule goes: egress stays isolated (its default), nothing allowed. */
+		snprintf(spec, sizeof(spec), "{\"egress\": [{\"ports\": [{\"port\": 53}, %s]}]}",
+			 bad_ports[i]);
+		assert_int_equal(parse(spec, &np, why), 0);
+		assert_true(np.ingress);
+		assert_true(np.egress);
+		assert_int_equal(np.n_egress, 0);
+		assert_non_null(np.problem);
+		if (!strstr(np.problem, "spec.egress[0]") || !strstr(why, "spec.egress[0]"))
+			fail_msg("port case %u: problem \"%s\"", i, np.problem);
+		velo_pol_netpol_free(&np);
+	}
+}
+
+/*
+ * A podSelector, policyTypes or spec velod can't read: every pod of the
+ * namespace isolated, no rule kept (the directions its policyTypes name;
+ * both when those can't be read either).
+ */
+static void test_unreadable_fails_closed(void **state)
+{
+	static const struct {
+		const char *spec, *problem;
+		bool ingress, egress;
+	} cases[] = {
+		{ "[]", "spec: not an object", true, true },
+		{ "{\"podSelector\": [], \"ingress\": [{}]}", "spec.podSelector", true, false },
 		{ "{\"podSelector\": {\"matchExpressions\": [{\"key\": \"a\", \"operator\": "
-		  "\"In\"}]}}",
-		  "spec.podSelector" },
+		  "\"In\"}]}, \"egress\": [{}], \"policyTypes\": [\"Egress\"]}",
+		  "spec.podSelector", false, true },
 		{ "{\"podSelector\": {\"matchExpressions\": [{\"key\": \"a\", \"operator\": "
-		  "\"Exists\", \"values\": [\"x\"]}]}}",
-		  "spec.podSelector" },
+		  "\"Exists\", \"values\": [\"x\"]}]}, \"ingress\": [{}], \"egress\": [{}]}",
+		  "spec.podSelector", true, true },
 		{ "{\"podSelector\": {\"matchExpressions\": [{\"key\": \"a\", \"operator\": "
 		  "\"Gt\", \"values\": [\"1\"]}]}}",
-		  "spec.podSelector" },
-		{ "{\"ingress\": [{\"from\": [{}]}]}", "spec.ingress" },
-		{ "{\"ingress\": [{\"from\": [{\"ipBlock\": {\"cidr\": \"10.0.0.0/8\"}, "
-		  "\"podSelector\": {}}]}]}",
-		  "spec.ingress" },
-		{ "{\"ingress\": [{\"from\": [{\"ipBlock\": {\"cidr\": \"10.0.0.0/8\", \"except\": "
-		  "[\"11.0.0.0/16\"]}}]}]}",
-		  "spec.ingress" },
-		{ "{\"ingress\": [{\"from\": [{\"ipBlock\": {\"cidr\": \"10.0.0.0/8\", \"except\": "
-		  "[\"10.0.0.0/8\"]}}]}]}",
-		  "spec.ingress" },
-		{ "{\"ingress\": [{\"from\": [{\"ipBlock\": {\"cidr\": \"10.0.0.0/33\"}}]}]}",
-		  "spec.ingress" },
-		{ "{\"egress\": [{\"ports\": [{\"port\": 80, \"endPort\": 79}]}]}", "spec.egress" },
-		{ "{\"egress\": [{\"ports\": [{\"port\": \"http\", \"endPort\": 90}]}]}",
-		  "spec.egress" },
-		{ "{\"egress\": [{\"ports\": [{\"endPort\": 90}]}]}", "spec.egress" },
-		{ "{\"egress\": [{\"ports\": [{\"port\": \"8080\"}]}]}", "spec.egress" },
-		{ "{\"egress\": [{\"ports\": [{\"port\": 0}]}]}", "spec.egress" },
-		{ "{\"egress\": [{\"ports\": [{\"port\": 80, \"protocol\": \"ICMP\"}]}]}",
-		  "spec.egress" },
-		{ "{\"egress\": [{\"ports\": [{\"port\": \"a-name-far-too-long\"}]}]}",
-		  "spec.egress" },
-		{ "{\"policyTypes\": [\"Ingress\", 3]}", "spec.policyTypes" },
+		  "spec.podSelector", true, false },
+		{ "{\"podSelector\": {\"matchLabels\": {\"a\": \"b\"}}, \"ingress\": [{}], "
+		  "\"policyTypes\": [\"Ingress\", 3]}",
+		  "spec.policyTypes", true, true },
+		{ "{\"podSelector\": {}, \"policyTypes\": [\"Sideways\"]}", "spec.policyTypes",
+		  true, true },
 	};
 	struct velo_pol_netpol np;
 
 	(void)state;
-	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		char why[200] = "", want[64];
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char why[200] = "";
 
-		snprintf(want, sizeof(want), "NetworkPolicy x/p: bad %s", bad[i][1]);
-		assert_int_equal(parse(bad[i][0], &np, why), -EINVAL);
-		if (strcmp(why, want))
-			fail_msg("case %u: why \"%s\", want \"%s\"", i, why, want);
+		assert_int_equal(parse(cases[i].spec, &np, why), 0);
+		assert_non_null(np.problem);
+		if (!strstr(np.problem, cases[i].problem) || !strstr(np.problem, "isolated"))
+			fail_msg("case %u: problem \"%s\" lacks \"%s\"", i, np.problem,
+				 cases[i].problem);
+		assert_int_equal(np.ingress, cases[i].ingress);
+		assert_int_equal(np.egress, cases[i].egress);
+		assert_int_equal(np.n_ingress + np.n_egress, 0);
+		if (strstr(cases[i].problem, "podSelector")) {
+			/* The empty selector: every pod of x. */
+			assert_int_equal(np.subject.match.n, 0);
+			assert_int_equal(np.subject.n_exprs, 0);
+		}
+		velo_pol_netpol_free(&np);
 	}
+	/* A good policy has no problem. */
+	assert_int_equal(parse("{\"podSelector\": {}, \"ingress\": [{}]}", &np, (char[200]){ 0 }),
+			 0);
+	assert_null(np.problem);
+	velo_pol_netpol_free(&np);
 }
 
 int main(void)
@@ -184,7 +249,8 @@ int main(void)
 		cmocka_unit_test(test_full_spec),
 		cmocka_unit_test(test_policy_types_default),
 		cmocka_unit_test(test_host_bits_cleared),
-		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_bad_rule_left_out),
+		cmocka_unit_test(test_unreadable_fails_closed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

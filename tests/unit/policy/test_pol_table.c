@@ -234,6 +234,9 @@ static void test_subjects_only_for_local_pods(void **state)
 	assert_int_equal(velo_pol_tables_placed(&tables, "d", "c")->isolate, 0);
 	/* e/a's record names a Pod scheduled on n2: not placed here. */
 	assert_int_equal(velo_pol_tables_placed(&tables, "e", "a")->id, VELO_ID_NONE);
+	assert_string_equal(velo_pol_tables_placed(&tables, "e", "a")->unplaced,
+			    "its Pod object is scheduled to another node");
+	assert_null(velo_pol_tables_placed(&tables, "d", "b")->unplaced);
 }
 
 static void test_rule_keys(void **state)
@@ -314,6 +317,60 @@ static void test_named_port_per_subject(void **state)
 	assert_int_equal(tables.n_subjects, 2);
 }
 
+/*
+ * d/p names "http" in two containers (8080 and 8081: the API warns but
+ * allows it): the pod is placed, and a rule naming "http" allows each
+ * number, on ingress (its own) and on egress to it.
+ */
+static void test_named_port_repeated(void **state)
+{
+	unsigned ingress = 0, egress = 0;
+	__u32 a, p;
+
+	(void)state;
+	load(POD("d", "a", "n1", "\"app\": \"client\"", "10.1.0.1",
+		 "") ","
+		     "{\"metadata\": {\"namespace\": \"d\", \"name\": \"p\", \"labels\": "
+		     "{\"app\": \"web\"}}, \"spec\": {\"nodeName\": \"n1\", \"containers\": ["
+		     "{\"ports\": [{\"name\": \"http\", \"containerPort\": 8080}]}, {\"ports\": "
+		     "[{\"name\": \"http\", \"containerPort\": 8081}]}]}, \"status\": {\"podIP\": "
+		     "\"10.1.0.4\"}}",
+	     "{\"metadata\": {\"namespace\": \"d\", \"name\": \"web\"}, \"spec\": "
+	     "{\"podSelector\": {\"matchLabels\": {\"app\": \"web\"}}, \"ingress\": "
+	     "[{\"ports\": [{\"port\": \"http\"}]}]}},"
+	     "{\"metadata\": {\"namespace\": \"d\", \"name\": \"out\"}, \"spec\": "
+	     "{\"podSelector\": {\"matchLabels\": {\"app\": \"client\"}}, \"egress\": "
+	     "[{\"ports\": [{\"port\": \"http\"}]}]}}");
+	a = pod_id("10.1.0.1");
+	p = pod_id("10.1.0.4");
+	assert_int_not_equal(p, VELO_ID_NONE);
+	assert_non_null(velo_pol_tables_placed(&tables, "d", "p"));
+	assert_int_equal(velo_pol_tables_placed(&tables, "d", "p")->id, p);
+	/* d/b has a record but no Pod object here: named, with why. */
+	assert_int_equal(velo_pol_tables_placed(&tables, "d", "b")->id, VELO_ID_NONE);
+	assert_string_equal(velo_pol_tables_placed(&tables, "d", "b")->unplaced,
+			    "no Pod object of this name (yet)");
+	for (unsigned i = 0; i < tables.n_rules; i++) {
+		const struct velo_pol_rule_key *key = &tables.rules[i].key;
+		unsigned port = ntohs(key->port);
+
+		assert_true(port == 8080 || port == 8081);
+		assert_int_equal(key->prefixlen, VELO_POL_RULE_PREFIX_BASE + 8 + 16);
+		if (key->dir == VELO_POL_DIR_INGRESS) {
+			assert_int_equal(key->subject, p);
+			assert_int_equal(key->peer, VELO_ID_ANY);
+			ingress |= port == 8080 ? 1 : 2;
+		} else {
+			assert_int_equal(key->subject, a);
+			assert_int_equal(key->peer, p);
+			egress |= port == 8080 ? 1 : 2;
+		}
+	}
+	assert_int_equal(ingress, 3);
+	assert_int_equal(egress, 3);
+	assert_int_equal(tables.n_rules, 4);
+}
+
 static void test_lookup_ip(void **state)
 {
 	struct velo_pol_cidr addr;
@@ -338,6 +395,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_rule_keys, teardown),
 		cmocka_unit_test_teardown(test_numbers_survive_other_changes, teardown),
 		cmocka_unit_test_teardown(test_named_port_per_subject, teardown),
+		cmocka_unit_test_teardown(test_named_port_repeated, teardown),
 		cmocka_unit_test_teardown(test_lookup_ip, teardown),
 	};
 
