@@ -4,10 +4,10 @@
 # velo in a real Kubernetes cluster on this machine, built from source with no registry:
 #
 #   hack/kind.sh build             build what the cache lacks (binaries, images); up does it too
-#   hack/kind.sh up [dual-stack]   build what is missing (hack/kind/build-bins.sh, images.sh),
-#                                  create the kind cluster (1 control plane + 2 workers, no
-#                                  default CNI, kube-proxy iptables), install velo from
-#                                  manifests/, wait for every node Ready and CoreDNS answering
+#   hack/kind.sh up [--cni NAME] [dual-stack]  build what is missing, create the kind cluster
+#                                  (1 control plane + 2 workers, no default CNI, kube-proxy
+#                                  iptables), install velo (manifests/) or NAME (kind/peers/), wait
+#                                  for every node Ready and CoreDNS answering
 #   hack/kind.sh e2e               velo's own checks in the cluster (e2e/kind/run.sh)
 #   hack/kind.sh conformance       upstream e2e.test, [sig-network] [Conformance]; prints
 #                                  "conformance: N passed, N failed, N skipped" and the JUnit file
@@ -24,6 +24,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 # shellcheck source=hack/kind/versions.sh
 . "$here/kind/versions.sh"
+# shellcheck source=hack/kind/peers/peers.bash
+. "$here/kind/peers/peers.bash"
 
 cluster=${VELO_KIND_CLUSTER:-velo}
 timeout=${VELO_KIND_TIMEOUT:-300s}
@@ -70,20 +72,39 @@ cmd_build() {
 }
 
 cmd_up() {
+	local cni=velo
+	if [ "${1:-}" = --cni ]; then
+		cni=${2:?up --cni NAME: $peer_names}
+		shift 2
+	fi
 	local family=${1:-ipv4} config start
 	case $family in
 	ipv4) config=$top/e2e/kind/cluster.yaml ;;
 	dual-stack) config=$top/e2e/kind/cluster-dual-stack.yaml ;;
 	*) die "up: unknown family '$family' (ipv4, dual-stack)" ;;
 	esac
+	config=$(peer_config "$cni" "$family" "$config")
 	start=$(date +%s)
 	[ "${VELO_KIND_SKIP_BUILD:-0}" = 1 ] || cmd_build
+	[ "$cni" = velo ] || [ "${VELO_KIND_SKIP_BUILD:-0}" = 1 ] || peer_build "$cni"
 	log "built in $(($(date +%s) - start)) s"
 	kind delete cluster --name "$cluster" >/dev/null 2>&1 || true
 	log "creating cluster $cluster ($family)"
 	kind create cluster --name "$cluster" --image "velo-kind/node:$K8S_VERSION" \
 		--config "$config" --kubeconfig "$KUBECONFIG" --retain
 	wait_api || die "the API server does not answer"
+	if [ "$cni" != velo ]; then
+		peer_install "$cni" || {
+			diagnose
+			die "the cluster did not come up ($cni)"
+		}
+		coredns_answers || {
+			diagnose
+			die "CoreDNS does not answer"
+		}
+		log "up ($cni) in $(($(date +%s) - start)) s: KUBECONFIG=$KUBECONFIG"
+		return 0
+	fi
 	kind load docker-image velo:dev --name "$cluster"
 	log "installing velo"
 	# NetworkPolicy only when asked (VELO_KIND_POLICY=1): the netpol verb's cluster.
