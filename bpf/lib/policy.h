@@ -266,9 +266,9 @@ static __always_inline void velo_pol_ct_track(struct velo_pol_ct *ct,
  * already allowed pass on their entry while it is current; a stale entry is
  * judged again as the flow it was created for, and a flow without one the
  * way its opener sent it. A TCP segment of a connection nothing saw open
- * (no entry, no SYN, unknown to conntrack) passes when either end may have
- * opened it: without a SYN it can't open a connection (its entry is keyed
- * by the guess of lib/policy_opener.h when both may have). own: the address of
+ * and whose ports don't tell (no entry, no SYN, unknown to conntrack, both
+ * or neither port ephemeral) passes when either end may have opened it:
+ * without a SYN it can't open a connection. own: the address of
  * the pod whose veth this is (NULL at the uplink), which must have an identity.
  */
 static __always_inline __u32 velo_pol_check(struct __sk_buff *skb, const struct velo_pol_flow *flow,
@@ -308,8 +308,7 @@ static __always_inline __u32 velo_pol_check(struct __sk_buff *skb, const struct 
 	if (!ct) {
 		/* velo_pol_ct_find reversed the key into rev. */
 		opener = velo_pol_opener(skb, &flow->key, flow->tcp_flags);
-		reply = opener == VELO_POL_OPENER_RECEIVER ||
-			(opener == VELO_POL_OPENER_UNKNOWN && velo_pol_tcp_guess_reply(&flow->key));
+		reply = opener == VELO_POL_OPENER_RECEIVER;
 	}
 	if (reply)
 		orig = &rev;
@@ -319,12 +318,10 @@ static __always_inline __u32 velo_pol_check(struct __sk_buff *skb, const struct 
 	verdict = velo_pol_judge(&judged, src, dst);
 	if (verdict != VELO_POL_ALLOW && opener == VELO_POL_OPENER_UNKNOWN &&
 	    flow->key.proto == VELO_POL_IPPROTO_TCP) {
-		const struct velo_pol_ct_key *other = reply ? &flow->key : &rev;
-
 		/* Either end may have opened it: try the other way round. */
-		__builtin_memcpy(&judged.key, other, sizeof(judged.key));
+		__builtin_memcpy(&judged.key, &rev, sizeof(judged.key));
 		if (velo_pol_judge(&judged, dst, src) == VELO_POL_ALLOW) {
-			orig = other;
+			orig = &rev;
 			verdict = VELO_POL_ALLOW;
 			dst = src;
 		}

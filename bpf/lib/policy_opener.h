@@ -8,7 +8,8 @@
  * the wrong way round. The packet tells for TCP's opening (a SYN's sender
  * opened it, a SYN-ACK's receiver did); otherwise the node's conntrack knows
  * the connections that went through the stack, unless it picked one up in
- * mid-stream (then its "original" direction is only the first packet it saw).
+ * mid-stream (then its "original" direction is only the first packet it saw);
+ * for a TCP connection neither saw open, the ports are the last witness.
  */
 #ifndef VELO_BPF_POLICY_OPENER_H
 #define VELO_BPF_POLICY_OPENER_H
@@ -82,22 +83,26 @@ static __always_inline int velo_pol_ct_opener(struct __sk_buff *skb,
 
 /*
  * A TCP connection nothing saw open: the end with an ephemeral port (Linux's
- * default range starts at 32768), when only one has one, is the likelier
- * opener. Only a guess for the key of a connection policy allows either way
- * round; never a verdict (UDP's replies would let any datagram from a low
- * port through).
+ * default range starts at 32768), when only one has one, opened it. Only a
+ * guess, so never for UDP: a datagram from a low port would pass as the reply
+ * to whatever its receiver may send there.
  */
-static __always_inline bool velo_pol_tcp_guess_reply(const struct velo_pol_ct_key *key)
+static __always_inline int velo_pol_tcp_guess(const struct velo_pol_ct_key *key)
 {
-	return key->proto == VELO_POL_IPPROTO_TCP &&
-	       bpf_ntohs(key->sport) < VELO_POL_EPHEMERAL_FIRST &&
-	       bpf_ntohs(key->dport) >= VELO_POL_EPHEMERAL_FIRST;
+	bool src = bpf_ntohs(key->sport) >= VELO_POL_EPHEMERAL_FIRST;
+	bool dst = bpf_ntohs(key->dport) >= VELO_POL_EPHEMERAL_FIRST;
+
+	if (src == dst)
+		return VELO_POL_OPENER_UNKNOWN;
+	return src ? VELO_POL_OPENER_SENDER : VELO_POL_OPENER_RECEIVER;
 }
 
 /* Which end opened the flow of a packet without an entry; tcp_flags 0 for other protocols. */
 static __always_inline int velo_pol_opener(struct __sk_buff *skb, const struct velo_pol_ct_key *key,
 					   __u8 tcp_flags)
 {
+	int opener;
+
 	if (key->proto == VELO_POL_IPPROTO_TCP) {
 		if ((tcp_flags & (VELO_POL_TCP_SYN | VELO_POL_TCP_ACK)) == VELO_POL_TCP_SYN)
 			return VELO_POL_OPENER_SENDER;
@@ -107,7 +112,10 @@ static __always_inline int velo_pol_opener(struct __sk_buff *skb, const struct v
 	} else if (key->proto != VELO_POL_IPPROTO_UDP) {
 		return VELO_POL_OPENER_UNKNOWN; /* conntrack's lookup takes TCP and UDP only */
 	}
-	return velo_pol_ct_opener(skb, key);
+	opener = velo_pol_ct_opener(skb, key);
+	if (opener == VELO_POL_OPENER_UNKNOWN && key->proto == VELO_POL_IPPROTO_TCP)
+		opener = velo_pol_tcp_guess(key);
+	return opener;
 }
 
 #endif

@@ -487,8 +487,11 @@ static void test_reply_without_entry(void **state)
 	/* A server's push nothing saw open: A's ephemeral port says A opened it. */
 	assert_int_equal(to_a(ADDR_B, 80, 40061, TH_ACK), TC_NEXT);
 	assert_true(ct_has(ADDR_A, 40061, ADDR_B, 80));
-	/* No port tells: it passes (A may have opened it), keyed as sent. */
+	/* B's ephemeral port says B opened this one: judged as B's, and A's ingress says no. */
+	assert_int_equal(to_a(ADDR_B, 40064, 80, TH_ACK), TC_SHOT);
+	/* No port tells: it passes (A may have opened it), keyed as A's, the way it's allowed. */
 	assert_int_equal(to_a(ADDR_R, 80, 81, TH_ACK), TC_NEXT);
+	assert_true(ct_has(ADDR_A, 81, ADDR_R, 80));
 	/* A SYN to A is a new connection, and UDP from a low port no reply. */
 	assert_int_equal(to_a(ADDR_R, 80, 82, TH_SYN), TC_SHOT);
 	len = frame(buf, UDP, ADDR_B, 53, ADDR_A, 40062);

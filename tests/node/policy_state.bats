@@ -49,9 +49,10 @@ push_start() {
 	vtc_run "${POL_NS[$1]}" "${POL_CG[$1]}" socat -u "OPEN:$fifo" \
 		"TCP4-LISTEN:$PUSH_PORT,reuseaddr" &
 	VT_PIDS+=($!)
-	exec {PUSH_FD}>"$fifo"
+	exec {PUSH_FD}>"$fifo" # the client must not hold it: closing it ends the connection
 	vtc_run "${POL_NS[$2]}" "${POL_CG[$2]}" socat -u \
-		"TCP4:${POL_IP[$1]}:$PUSH_PORT,retry=50,interval=0.1${3:+,$3}" - >"$PUSH_OUT" &
+		"TCP4:${POL_IP[$1]}:$PUSH_PORT,retry=50,interval=0.1${3:+,$3}" - >"$PUSH_OUT" \
+		{PUSH_FD}>&- &
 	VT_PIDS+=($!)
 	push one
 }
@@ -219,4 +220,25 @@ reply_keyed() {
 	[[ "$entries" != *"${POL_IP[y/b]}:$PUSH_PORT>"* ]]
 	pol_apply "[$(pol_np x deny "$DENY_INGRESS")]"
 	push three
+}
+
+# --- entries end with their connection
+
+@test "policy state: a closed TCP connection leaves no flow entry (routed)" {
+	local entries _
+	pair '{}'
+	pol_apply "[$(pol_np x deny "$DENY_INGRESS")]"
+	push_start y/b x/a
+	entries="$(ct_entries)"
+	echo "while open: $entries"
+	[[ "$entries" == *">${POL_IP[y/b]}:$PUSH_PORT"* ]]
+	# The server's fifo closes: it sends its FIN, the client's socat ends and sends its own.
+	exec {PUSH_FD}>&-
+	for _ in $(seq 100); do
+		[[ "$(ct_entries)" != *":$PUSH_PORT"* ]] && break
+		sleep 0.05
+	done
+	entries="$(ct_entries)"
+	echo "once closed: ${entries:-none}"
+	[[ "$entries" != *":$PUSH_PORT"* ]]
 }
