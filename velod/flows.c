@@ -21,6 +21,8 @@
 
 #define NS_PER_S 1000000000ull
 #define OPEN_RETRY_NS NS_PER_S
+#define SERIES_IDLE_NS (600 * NS_PER_S) /* a metric series not counting this long goes */
+#define SERIES_EXPIRE_EVERY_NS (30 * NS_PER_S)
 
 /* The last policy drop's question and velod's answer, valid while the policy didn't sync. */
 struct policies_asked {
@@ -49,6 +51,7 @@ struct flows {
 	struct flow_pods *pods;
 	struct flow_socks *socks; /* open TCP sockets' sides, to turn their ends */
 	struct flow_series drops, pairs;
+	uint64_t next_expire_ns;
 };
 
 struct flows *flows_new(const struct agent_config *config, const struct policy *policy,
@@ -244,10 +247,27 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* A gone pod's or an old pair's series leaves /metrics after SERIES_IDLE_NS without counting. */
+static void expire_series(struct flows *flows, uint64_t now_ns)
+{
+	unsigned gone;
+
+	if (now_ns < flows->next_expire_ns)
+		return;
+	flows->next_expire_ns = now_ns + SERIES_EXPIRE_EVERY_NS;
+	gone = flow_series_expire(&flows->drops, now_ns, SERIES_IDLE_NS) +
+	       flow_series_expire(&flows->pairs, now_ns, SERIES_IDLE_NS);
+	if (gone)
+		pr_debug("flows: %u metric series idle for %llu s went", gone,
+			 (unsigned long long)(SERIES_IDLE_NS / NS_PER_S));
+}
+
 void flows_step(struct flows *flows, uint64_t now_ns)
 {
 	int fd;
 
+	if (flows)
+		expire_series(flows, now_ns);
 	if (!flows || flows->rb || now_ns < flows->next_open_ns)
 		return;
 	flows->next_open_ns = now_ns + OPEN_RETRY_NS;
@@ -298,6 +318,8 @@ bool flows_consume(struct flows *flows)
 			      (double)(real.tv_nsec - mono.tv_nsec) / NS_PER_S;
 	flows->batch_now_ns = (uint64_t)mono.tv_sec * NS_PER_S + (uint64_t)mono.tv_nsec;
 	flows->next_read_ns = flows->batch_now_ns + VELO_FLOW_POLL_MS * (NS_PER_S / 1000);
+	flow_series_clock(&flows->drops, flows->batch_now_ns);
+	flow_series_clock(&flows->pairs, flows->batch_now_ns);
 	/* Bounded: a flood can't keep the loop from its other work. */
 	ring_buffer__consume(flows->rb);
 	return flows->next_seq != before;

@@ -66,6 +66,7 @@ void flow_series_add_n(struct flow_series *series, const char *const values[FLOW
 
 		if (entry->hash == hash && same(entry, values)) {
 			entry->count += n;
+			entry->last_ns = series->now_ns;
 			return;
 		}
 		if (!entry->hash) {
@@ -74,6 +75,7 @@ void flow_series_add_n(struct flow_series *series, const char *const values[FLOW
 			entry->hash = hash;
 			set_values(entry, values);
 			entry->count = n;
+			entry->last_ns = series->now_ns;
 			series->n++;
 			return;
 		}
@@ -86,6 +88,60 @@ void flow_series_add_n(struct flow_series *series, const char *const values[FLOW
 		series->other_used = true;
 	}
 	series->other.count += n;
+	series->other.last_ns = series->now_ns;
+}
+
+void flow_series_clock(struct flow_series *series, uint64_t now_ns)
+{
+	series->now_ns = now_ns;
+}
+
+static bool idle(const struct flow_series_entry *entry, uint64_t now_ns, uint64_t idle_ns)
+{
+	return now_ns > entry->last_ns && now_ns - entry->last_ns > idle_ns;
+}
+
+/* Puts entry back where a lookup finds it (open addressing: the table is rebuilt). */
+static void reinsert(struct flow_series *series, const struct flow_series_entry *entry)
+{
+	unsigned i = (unsigned)(entry->hash % series->n_slots);
+
+	while (series->slots[i].hash)
+		i = (i + 1) % series->n_slots;
+	series->slots[i] = *entry;
+}
+
+unsigned flow_series_expire(struct flow_series *series, uint64_t now_ns, uint64_t idle_ns)
+{
+	unsigned gone = 0, kept = 0, other = 0;
+
+	if (series->other_used && idle(&series->other, now_ns, idle_ns)) {
+		memset(&series->other, 0, sizeof(series->other));
+		series->other_used = false;
+		other = 1;
+	}
+	for (unsigned i = 0; i < series->n_slots; i++)
+		gone += series->slots[i].hash && idle(&series->slots[i], now_ns, idle_ns);
+	if (!gone)
+		return other;
+	/* Live entries packed to the front, then put back by hash (no tombstones). */
+	for (unsigned i = 0; i < series->n_slots; i++) {
+		if (!series->slots[i].hash || idle(&series->slots[i], now_ns, idle_ns))
+			continue;
+		if (kept != i)
+			series->slots[kept] = series->slots[i];
+		kept++;
+	}
+	for (unsigned i = kept; i < series->n_slots; i++)
+		memset(&series->slots[i], 0, sizeof(series->slots[i]));
+	for (unsigned i = 0; i < kept; i++) {
+		struct flow_series_entry entry = series->slots[i];
+
+		memset(&series->slots[i], 0, sizeof(series->slots[i]));
+		reinsert(series, &entry);
+	}
+	series->n = kept;
+	return gone + other;
 }
 
 void flow_series_foreach(const struct flow_series *series,

@@ -35,6 +35,7 @@
 #include "policy.h"
 #include "policy_attach.h"
 #include "policy_drops.h"
+#include "policy_ids.h"
 #include "policy_node.h"
 #include "policy_report.h"
 #include "policy_uplink.h"
@@ -63,6 +64,7 @@ struct policy_state {
 	__u32 revision;
 	char *namespaces; /* the namespaces file's last content */
 	struct policy_report report; /* the last sync's problems */
+	char *ids_saved; /* the numbering as last saved (policy_ids.h) */
 };
 
 /* ------------------------------------------------------------ sources */
@@ -268,6 +270,7 @@ static int sync_maps(struct policy *policy, const struct agent_config *config)
 	policy_uplink_sync(config, &bpf, &tables);
 	policy_drops_prune(&bpf, scan.local, scan.n);
 	velo_policy_bpf_close(&bpf);
+	policy_ids_save(config, &state->numbering, &state->ids_saved);
 	pr_info("policy: revision %u: %u identities, %u addresses, %u subjects, %u rules (%u "
 		"entries written, %u removed) in %.3f s; programs attached to %u pod(s), detached "
 		"from %u%s",
@@ -311,11 +314,13 @@ int policy_start(struct policy *policy, const struct agent_config *config)
 	if (!policy->state)
 		return -ENOMEM;
 	policy->state->dirty = config->policy_source == POLICY_FILE;
+	policy_ids_load(config, &policy->state->numbering);
 	if (config->policy_source == POLICY_API) {
 		policy->state->watch = k8s_policy_start(config);
 		if (!policy->state->watch) {
 			int ret = -errno;
 
+			velo_pol_numbering_free(&policy->state->numbering);
 			free(policy->state);
 			policy->state = NULL;
 			return ret;
@@ -401,6 +406,7 @@ void policy_stop(struct policy *policy)
 	free(state->local);
 	free(state->namespaces);
 	policy_report_free(&state->report);
+	free(state->ids_saved);
 	free(state);
 	policy->state = NULL;
 }

@@ -15,9 +15,8 @@
 #include "policy/cidr.h"
 #include "policy/compute.h"
 #include "policy/ips.h"
+#include "policy/numbering.h"
 #include "policy/rules.h"
-
-#define POLICY_ID_LAST 0x7fffffffu
 
 static const char *proto_name(uint8_t proto)
 {
@@ -320,12 +319,8 @@ int velo_pol_tables_build(const struct velo_pol_objects *objects, const struct v
 	int ret;
 
 	memset(tables, 0, sizeof(*tables));
-	if (!numbering->ready) {
-		velo_pol_ids_init(&numbering->pods, VELO_ID_POD_FIRST, VELO_ID_CIDR_FIRST - 1);
-		velo_pol_ids_init(&numbering->cidrs, VELO_ID_CIDR_FIRST, (uint32_t)VELO_ID_ANY - 1);
-		velo_pol_ids_init(&numbering->policies, 1, POLICY_ID_LAST);
-		numbering->ready = true;
-	}
+	if (!numbering->ready)
+		velo_pol_numbering_init(numbering);
 	ret = number_pods(&build, numbering);
 	if (!ret)
 		ret = number_prefixes(&build, numbering);

@@ -93,12 +93,52 @@ static void test_cap(void **state)
 	flow_series_free(&series);
 }
 
+/*
+ * Series idle past the limit go (a gone pod's, an old pair's), the busy ones
+ * stay with their counts, and the freed room takes new label sets again
+ * instead of "other".
+ */
+static void test_expire(void **state)
+{
+	struct flow_series series;
+	struct sum sum = {};
+	char pod[32];
+
+	(void)state;
+	assert_int_equal(flow_series_init(&series, 3), 0);
+	flow_series_clock(&series, 1000);
+	for (int i = 0; i < 4; i++) {
+		snprintf(pod, sizeof(pod), "ns/pod-%d", i);
+		flow_series_add(&series, (const char *[]){ pod, "policy-pending", NULL });
+	}
+	/* Later, only pod-0 counts on. */
+	flow_series_clock(&series, 5000);
+	flow_series_add(&series, (const char *[]){ "ns/pod-0", "policy-pending", NULL });
+	assert_int_equal(flow_series_expire(&series, 5500, 10000), 0);
+	/* pod-1, pod-2 and "other" (pod-3) idle for 5000: gone. */
+	assert_int_equal(flow_series_expire(&series, 6000, 1000), 3);
+	flow_series_foreach(&series, add_up, &sum);
+	assert_int_equal(sum.series, 1);
+	assert_int_equal(sum.total, 2);
+	/* Room again: two new pods get series of their own, not "other". */
+	flow_series_add(&series, (const char *[]){ "ns/pod-8", "policy-pending", NULL });
+	flow_series_add(&series, (const char *[]){ "ns/pod-9", "policy-pending", NULL });
+	flow_series_add(&series, (const char *[]){ "ns/pod-0", "policy-pending", NULL });
+	memset(&sum, 0, sizeof(sum));
+	flow_series_foreach(&series, add_up, &sum);
+	assert_int_equal(sum.series, 3);
+	assert_int_equal(sum.other, 0);
+	assert_int_equal(sum.total, 5);
+	flow_series_free(&series);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counts_per_label_set),
 		cmocka_unit_test(test_weighted),
 		cmocka_unit_test(test_cap),
+		cmocka_unit_test(test_expire),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
