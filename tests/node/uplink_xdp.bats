@@ -10,6 +10,7 @@
 load lib
 load multinode_lib
 load k8s_fake_api
+load mn_policy_lib
 
 setup_file() { vt_setup_file; }
 teardown_file() { vt_teardown_file; }
@@ -280,65 +281,10 @@ while True:
 	[ "$(up_metric 'velo_uplink_xdp_attached{device="vtmnx0"}')" = 1 ]
 }
 
-# up_pol_add N NAME [ANNOTATIONS_JSON]: pod x/NAME on node N with velo's "policy": true and the
-# kubelet's CNI_ARGS (policy matches local pods by namespace/name); sets MN_POD, MN_IP4, MN_IP6.
-up_pol_add() {
-	local out conf
-	MN_POD="$(vt_pod_new)"
-	conf="$(mn_config "$1" "${3:-}" | jq -c '.policy = true')"
-	out="$(mn_in "$1" env -i PATH="$PATH" CNI_COMMAND=ADD CNI_CONTAINERID="ctr-$2" \
-		CNI_NETNS="/run/netns/$MN_POD" CNI_IFNAME=eth0 CNI_PATH="$VT_BIN" \
-		CNI_ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=x;K8S_POD_NAME=$2;K8S_POD_INFRA_CONTAINER_ID=ctr-$2" \
-		"$VT_BIN/velo" <<<"$conf")" || { echo "ADD $2: $out"; return 1; }
-	MN_IP4="$(vt_ip "$out" 4)"
-	MN_IP6="$(vt_ip "$out" 6)"
-}
-
-# up_pol_pod NODE NAME IP4 IP6: a Pod object x/NAME (label pod=NAME) on node nNODE.
-up_pol_pod() {
-	jq -cn --arg node "n$1" --arg n "$2" --arg a "$3" --arg b "$4" '{
-		metadata: {namespace: "x", name: $n, labels: {pod: $n}},
-		spec: {nodeName: $node, containers: [{name: "c"}]},
-		status: {phase: "Running", podIP: $a, podIPs: [{ip: $a}, {ip: $b}]}}'
-}
-
-# up_pol_file FILE PODS_JSON_ARRAY POLICIES_JSON_ARRAY: velod's policy file, namespace x.
-up_pol_file() {
-	jq -cn --argjson pods "$2" --argjson pols "$3" '{
-		namespaces: [{metadata: {name: "x", labels: {ns: "x"}}}],
-		pods: $pods, networkPolicies: $pols}' >"$1.tmp"
-	mv "$1.tmp" "$1"
-}
-
-# up_wait_syncs N COUNT: waits (10 s) until node N's velod synced its policy COUNT times.
-up_wait_syncs() {
-	local _ got
-	for _ in $(seq 100); do
-		got="$(mn_metric "$1" velo_policy_syncs_total)"
-		[ -n "$got" ] && [ "${got%.*}" -ge "$2" ] && return 0
-		sleep 0.1
-	done
-	echo "node $1's velod synced its policy ${got:-0} times, not $2"
-	tail -n 20 "$VT/n$1/velod.log"
-	return 1
-}
-
-# up_connect CLIENT_POD ADDR PORT: prints "ok" when a TCP connect succeeds within 2 s, else "no".
-up_connect() {
-	vt_pod "$1" timeout 6 python3 -c '
-import socket, sys
-try:
-    socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=2).close()
-    print("ok")
-except OSError:
-    print("no")
-' "$2" "$3"
-}
-
 @test "uplink XDP with NetworkPolicy: a pod on node 2 isolated for ingress is not reachable from node 1 through the redirect; what its policy allows flows and is redirected once allowed" {
 	local a1 a1_4 a1_6 c1 c1_4 c1_6 b2 b2_4 b2_6 pods pol before after passed got
 	mkdir -p "$VT/n2"
-	up_pol_file "$VT/n2/policy.json" '[]' '[]'
+	mnp_file "$VT/n2/policy.json" '[]' '[]'
 	up_cluster "$(jq -cn --arg f "$VT/n2/policy.json" '{uplinkXdp: "ul0",
 		policySource: "file", policyFile: $f, policySyncMs: 50}')"
 	grep -q "uplink XDP on ul0 (ifindex [0-9]*, native, attached)" "$VT/n2/velod.log"
@@ -347,9 +293,9 @@ except OSError:
 	a1="$MN_POD" a1_4="$MN_IP4" a1_6="$MN_IP6"
 	mn_add 1 up-c1
 	c1="$MN_POD" c1_4="$MN_IP4" c1_6="$MN_IP6"
-	up_pol_add 2 b '{"velo.dev/fastpath": "xdp"}'
+	mnp_add 2 b '{"velo.dev/fastpath": "xdp"}'
 	b2="$MN_POD" b2_4="$MN_IP4" b2_6="$MN_IP6"
-	pods="[$(up_pol_pod 1 a "$a1_4" "$a1_6"),$(up_pol_pod 1 c "$c1_4" "$c1_6"),$(up_pol_pod 2 b "$b2_4" "$b2_6")]"
+	pods="[$(mnp_pod 1 a "$a1_4" "$a1_6"),$(mnp_pod 1 c "$c1_4" "$c1_6"),$(mnp_pod 2 b "$b2_4" "$b2_6")]"
 	# x/b admits x/a (TCP 5601-5610) and nothing else.
 	pol='[{"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
 		"metadata": {"namespace": "x", "name": "b-from-a"},
@@ -357,15 +303,15 @@ except OSError:
 		"ingress": [{"from": [{"podSelector": {"matchLabels": {"pod": "a"}}}],
 		"ports": [{"protocol": "TCP", "port": 5601, "endPort": 5610}]}]}}]'
 	before="$(up_metric velo_policy_syncs_total)"
-	up_pol_file "$VT/n2/policy.json" "$pods" "$pol"
-	up_wait_syncs 2 $((${before%.*} + 1))
+	mnp_file "$VT/n2/policy.json" "$pods" "$pol"
+	mnp_wait_syncs 2 $((${before%.*} + 1))
 	for _ in $(seq 50); do
 		ls "$MN_BPFFS-n2"/links/*_pol_to >/dev/null 2>&1 && break
 		sleep 0.1
 	done
 	ls "$MN_BPFFS-n2"/links/*_pol_to
 
-	vt_pod "$b2" timeout 60 socat TCP6-LISTEN:5601,ipv6only=0,reuseaddr,fork /dev/null &
+	vt_pod "$b2" timeout 300 socat TCP6-LISTEN:5601,ipv6only=0,reuseaddr,fork /dev/null &
 	VT_PIDS+=($!)
 	for _ in $(seq 50); do
 		vt_pod "$b2" ss -Hltn "sport = :5601" | grep -q . && break
@@ -373,10 +319,10 @@ except OSError:
 	done
 	# x/c may not connect, IPv4 or IPv6: the SYN takes the stack, where velo_pol_to drops it.
 	passed="$(up_metric 'velo_uplink_xdp_pass_packets_total{reason="policy"}')"
-	got="$(up_connect "$c1" "$b2_4" 5601)"
+	got="$(mnp_connect "$c1" "$b2_4" 5601)"
 	echo "x/c -> x/b (IPv4): $got"
 	[ "$got" = no ]
-	got="$(up_connect "$c1" "$b2_6" 5601)"
+	got="$(mnp_connect "$c1" "$b2_6" 5601)"
 	echo "x/c -> x/b (IPv6): $got"
 	[ "$got" = no ]
 	after="$(up_metric 'velo_uplink_xdp_pass_packets_total{reason="policy"}')"
@@ -384,7 +330,7 @@ except OSError:
 	[ "$after" -gt "$passed" ]
 
 	# x/a may: the first frames take the stack, the rest of the transfer is redirected.
-	got="$(up_connect "$a1" "$b2_4" 5601)"
+	got="$(mnp_connect "$a1" "$b2_4" 5601)"
 	echo "x/a -> x/b (IPv4): $got"
 	[ "$got" = ok ]
 	before="$(up_metric "$UP_REDIRECT")"
