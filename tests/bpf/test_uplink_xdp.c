@@ -368,11 +368,13 @@ static void pol_addr(const char *addr, uint8_t out[16])
 static void test_policy_isolated(void **state)
 {
 	struct velo_pol_ip_key ip_key = { .prefixlen = 128 };
-	struct velo_pol_ip ip = { .pod_id = 300, .cidr_id = VELO_ID_WORLD,
+	struct velo_pol_ip ip = { .pod_id = 300,
+				  .cidr_id = VELO_ID_WORLD,
 				  .flags = VELO_POL_IP_LOCAL };
 	struct velo_pol_subject subject = { .flags = VELO_POL_ISOLATE_INGRESS };
 	struct velo_pol_state st = { .revision = 7, .active = 1 }, off = {};
-	struct velo_pol_ct_key ct_key = { .sport = htons(4000), .dport = htons(5000),
+	struct velo_pol_ct_key ct_key = { .sport = htons(4000),
+					  .dport = htons(5000),
 					  .proto = IPPROTO_UDP };
 	struct velo_pol_ct ct = { .revision = 7 };
 	uint32_t zero = 0, pod_id = 300;
