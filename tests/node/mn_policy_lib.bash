@@ -15,7 +15,9 @@ mnp_add() {
 		CNI_NETNS="/run/netns/$MN_POD" CNI_IFNAME=eth0 CNI_PATH="$VT_BIN" \
 		CNI_ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=x;K8S_POD_NAME=$2;K8S_POD_INFRA_CONTAINER_ID=ctr-$2" \
 		"$VT_BIN/velo" <<<"$conf")" || { echo "ADD $2: $out"; return 1; }
+	# shellcheck disable=SC2034 # for the caller
 	MN_IP4="$(vt_ip "$out" 4)"
+	# shellcheck disable=SC2034
 	MN_IP6="$(vt_ip "$out" 6)"
 }
 
