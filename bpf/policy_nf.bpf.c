@@ -74,8 +74,15 @@ static __always_inline int nf_parse(const struct bpf_nf_ctx *ctx, struct velo_po
 	}
 	if (ctx->state->pf == NFPROTO_IPV6) {
 		struct ipv6hdr ip6;
+		__u8 first;
 
 		if (bpf_probe_read_kernel(&ip6, sizeof(ip6), ip))
+			return -1;
+		first = ip6.saddr.in6_u.u6_addr8[0];
+		/* As on the pod's veth: neighbour discovery and link scope are not policy's. */
+		if (first == 0xff ||
+		    (first == 0xfe && (ip6.saddr.in6_u.u6_addr8[1] & 0xc0) == 0x80) ||
+		    ip6.daddr.in6_u.u6_addr8[0] == 0xff)
 			return -1;
 		__builtin_memcpy(flow->key.saddr, &ip6.saddr, 16);
 		__builtin_memcpy(flow->key.daddr, &ip6.daddr, 16);

@@ -318,16 +318,16 @@ while True:
 		sleep 0.1
 	done
 	# x/c may not connect, IPv4 or IPv6: the SYN takes the stack, where velo_pol_to drops it.
-	passed="$(up_metric 'velo_uplink_xdp_pass_packets_total{reason="policy"}')"
 	got="$(mnp_connect "$c1" "$b2_4" 5601)"
 	echo "x/c -> x/b (IPv4): $got"
 	[ "$got" = no ]
 	got="$(mnp_connect "$c1" "$b2_6" 5601)"
 	echo "x/c -> x/b (IPv6): $got"
 	[ "$got" = no ]
-	after="$(up_metric 'velo_uplink_xdp_pass_packets_total{reason="policy"}')"
-	echo "passed to the stack for policy: $passed -> $after"
-	[ "$after" -gt "$passed" ]
+	# Nothing reached x/b before: every frame passed for policy is x/c's.
+	passed="$(up_metric 'velo_uplink_xdp_pass_packets_total{reason="policy"}')"
+	echo "passed to the stack for policy: $passed"
+	[ "$passed" -gt 0 ]
 
 	# x/a may: the first frames take the stack, the rest of the transfer is redirected.
 	got="$(mnp_connect "$a1" "$b2_4" 5601)"
