@@ -5,8 +5,12 @@
  * it has a devmap entry and NAPI on its veth) gets the router's rewrite and
  * bpf_redirect_map() into velo_xdp_tx_v1, whose velo_xdp_dst counts it per
  * destination. Everything else, and anything conntrack has NAT on, goes to
- * the stack untouched. Shares the endpoint map and devmap with veth_xdp by
- * their pins; its own counters are velo_uplink_v1.
+ * the stack untouched. So does a flow to or from a pod NetworkPolicy
+ * isolates until the pod's policy programs allowed it (lib/policy.h's
+ * velo_pol_shortcut_ok): the redirect skips the host veth's tc egress, where
+ * velo_pol_to judges what the pod receives. Shares the endpoint map, the
+ * devmap and the policy maps with veth_xdp by their pins; its own counters
+ * are velo_uplink_v2.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -15,6 +19,7 @@
 #include "lib/l3.h"
 #include "lib/maps.h"
 #include "lib/parse.h"
+#include "lib/policy.h"
 #include "lib/velo_uplink.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -29,11 +34,11 @@ struct {
 	__type(key, __u32);
 	__type(value, struct velo_uplink_counters);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} velo_uplink_v1 SEC(".maps");
+} velo_uplink_v2 SEC(".maps");
 
 static __always_inline int velo_uplink_count(__u32 stat, __u64 len, int action)
 {
-	struct velo_uplink_counters *counters = bpf_map_lookup_elem(&velo_uplink_v1, &stat);
+	struct velo_uplink_counters *counters = bpf_map_lookup_elem(&velo_uplink_v2, &stat);
 
 	if (counters) {
 		counters->packets++;
@@ -56,6 +61,7 @@ int velo_xdp_uplink(struct xdp_md *ctx)
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	const struct velo_endpoint *dst = NULL;
+	struct velo_pol_flow flow = {};
 	__u64 len = data_end - data;
 	struct velo_pkt pkt = {};
 	__u32 mtu_len = 0, ifindex;
@@ -73,6 +79,9 @@ int velo_xdp_uplink(struct xdp_md *ctx)
 		return velo_uplink_count(VELO_UPLINK_PASS_TTL, len, XDP_PASS);
 	if (ret != VELO_L3_FORWARD || !dst)
 		return velo_uplink_count(VELO_UPLINK_PASS_NO_POD, len, XDP_PASS);
+	velo_pol_flow_of(&pkt, &flow);
+	if (!velo_pol_shortcut_ok(&flow))
+		return velo_uplink_count(VELO_UPLINK_PASS_POLICY, len, XDP_PASS);
 	if (VELO_CT_CHECK(bpf_xdp_ct_lookup, ctx, &pkt) != VELO_CT_DIRECT)
 		return velo_uplink_count(VELO_UPLINK_PASS_CT, len, XDP_PASS);
 	ifindex = dst->ifindex;

@@ -6,7 +6,7 @@ BPF_UPLINK_BIN := $(BUILD)/tests/test_bpf_uplink_xdp
 TEST_BINS      += $(BPF_UPLINK_BIN)
 
 # Needs only libbpf and the skeletons, not libvelo.
-$(BPF_UPLINK_BIN): tests/bpf/test_uplink_xdp.c tests/bpf/fixtures.h bpf/lib/velo_shared.h bpf/lib/velo_uplink.h \
+$(BPF_UPLINK_BIN): tests/bpf/test_uplink_xdp.c tests/bpf/fixtures.h bpf/lib/velo_shared.h bpf/lib/velo_uplink.h bpf/lib/velo_policy.h \
 		$(BPF_SKELS) | $(BUILD)/tests
 	$(CC) $(CPPFLAGS) -Ibpf $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(LDFLAGS) \
 		$(shell pkg-config --libs libbpf) -lelf -lz -lcmocka

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-/* velo_pol_uplink on the node's default-route devices while a local pod's egress is isolated. */
+/*
+ * velo_pol_uplink on the node's default-route devices, and velo_pol_nf on
+ * netfilter's hooks (policy_nf.c), while a local pod's egress is isolated.
+ */
 #include <errno.h>
 #include <net/if.h>
 #include <string.h>
@@ -10,6 +13,7 @@
 #include "net/netlink.h"
 #include "net/netlink_dump.h"
 #include "net/netlink_ip.h"
+#include "policy_nf.h"
 #include "policy_uplink.h"
 
 #define MAX_UPLINKS 4
@@ -87,4 +91,5 @@ void policy_uplink_sync(const struct agent_config *config, const struct velo_pol
 	for (unsigned i = 0; i < tables->n_placed && !want; i++)
 		want = tables->placed[i].isolate & VELO_POL_ISOLATE_EGRESS;
 	uplinks_sync(config, bpf, want);
+	policy_nf_sync(config, want);
 }

@@ -119,7 +119,21 @@ static bool have_xdp_ct_kfuncs(void)
 	return found;
 }
 
-/* Loads velo_xdp_uplink on velo's pinned maps; its own counters map is pinned by name. */
+/* An older release's counters (a smaller array): the program that counted there is replaced. */
+static void old_stats_unpin(const struct agent_config *config)
+{
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s/%s", config->paths.bpffs_dir,
+		     VELO_MAP_UPLINK_STATS_OLD) < (int)sizeof(path) &&
+	    !unlink(path))
+		pr_info("uplink XDP: unpinned %s, an older release's counters", path);
+}
+
+/*
+ * Loads velo_xdp_uplink on velo's pinned maps; its own counters map and the
+ * policy maps (lib/policy.h, as veth_xdp shares them) are pinned by name.
+ */
 static int uplink_load(const struct agent_config *config, const struct velo_bpf *bpf,
 		       const __u8 mac[ETH_ALEN], bool have_ct, struct uplink_xdp **out)
 {
@@ -244,6 +258,8 @@ static int uplink_on(const struct agent_config *config, const char *device, int 
 		pr_info("uplink XDP on %s (ifindex %d, native, %s): frames from other nodes to pods "
 			"with fastpath xdp go straight into their veths",
 			device, ifindex, kept ? "pinned link kept, program updated" : "attached");
+	if (!ret)
+		old_stats_unpin(config);
 out:
 	uplink_xdp__destroy(skel);
 	velo_bpf_close(&bpf);
@@ -328,6 +344,7 @@ char *uplink_xdp_metrics(const struct agent_config *config)
 		[VELO_UPLINK_PASS_NOT_HOST] = "not_host", [VELO_UPLINK_PASS_NOT_IP] = "not_ip",
 		[VELO_UPLINK_PASS_NO_POD] = "no_xdp_pod", [VELO_UPLINK_PASS_TTL] = "ttl",
 		[VELO_UPLINK_PASS_MTU] = "mtu",		  [VELO_UPLINK_PASS_CT] = "conntrack",
+		[VELO_UPLINK_PASS_POLICY] = "policy",
 	};
 	struct velo_uplink_counters sum[VELO_UPLINK_STAT_MAX] = {};
 	struct velo_uplink_counters *values;

@@ -11,13 +11,15 @@
 #include <linux/types.h>
 #endif
 
-#define VELO_MAP_UPLINK_STATS "velo_uplink_v1"
+/* v2: VELO_UPLINK_PASS_POLICY grew the array; velod unpins v1 (VELO_MAP_UPLINK_STATS_OLD). */
+#define VELO_MAP_UPLINK_STATS "velo_uplink_v2"
+#define VELO_MAP_UPLINK_STATS_OLD "velo_uplink_v1"
 #define VELO_PROG_XDP_UPLINK "velo_xdp_uplink"
 /* The uplink's link pin, under the bpffs dir (not links/, which holds per-endpoint links). */
 #define VELO_UPLINK_LINK_DIR "node_v1"
 #define VELO_UPLINK_LINK_NAME "uplink_xdp"
 
-/* Index into velo_uplink_v1: what the uplink program did with a frame. */
+/* Index into velo_uplink_v2: what the uplink program did with a frame. */
 enum velo_uplink_stat {
 	VELO_UPLINK_REDIRECT = 0, /* into a local pod's host veth through the devmap */
 	VELO_UPLINK_PASS_NOT_HOST, /* not addressed to the uplink's MAC (flooded, multicast) */
@@ -26,6 +28,7 @@ enum velo_uplink_stat {
 	VELO_UPLINK_PASS_TTL, /* TTL / hop limit expires here: the stack answers */
 	VELO_UPLINK_PASS_MTU, /* larger than the pod veth's MTU: the stack answers */
 	VELO_UPLINK_PASS_CT, /* conntrack has NAT on the flow, or can't be asked */
+	VELO_UPLINK_PASS_POLICY, /* policy isolates an end and the flow has no current entry */
 	VELO_UPLINK_STAT_MAX,
 };
 

@@ -32,6 +32,7 @@
 #include <cmocka.h>
 
 #include "fixtures.h"
+#include "bpf/lib/velo_policy.h"
 #include "bpf/lib/velo_shared.h"
 #include "bpf/lib/velo_uplink.h"
 #include "uplink_xdp.skel.h"
@@ -126,7 +127,7 @@ static struct velo_uplink_counters counted(enum velo_uplink_stat stat)
 
 	assert_true(ncpu > 0);
 	assert_int_equal(
-		bpf_map_lookup_elem(bpf_map__fd(fx.uplink->maps.velo_uplink_v1), &key, values), 0);
+		bpf_map_lookup_elem(bpf_map__fd(fx.uplink->maps.velo_uplink_v2), &key, values), 0);
 	for (int i = 0; i < ncpu; i++) {
 		sum.packets += values[i].packets;
 		sum.bytes += values[i].bytes;
@@ -346,6 +347,66 @@ static void test_not_ip(void **state)
 	assert_passed(&p, VELO_UPLINK_PASS_NOT_IP);
 }
 
+static int pol_map(const char *name)
+{
+	return bpf_map__fd(bpf_object__find_map_by_name(fx.uplink->obj, name));
+}
+
+/* The address as policy's maps key it: IPv4 mapped into IPv6. */
+static void pol_addr(const char *addr, uint8_t out[16])
+{
+	memset(out, 0, 16);
+	out[10] = out[11] = 0xff;
+	assert_int_equal(inet_pton(AF_INET, addr, &out[12]), 1);
+}
+
+/*
+ * A pod isolated for ingress: a new flow to it takes the stack (its tc egress
+ * judges it there), and once that allowed it (an entry of the current
+ * revision) the frames are redirected again; a stale entry takes the stack.
+ */
+static void test_policy_isolated(void **state)
+{
+	struct velo_pol_ip_key ip_key = { .prefixlen = 128 };
+	struct velo_pol_ip ip = { .pod_id = 300,
+				  .cidr_id = VELO_ID_WORLD,
+				  .flags = VELO_POL_IP_LOCAL };
+	struct velo_pol_subject subject = { .flags = VELO_POL_ISOLATE_INGRESS };
+	struct velo_pol_state st = { .revision = 7, .active = 1 }, off = {};
+	struct velo_pol_ct_key ct_key = { .sport = htons(4000),
+					  .dport = htons(5000),
+					  .proto = IPPROTO_UDP };
+	struct velo_pol_ct ct = { .revision = 7 };
+	uint32_t zero = 0, pod_id = 300;
+	struct pkt p;
+
+	(void)state;
+	REQUIRE_ROOT();
+	pol_addr("10.0.0.2", ip_key.addr);
+	pol_addr("10.1.0.5", ct_key.saddr);
+	pol_addr("10.0.0.2", ct_key.daddr);
+	assert_int_equal(bpf_map_update_elem(pol_map(VELO_MAP_POL_IP), &ip_key, &ip, BPF_ANY), 0);
+	assert_int_equal(
+		bpf_map_update_elem(pol_map(VELO_MAP_POL_SUBJECT), &pod_id, &subject, BPF_ANY), 0);
+	assert_int_equal(bpf_map_update_elem(pol_map(VELO_MAP_POL_STATE), &zero, &st, BPF_ANY), 0);
+
+	build_ip4(&p, "10.0.0.2", 64, 0, 100);
+	assert_passed(&p, VELO_UPLINK_PASS_POLICY);
+	assert_int_equal(bpf_map_update_elem(pol_map(VELO_MAP_POL_CT), &ct_key, &ct, BPF_ANY), 0);
+	build_ip4(&p, "10.0.0.2", 64, 0, 100);
+	assert_int_equal(run(&p), XDP_REDIRECT);
+	st.revision = 8;
+	assert_int_equal(bpf_map_update_elem(pol_map(VELO_MAP_POL_STATE), &zero, &st, BPF_ANY), 0);
+	build_ip4(&p, "10.0.0.2", 64, 0, 100);
+	assert_passed(&p, VELO_UPLINK_PASS_POLICY);
+	/* A pod nobody isolates is redirected at once. */
+	build_ip6(&p, "fd00::2", 64);
+	assert_int_equal(run(&p), XDP_REDIRECT);
+
+	assert_int_equal(bpf_map_update_elem(pol_map(VELO_MAP_POL_STATE), &zero, &off, BPF_ANY), 0);
+	assert_int_equal(bpf_map_delete_elem(pol_map(VELO_MAP_POL_SUBJECT), &pod_id), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -356,6 +417,7 @@ int main(void)
 		cmocka_unit_test(test_ttl1),
 		cmocka_unit_test(test_oversize),
 		cmocka_unit_test(test_not_ip),
+		cmocka_unit_test(test_policy_isolated),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
