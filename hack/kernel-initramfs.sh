@@ -17,9 +17,10 @@ out=$1
 mod_root=${2:-}
 kver=${3:-}
 # What velo's datapaths and probes load as modules on a distro kernel (loaded at boot), and what
-# the guest tests load themselves (conntrack, whose kfuncs velo's fast paths use when present).
+# the guest tests load themselves (conntrack, whose kfuncs velo's fast paths use when present;
+# nf_tables, which velod's libnftables needs: it exits the process without it).
 modules=(veth sch_ingress cls_bpf)
-extra_modules=(nf_conntrack)
+extra_modules=(nf_conntrack nf_tables)
 
 die() {
 	echo "kernel-initramfs: $*" >&2

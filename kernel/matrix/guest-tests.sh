@@ -816,21 +816,26 @@ pol_syncs() {
 }
 
 # pol_write POLICIES_JSON_ARRAY: the policy file (namespaces x and y labelled ns=<name>, the
-# test's pods as the API shows them), then waits (20 s) for velod's next sync.
+# test's pods as the API shows them), then waits (60 s: velod's start under TCG) for velod's
+# next sync.
+POL_PODS=
 pol_write() {
-	local before p pods="" i got
+	local before p i got
 	before=$(pol_syncs)
-	for p in "${!POD_NS[@]}"; do
-		pods+="${pods:+,}$(jq -cn --arg ns "${POD_NS[$p]}" --arg n "$p" --arg ip "${IP4[$p]}" \
-			--arg ip6 "${IP6[$p]}" '{metadata: {namespace: $ns, name: $n, labels: {pod: $n}},
-			spec: {nodeName: "node-a", containers: [{name: "server"}]},
-			status: {phase: "Running", podIP: $ip, podIPs: [{ip: $ip}, {ip: $ip6}]}}')"
-	done
-	jq -cn --argjson pods "[$pods]" --argjson pols "$1" '{
+	if [ -z "$POL_PODS" ]; then
+		for p in "${!POD_NS[@]}"; do
+			POL_PODS+="${POL_PODS:+,}$(jq -cn --arg ns "${POD_NS[$p]}" --arg n "$p" \
+				--arg ip "${IP4[$p]}" --arg ip6 "${IP6[$p]}" '{metadata: {namespace: $ns,
+				name: $n, labels: {pod: $n}}, spec: {nodeName: "node-a",
+				containers: [{name: "server"}]}, status: {phase: "Running", podIP: $ip,
+				podIPs: [{ip: $ip}, {ip: $ip6}]}}')"
+		done
+	fi
+	jq -cn --argjson pods "[$POL_PODS]" --argjson pols "$1" '{
 		namespaces: (["x", "y"] | map({metadata: {name: ., labels: {ns: .}}})),
 		pods: $pods, networkPolicies: $pols}' >$T/policy.json.tmp
 	mv $T/policy.json.tmp $T/policy.json
-	for i in $(seq 200); do
+	for i in $(seq 600); do
 		got=$(pol_syncs)
 		[ -n "$got" ] && [ "$got" -gt "${before:-0}" ] && return 0
 		kill -0 "$VELOD_PID" 2>/dev/null || break
@@ -851,7 +856,7 @@ pol_np() {
 # (policy_probe: connect or send, echo back within 2 s); EXPECTED lists "SRC>DST" pairs that
 # must time out, every other pair must be ok (a pair ok means its replies passed too).
 pol_case() {
-	local name=$1 expect=$3 src dst proto id want got bad=0 pids=()
+	local name=$1 expect=$3 src dst proto id want got bad=0 checked=0 pids=() start=$SECONDS
 	pol_write "$2" || return 1
 	for src in xa xb ya; do
 		for dst in xa xb ya; do
@@ -864,27 +869,31 @@ pol_case() {
 		pids+=($!)
 	done
 	wait "${pids[@]}"
+	cat $T/work/out-xa $T/work/out-xb $T/work/out-ya >$T/work/out-all
+	# (No process substitution: the guest has no /dev/fd.)
 	while read -r id got; do
 		want=ok
 		[[ " $expect " = *" ${id%>*} "* ]] && want=timeout
+		checked=$((checked + 1))
 		if [ "$got" != "$want" ]; then
 			echo "$name: $id $got, expected $want"
 			bad=1
 		fi
-	done < <(cat $T/work/out-xa $T/work/out-xb $T/work/out-ya)
-	[ "$(cat $T/work/out-xa $T/work/out-xb $T/work/out-ya | wc -l)" -eq 12 ] ||
-		{ echo "$name: probes missing: $(cat $T/work/out-*)"; bad=1; }
-	[ "$bad" -eq 0 ] && echo "$name: as expected (timeouts: ${expect:-none})"
+	done <$T/work/out-all
+	[ "$checked" -eq 12 ] || { echo "$name: $checked of 12 probes answered: $(cat $T/work/out-all)"; bad=1; }
+	[ "$bad" -eq 0 ] && echo "$name: 12 probes as expected (timeouts: ${expect:-none}; $((SECONDS - start)) s)"
 	return $bad
 }
 
-# The programs of the pods a policy selects are on their host veths: tcx links pinned, or
-# where the kernel has no tcx, clsact filters (bpftool net lists those, not tcx).
+# pol_attached N: the programs of N pods are on their host veths: tcx links pinned, or where the
+# kernel has no tcx, clsact filters (bpftool net lists those by name, and no tcx links).
 pol_attached() {
 	local want=$1 tcx from to pins
 	tcx=$(awk '{print $3}' $T/run/bpf-probes 2>/dev/null)
 	pins=$(find "$BPFFS/velotest-$TEST/links" -name '*_pol_*' 2>/dev/null | wc -l)
-	from=$(prog_attachments velo_pol_from) to=$(prog_attachments velo_pol_to)
+	# libbpf names a filter "<program>:[<id>]".
+	read -r from to <<<"$(node bpftool -j net show | jq -r '[.[].tc[]?.name // "" | sub(":.*"; "")] |
+		"\(map(select(. == "velo_pol_from")) | length) \(map(select(. == "velo_pol_to")) | length)"')"
 	echo "tcx=${tcx:-?}: link pins $pins, clsact filters velo_pol_from $from, velo_pol_to $to"
 	if [ "$tcx" = 1 ]; then
 		[ "$pins" -eq $((2 * want)) ]
@@ -897,11 +906,18 @@ pol_attached() {
 # pods x/xa and y/ya on the tc fast path (velo_pol_from must judge before velo_tc_ingress
 # redirects), x/xb routed; the truth table's essential cases.
 t_policy() {
-	local fp='{"velo.dev/fastpath": "tc"}' deny_in deny_eg from_y p i
+	local fp='{"velo.dev/fastpath": "tc"}' deny_in deny_eg from_y p i start
 	POLICY=1
 	POD_NS=([xa]=x [xb]=x [ya]=y)
+	# velod's libnftables exits the process where nf_tables is missing (a distro kernel
+	# loads it on demand; this guest has no module autoload).
+	if [ ! -d /sys/module/nf_tables ] && modinfo nf_tables >/dev/null 2>&1; then
+		modprobe nf_tables || { echo "modprobe nf_tables failed"; return 1; }
+	fi
 	# Added before velod knows any policy: ADD puts the programs on (fail closed).
+	start=$SECONDS
 	add xa "$fp" && add xb '{}' && add ya "$fp" || return 1
+	echo "3 pods added in $((SECONDS - start)) s"
 	for p in xa xb ya; do
 		# In the pod's cgroup: del's cgroup.kill ends them.
 		in_cg "$p" $V/policy_probe serve 80 >$T/work/serve-$p 2>&1 &
@@ -914,18 +930,22 @@ t_policy() {
 		grep -q '^listening' $T/work/serve-$p || { echo "no server in $p: $(cat $T/work/serve-$p)"; return 1; }
 	done
 	pol_attached 3 || { echo "ADD did not attach the policy programs"; return 1; }
+	start=$SECONDS
 	velod_start
+	pol_write '[]' || return 1
+	echo "velod's first sync after $((SECONDS - start)) s"
 	deny_in=$(pol_np x deny '{"podSelector": {}, "policyTypes": ["Ingress"]}')
 	from_y=$(pol_np x from-y '{"podSelector": {"matchLabels": {"pod": "xa"}},
 		"ingress": [{"from": [{"namespaceSelector": {"matchLabels": {"ns": "y"}}}]}]}')
 	deny_eg=$(pol_np y deny '{"podSelector": {}, "policyTypes": ["Egress"]}')
-	pol_case none '[]' "" || return 1
 	pol_case deny-all-ingress "[$deny_in]" "xb>xa ya>xa xa>xb ya>xb" || return 1
 	pol_attached 2 || { echo "deny-all ingress in x: not on x's two pods only"; return 1; }
 	pol_case allow-from-ns-label "[$from_y]" "xb>xa" || return 1
 	pol_case deny-all-egress "[$deny_eg]" "ya>xa ya>xb" || return 1
 	velod_stop
-	del xa && del xb && del ya
+	start=$SECONDS
+	del xa && del xb && del ya || return 1
+	echo "3 pods deleted in $((SECONDS - start)) s"
 }
 
 # velo's BPF objects (when the build kept them) through this kernel's verifier, one by one:
@@ -976,7 +996,7 @@ cleanup() {
 	done
 	rm -rf "$BPFFS/velotest-$TEST" "$BPFFS/velotest-$TEST"-* $T/state/* $T/ipam/*
 	POD_BPFFS=() POD_SMMODE=() POD_NS=()
-	POLICY=0
+	POLICY=0 POL_PODS=
 	node ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep '^vt' |
 		while read -r l; do node ip link del "$l"; done
 }
