@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Builds the kernel matrix's initramfs: busybox-static, iproute2's ip, nsenter, jq, bash, bpftool,
-# velo and its test helpers (each with the libraries ldd names), host-local, the guest test
+# velo, velod and their test helpers (each with the libraries ldd names), host-local, the guest test
 # script, and the modules they need from an unpacked kernel (with their dependencies, depmod'ed).
 #
 # Usage: hack/kernel-initramfs.sh OUT.cpio.gz [MODULES_ROOT KERNEL_RELEASE]
@@ -17,18 +17,19 @@ out=$1
 mod_root=${2:-}
 kver=${3:-}
 # What velo's datapaths and probes load as modules on a distro kernel (loaded at boot), and what
-# the guest tests load themselves (conntrack, whose kfuncs velo's fast paths use when present).
+# the guest tests load themselves (conntrack, whose kfuncs velo's fast paths use when present;
+# nf_tables, which velod's libnftables needs: it exits the process without it).
 modules=(veth sch_ingress cls_bpf)
-extra_modules=(nf_conntrack)
+extra_modules=(nf_conntrack nf_tables)
 
 die() {
 	echo "kernel-initramfs: $*" >&2
 	exit 1
 }
 
-for f in "$build/velo" "$build/tests/sockmap_stream" "$build/tests/sockmap_edge" \
-	"$build/tests/sock_battery" "$cni_ref/host-local" /bin/busybox; do
-	[ -x "$f" ] || die "$f missing (make all $build/tests/sockmap_stream $build/tests/sockmap_edge $build/tests/sock_battery; hack/install-deps.sh)"
+for f in "$build/velo" "$build/velod" "$build/tests/sockmap_stream" "$build/tests/sockmap_edge" \
+	"$build/tests/sock_battery" "$build/tests/policy_probe" "$cni_ref/host-local" /bin/busybox; do
+	[ -x "$f" ] || die "$f missing (make all $build/tests/sockmap_stream $build/tests/sockmap_edge $build/tests/sock_battery $build/tests/policy_probe; hack/install-deps.sh)"
 done
 
 stage=$(mktemp -d "${TMPDIR:-/tmp}/velotest-initramfs.XXXXXX")
@@ -58,9 +59,11 @@ copy_bin /usr/bin/nsenter /usr/bin/nsenter
 copy_bin /usr/bin/jq /usr/bin/jq
 copy_bin "$(command -v bpftool || echo /usr/sbin/bpftool)" /usr/sbin/bpftool
 copy_bin "$build/velo" /opt/velo/velo
+copy_bin "$build/velod" /opt/velo/velod
 copy_bin "$build/tests/sockmap_stream" /opt/velo/sockmap_stream
 copy_bin "$build/tests/sockmap_edge" /opt/velo/sockmap_edge
 copy_bin "$build/tests/sock_battery" /opt/velo/sock_battery
+copy_bin "$build/tests/policy_probe" /opt/velo/policy_probe
 copy_bin "$cni_ref/host-local" /opt/velo/host-local
 
 # velo's BPF objects, where the build kept them: the guest runs them through its verifier.

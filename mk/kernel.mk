@@ -8,7 +8,7 @@ KERNELS ?= debian-6.1 permanent
 
 .PHONY: kernel-matrix kernel-permanent kernel-bench
 
-kernel-matrix: $(BUILD)/velo $(SOCKMAP_STREAM) $(SOCKMAP_EDGE) ## velo's node tests in qemu guests per kernel (root; ~4.5 min per kernel)
+kernel-matrix: $(BUILD)/velo $(BUILD)/velod $(SOCKMAP_STREAM) $(SOCKMAP_EDGE) ## velo's node tests in qemu guests per kernel (root; ~4.5 min per kernel)
 	hack/kernel-matrix.sh $(KERNELS)
 
 # The sk_msg verdict modes side by side in the BPF_F_PERMANENT guest (~2.5 min; not in the

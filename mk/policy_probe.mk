@@ -7,5 +7,7 @@ TEST_BINS    += $(POLICY_PROBE)
 $(POLICY_PROBE): tests/node/policy_probe.c | $(BUILD)/tests
 	$(CC) $(CFLAGS) -D_GNU_SOURCE -o $@ $<
 
-# The node tests skip the truth table without it; `make test-node` builds it.
+# The node tests skip the truth table without it; `make test-node` builds it. The kernel
+# matrix's guests run it.
 test-node: $(POLICY_PROBE)
+kernel-matrix: $(POLICY_PROBE)

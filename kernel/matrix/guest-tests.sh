@@ -20,6 +20,7 @@ set -u
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 
 V=/opt/velo
+VELOD_PID=
 T=/tmp/velotest
 NODE=velotest-node
 CGROOT=/sys/fs/cgroup
@@ -86,20 +87,23 @@ node_setup() {
 ALL_FWD6=false
 [ -e /proc/sys/net/ipv6/conf/lo/force_forwarding ] || ALL_FWD6=true
 
-# A pod's bpffs dir and VELO_SOCKMAP_MODE (the benchmark's pods differ): this test's by default.
-declare -A POD_BPFFS POD_SMMODE
+# A pod's bpffs dir and VELO_SOCKMAP_MODE (the benchmark's pods differ): this test's by default;
+# its namespace (CNI_ARGS' K8S_POD_NAMESPACE): velotest by default. POLICY=1 turns policy on.
+declare -A POD_BPFFS POD_SMMODE POD_NS
+POLICY=0
 pod_bpffs() { echo "${POD_BPFFS[$1]:-$BPFFS/velotest-$TEST}"; }
 
 # config ANNOTATIONS_JSON POD: velo's dual-stack config for one pod of the current test.
 config() {
 	jq -cn --arg t $T --arg b "$(pod_bpffs "$2")" --argjson a "$1" \
-		--arg cg "/velotest-$2" --argjson fwd6 $ALL_FWD6 '{
+		--arg cg "/velotest-$2" --argjson fwd6 $ALL_FWD6 --argjson pol "$POLICY" '{
 		cniVersion: "1.0.0", name: "velotest", type: "velo", vethPrefix: "vt",
 		stateDir: ($t + "/state"), runDir: ($t + "/run"), bpffsDir: $b,
 		logFile: ($t + "/log/cni.log"), logLevel: "debug", ipv6AllForwarding: $fwd6,
 		ipam: {type: "host-local", dataDir: ($t + "/ipam"),
 		       ranges: [[{subnet: "10.99.0.0/24"}], [{subnet: "fd99::/120"}]]},
-		runtimeConfig: {"io.kubernetes.cri.pod-annotations": $a, cgroupPath: $cg}}'
+		runtimeConfig: {"io.kubernetes.cri.pod-annotations": $a, cgroupPath: $cg}} +
+		if $pol == 1 then {policy: true} else {} end'
 }
 
 # cni VERB POD ANNOTATIONS: runs velo in the node; sets RC, OUT.
@@ -108,7 +112,7 @@ cni() {
 	RC=0
 	OUT=$(config "$3" "$2" | node env -i PATH="$PATH" CNI_COMMAND="$1" \
 		CNI_CONTAINERID="ctr-$2" CNI_NETNS="/run/netns/velotest-pod-$2" CNI_IFNAME=eth0 \
-		CNI_PATH=$V CNI_ARGS="K8S_POD_NAMESPACE=velotest;K8S_POD_NAME=$2" \
+		CNI_PATH=$V CNI_ARGS="K8S_POD_NAMESPACE=${POD_NS[$2]:-velotest};K8S_POD_NAME=$2" \
 		VELO_SOCKMAP_MODE="${POD_SMMODE[$2]:-}" $V/velo 2>"$err") || RC=$?
 	if [ "$RC" -ne 0 ]; then
 		echo "$1 of pod $2 failed (rc $RC): $OUT $(cat "$err")"
@@ -782,6 +786,168 @@ digest_cg() {
 	[ "$sent" = "$got" ] || { echo "$from -> $to $addr: sent $sent, received ${got:-nothing}"; return 1; }
 }
 
+# ------------------------------------------------------------------ NetworkPolicy
+
+# velod in the node, NetworkPolicy from $T/policy.json (written by pol_write), its /metrics on
+# 127.0.0.1:$POL_PORT.
+POL_PORT=9398
+velod_start() {
+	jq -n --arg t $T --arg b "$BPFFS/velotest-$TEST" --arg l "127.0.0.1:$POL_PORT" '{
+		stateDir: ($t + "/state"), runDir: ($t + "/run"), bpffsDir: $b, listen: $l,
+		reconcileIntervalSeconds: 0, sampleIntervalSeconds: 0, reapIntervalMs: 0,
+		sourceGuardPrefix: "", nodeName: "node-a", logLevel: "debug",
+		policySource: "file", policyFile: ($t + "/policy.json"), policySyncMs: 50}' \
+		>$T/velod.json
+	# nsenter execs velod: $! is velod itself.
+	node $V/velod --config $T/velod.json 2>>$T/log/velod.log &
+	VELOD_PID=$!
+}
+velod_stop() {
+	[ -n "$VELOD_PID" ] || return 0
+	kill "$VELOD_PID"
+	wait "$VELOD_PID"
+	VELOD_PID=
+}
+
+# pol_syncs: velod's velo_policy_syncs_total ("" before it answers).
+pol_syncs() {
+	node wget -qO- "http://127.0.0.1:$POL_PORT/metrics" 2>/dev/null |
+		awk '$1 == "velo_policy_syncs_total" { print int($2) }'
+}
+
+# pol_write POLICIES_JSON_ARRAY: the policy file (namespaces x and y labelled ns=<name>, the
+# test's pods as the API shows them), then waits (60 s: velod's start under TCG) for velod's
+# next sync.
+POL_PODS=
+pol_write() {
+	local before p i got
+	before=$(pol_syncs)
+	if [ -z "$POL_PODS" ]; then
+		for p in "${!POD_NS[@]}"; do
+			POL_PODS+="${POL_PODS:+,}$(jq -cn --arg ns "${POD_NS[$p]}" --arg n "$p" \
+				--arg ip "${IP4[$p]}" --arg ip6 "${IP6[$p]}" '{metadata: {namespace: $ns,
+				name: $n, labels: {pod: $n}}, spec: {nodeName: "node-a",
+				containers: [{name: "server"}]}, status: {phase: "Running", podIP: $ip,
+				podIPs: [{ip: $ip}, {ip: $ip6}]}}')"
+		done
+	fi
+	jq -cn --argjson pods "[$POL_PODS]" --argjson pols "$1" '{
+		namespaces: (["x", "y"] | map({metadata: {name: ., labels: {ns: .}}})),
+		pods: $pods, networkPolicies: $pols}' >$T/policy.json.tmp
+	mv $T/policy.json.tmp $T/policy.json
+	for i in $(seq 600); do
+		got=$(pol_syncs)
+		[ -n "$got" ] && [ "$got" -gt "${before:-0}" ] && return 0
+		kill -0 "$VELOD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "velod did not sync the policy file (velo_policy_syncs_total: ${got:-none}):"
+	tail -n 15 $T/log/velod.log
+	return 1
+}
+
+# pol_np NS NAME SPEC_JSON: a NetworkPolicy object.
+pol_np() {
+	jq -cn --arg ns "$1" --arg n "$2" --argjson spec "$3" '{apiVersion: "networking.k8s.io/v1",
+		kind: "NetworkPolicy", metadata: {namespace: $ns, name: $n}, spec: $spec}'
+}
+
+# pol_case NAME POLICIES EXPECTED: every pod probes every other on TCP and UDP port 80 at once
+# (policy_probe: connect or send, echo back within 2 s); EXPECTED lists "SRC>DST" pairs that
+# must time out, every other pair must be ok (a pair ok means its replies passed too).
+pol_case() {
+	local name=$1 expect=$3 src dst proto id want got bad=0 checked=0 pids=() start=$SECONDS
+	pol_write "$2" || return 1
+	for src in xa xb ya; do
+		for dst in xa xb ya; do
+			[ "$src" = "$dst" ] && continue
+			for proto in tcp udp; do
+				echo "$src>$dst>$proto $proto ${IP4[$dst]} 80"
+			done
+		done >$T/work/probes-$src
+		pod "$src" $V/policy_probe probe -t 2000 <$T/work/probes-$src >$T/work/out-$src 2>&1 &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	cat $T/work/out-xa $T/work/out-xb $T/work/out-ya >$T/work/out-all
+	# (No process substitution: the guest has no /dev/fd.)
+	while read -r id got; do
+		want=ok
+		[[ " $expect " = *" ${id%>*} "* ]] && want=timeout
+		checked=$((checked + 1))
+		if [ "$got" != "$want" ]; then
+			echo "$name: $id $got, expected $want"
+			bad=1
+		fi
+	done <$T/work/out-all
+	[ "$checked" -eq 12 ] || { echo "$name: $checked of 12 probes answered: $(cat $T/work/out-all)"; bad=1; }
+	[ "$bad" -eq 0 ] && echo "$name: 12 probes as expected (timeouts: ${expect:-none}; $((SECONDS - start)) s)"
+	return $bad
+}
+
+# pol_attached N: the programs of N pods are on their host veths: tcx links pinned, or where the
+# kernel has no tcx, clsact filters (bpftool net lists those by name, and no tcx links).
+pol_attached() {
+	local want=$1 tcx from to pins
+	tcx=$(awk '{print $3}' $T/run/bpf-probes 2>/dev/null)
+	pins=$(find "$BPFFS/velotest-$TEST/links" -name '*_pol_*' 2>/dev/null | wc -l)
+	# libbpf names a filter "<program>:[<id>]".
+	read -r from to <<<"$(node bpftool -j net show | jq -r '[.[].tc[]?.name // "" | sub(":.*"; "")] |
+		"\(map(select(. == "velo_pol_from")) | length) \(map(select(. == "velo_pol_to")) | length)"')"
+	echo "tcx=${tcx:-?}: link pins $pins, clsact filters velo_pol_from $from, velo_pol_to $to"
+	if [ "$tcx" = 1 ]; then
+		[ "$pins" -eq $((2 * want)) ]
+	else
+		[ "$pins" -eq 0 ] && [ "$from" -eq "$want" ] && [ "$to" -eq "$want" ]
+	fi
+}
+
+# NetworkPolicy on this kernel (tcx, or clsact where tcx is missing): velod with a policy file,
+# pods x/xa and y/ya on the tc fast path (velo_pol_from must judge before velo_tc_ingress
+# redirects), x/xb routed; the truth table's essential cases.
+t_policy() {
+	local fp='{"velo.dev/fastpath": "tc"}' deny_in deny_eg from_y p i start
+	POLICY=1
+	POD_NS=([xa]=x [xb]=x [ya]=y)
+	# velod's libnftables exits the process where nf_tables is missing (a distro kernel
+	# loads it on demand; this guest has no module autoload).
+	if [ ! -d /sys/module/nf_tables ] && modinfo nf_tables >/dev/null 2>&1; then
+		modprobe nf_tables || { echo "modprobe nf_tables failed"; return 1; }
+	fi
+	# Added before velod knows any policy: ADD puts the programs on (fail closed).
+	start=$SECONDS
+	add xa "$fp" && add xb '{}' && add ya "$fp" || return 1
+	echo "3 pods added in $((SECONDS - start)) s"
+	for p in xa xb ya; do
+		# In the pod's cgroup: del's cgroup.kill ends them.
+		in_cg "$p" $V/policy_probe serve 80 >$T/work/serve-$p 2>&1 &
+	done
+	for p in xa xb ya; do
+		for i in $(seq 100); do
+			grep -q '^listening' $T/work/serve-$p && break
+			sleep 0.05
+		done
+		grep -q '^listening' $T/work/serve-$p || { echo "no server in $p: $(cat $T/work/serve-$p)"; return 1; }
+	done
+	pol_attached 3 || { echo "ADD did not attach the policy programs"; return 1; }
+	start=$SECONDS
+	velod_start
+	pol_write '[]' || return 1
+	echo "velod's first sync after $((SECONDS - start)) s"
+	deny_in=$(pol_np x deny '{"podSelector": {}, "policyTypes": ["Ingress"]}')
+	from_y=$(pol_np x from-y '{"podSelector": {"matchLabels": {"pod": "xa"}},
+		"ingress": [{"from": [{"namespaceSelector": {"matchLabels": {"ns": "y"}}}]}]}')
+	deny_eg=$(pol_np y deny '{"podSelector": {}, "policyTypes": ["Egress"]}')
+	pol_case deny-all-ingress "[$deny_in]" "xb>xa ya>xa xa>xb ya>xb" || return 1
+	pol_attached 2 || { echo "deny-all ingress in x: not on x's two pods only"; return 1; }
+	pol_case allow-from-ns-label "[$from_y]" "xb>xa" || return 1
+	pol_case deny-all-egress "[$deny_eg]" "ya>xa ya>xb" || return 1
+	velod_stop
+	start=$SECONDS
+	del xa && del xb && del ya || return 1
+	echo "3 pods deleted in $((SECONDS - start)) s"
+}
+
 # velo's BPF objects (when the build kept them) through this kernel's verifier, one by one:
 # a fast path that falls back because its program is rejected is velo's bug, not the kernel's.
 t_objects() {
@@ -819,6 +985,7 @@ t_objects() {
 # cleanup: whatever a failed test left (pods, cgroups, pins).
 cleanup() {
 	local ns cg
+	velod_stop
 	for ns in $(ip netns list | awk '{print $1}' | grep '^velotest-pod-'); do
 		ip netns del "$ns"
 	done
@@ -828,7 +995,8 @@ cleanup() {
 		rmdir "$cg" 2>/dev/null
 	done
 	rm -rf "$BPFFS/velotest-$TEST" "$BPFFS/velotest-$TEST"-* $T/state/* $T/ipam/*
-	POD_BPFFS=() POD_SMMODE=()
+	POD_BPFFS=() POD_SMMODE=() POD_NS=()
+	POLICY=0 POL_PODS=
 	node ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep '^vt' |
 		while read -r l; do node ip link del "$l"; done
 }
@@ -884,6 +1052,7 @@ run battery_xdp "socket battery, fast path xdp: every case, IPv4 and IPv6"
 run battery_sockmap "socket battery, sockmap as velo's probes decide (no bug accepted): every case, IPv4 and IPv6"
 run battery_sockmap_msg "socket battery, sockmap with per-message verdicts: every case, IPv4 and IPv6"
 run cgroup "cgroup features: accounting, egress-deny, tcp-congestion reno"
+run policy "NetworkPolicy: programs on (tcx or clsact), deny-all in, allow by namespace label, deny-all out, replies pass"
 run flows "connection events: velo.dev/flows and flows-udp attached and run on a transfer"
 run objects "velo's BPF objects pass this kernel's verifier (nf_conntrack not loaded)"
 run tc_ct "fast path tc with nf_conntrack loaded: attached, traffic by digest"

@@ -2,6 +2,7 @@
 /* Loads NetworkPolicy's BPF objects once per node, and puts them on a selected pod's host veth. */
 #include <errno.h>
 #include <limits.h>
+#include <net/if.h>
 #include <stddef.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,18 +20,23 @@
 #include "datapath/policy_bpf.h"
 #include "datapath/prog_info.h"
 #include "datapath/tc_attach.h"
+#include "datapath/tc_hook.h"
 #include "policy.skel.h"
 
-#define KIND_FROM "pol_from"
-#define KIND_TO "pol_to"
-#define KIND_UPLINK "pol_uplink"
-#define KIND_DELIVER "pol_deliver"
-
-static const char *const hook_kinds[VELO_POL_N_HOOKS] = {
-	[VELO_POL_HOOK_FROM] = KIND_FROM,
-	[VELO_POL_HOOK_TO] = KIND_TO,
-	[VELO_POL_HOOK_DELIVER] = KIND_DELIVER,
+/*
+ * Where each program runs, in front of velo's other tc programs (the fast
+ * path's redirect at ingress among them): tcx links pinned as
+ * <bpffs>/links/<ifname>_<kind>, or clsact filters (tc_attach.h's table).
+ */
+static const struct velo_tc_hook tc_hooks[VELO_POL_N_HOOKS] = {
+	[VELO_POL_HOOK_FROM] = { "pol_from", false, true, VELO_TC_POL_FROM_HANDLE,
+				 VELO_TC_POL_PRIORITY },
+	[VELO_POL_HOOK_TO] = { "pol_to", true, true, VELO_TC_POL_TO_HANDLE, VELO_TC_POL_PRIORITY },
+	[VELO_POL_HOOK_DELIVER] = { "pol_deliver", true, true, VELO_TC_POL_DELIVER_HANDLE,
+				    VELO_TC_POL_PRIORITY },
 };
+static const struct velo_tc_hook uplink_hook = { "pol_uplink", true, true,
+						 VELO_TC_POL_UPLINK_HANDLE, VELO_TC_POL_PRIORITY };
 
 #define MAP_PIN(name, field)                                               \
 	{                                                                  \
@@ -125,42 +131,24 @@ static void pod_addrs(const struct velo_record *record, struct velo_pol_if *pod)
 	}
 }
 
-static bool link_pinned(const struct velo_paths *paths, const char *host_ifname, const char *kind)
+bool velo_policy_hook_attached(const struct velo_paths *paths, const struct velo_record *record,
+			       enum velo_policy_hook hook)
 {
-	char path[PATH_MAX];
-	struct stat st;
-
-	return !velo_bpf_link_path(paths, host_ifname, kind, path, sizeof(path)) &&
-	       !stat(path, &st);
-}
-
-bool velo_policy_link_pinned(const struct velo_paths *paths, const struct velo_record *record,
-			     bool from_pod)
-{
-	return link_pinned(paths, record->host_ifname, from_pod ? KIND_FROM : KIND_TO);
+	return velo_tc_hook_attached(paths, &tc_hooks[hook], record->host_ifname,
+				     record->host_ifindex);
 }
 
 bool velo_policy_attached(const struct velo_paths *paths, const struct velo_record *record)
 {
-	return velo_policy_link_pinned(paths, record, true) &&
-	       velo_policy_link_pinned(paths, record, false);
+	return velo_policy_hook_attached(paths, record, VELO_POL_HOOK_FROM) &&
+	       velo_policy_hook_attached(paths, record, VELO_POL_HOOK_TO);
 }
 
-/* One direction's link, first in its chain, pinned. */
-static int attach_one(const struct velo_paths *paths, const struct velo_record *record,
-		      const char *kind, int prog_fd, bool egress)
+static int attach_hook(const struct velo_paths *paths, const struct velo_record *record,
+		       enum velo_policy_hook hook, int prog_fd)
 {
-	int link_fd, ret;
-
-	if (link_pinned(paths, record->host_ifname, kind))
-		return 0;
-	link_fd = egress ? velo_tcx_egress_link(prog_fd, record->host_ifindex, true)
-			 : velo_tcx_ingress_link(prog_fd, record->host_ifindex, true);
-	if (link_fd < 0)
-		return link_fd;
-	ret = velo_endpoint_link_pin(paths, record->host_ifname, kind, link_fd);
-	close(link_fd);
-	return ret;
+	return velo_tc_hook_attach(paths, &tc_hooks[hook], record->host_ifname,
+				   record->host_ifindex, prog_fd);
 }
 
 int velo_policy_attach(const struct velo_paths *paths, const struct velo_policy_bpf *bpf,
@@ -176,9 +164,9 @@ int velo_policy_attach(const struct velo_paths *paths, const struct velo_policy_
 	pod_addrs(record, &pod);
 	if (bpf_map_update_elem(bpf->if_fd, &ifindex, &pod, BPF_ANY))
 		return -errno;
-	ret = attach_one(paths, record, KIND_FROM, bpf->from_fd, false);
+	ret = attach_hook(paths, record, VELO_POL_HOOK_FROM, bpf->from_fd);
 	if (!ret)
-		ret = attach_one(paths, record, KIND_TO, bpf->to_fd, true);
+		ret = attach_hook(paths, record, VELO_POL_HOOK_TO, bpf->to_fd);
 	if (ret)
 		velo_policy_detach(paths, bpf, record);
 	return ret;
@@ -189,9 +177,9 @@ void velo_policy_detach(const struct velo_paths *paths, const struct velo_policy
 {
 	__u32 ifindex = (__u32)record->host_ifindex;
 
-	velo_endpoint_link_unpin(paths, record->host_ifname, KIND_FROM);
-	velo_endpoint_link_unpin(paths, record->host_ifname, KIND_TO);
-	velo_endpoint_link_unpin(paths, record->host_ifname, KIND_DELIVER);
+	for (unsigned hook = 0; hook < VELO_POL_N_HOOKS; hook++)
+		velo_tc_hook_detach(paths, &tc_hooks[hook], record->host_ifname,
+				    record->host_ifindex);
 	/* Only once the links are gone: a program without its entry drops everything. */
 	if (bpf && record->host_ifindex > 0 && bpf_map_delete_elem(bpf->if_fd, &ifindex) &&
 	    errno != ENOENT)
@@ -200,7 +188,12 @@ void velo_policy_detach(const struct velo_paths *paths, const struct velo_policy
 
 const char *velo_policy_hook_kind(enum velo_policy_hook hook)
 {
-	return hook_kinds[hook];
+	return tc_hooks[hook].kind;
+}
+
+const struct velo_tc_hook *velo_policy_tc_hook(enum velo_policy_hook hook)
+{
+	return &tc_hooks[hook];
 }
 
 int velo_policy_hook_prog(const struct velo_policy_bpf *bpf, enum velo_policy_hook hook)
@@ -210,61 +203,36 @@ int velo_policy_hook_prog(const struct velo_policy_bpf *bpf, enum velo_policy_ho
 					  : bpf->uplink_fd;
 }
 
-/* The pinned link runs prog_fd (bpf_link_update when an older generation's program). */
-static int link_current(const char *path, int prog_fd)
-{
-	struct bpf_link_info info;
-	__u32 len = sizeof(info);
-	int fd = bpf_obj_get(path), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		ret = -errno;
-	else if (info.prog_id != velo_prog_id(prog_fd) && bpf_link_update(fd, prog_fd, NULL))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 int velo_policy_uplink_attach(const struct velo_paths *paths, const struct velo_policy_bpf *bpf,
 			      const char *ifname, int ifindex)
 {
-	char path[PATH_MAX];
-	int link_fd, ret;
+	int ret;
 
-	if (link_pinned(paths, ifname, KIND_UPLINK)) {
-		ret = velo_bpf_link_path(paths, ifname, KIND_UPLINK, path, sizeof(path));
-		return ret ? ret : link_current(path, bpf->uplink_fd);
-	}
-	link_fd = velo_tcx_egress_link(bpf->uplink_fd, ifindex, true);
-	if (link_fd < 0)
-		return link_fd;
-	ret = velo_endpoint_link_pin(paths, ifname, KIND_UPLINK, link_fd);
-	close(link_fd);
-	return ret;
+	if (!velo_tc_hook_attached(paths, &uplink_hook, ifname, ifindex))
+		return velo_tc_hook_attach(paths, &uplink_hook, ifname, ifindex, bpf->uplink_fd);
+	/* One an older generation attached moves to this one's program. */
+	ret = velo_tc_hook_move(paths, &uplink_hook, ifname, ifindex, bpf->uplink_fd);
+	return ret < 0 ? ret : 0;
 }
 
 void velo_policy_uplink_detach(const struct velo_paths *paths, const char *ifname)
 {
-	velo_endpoint_link_unpin(paths, ifname, KIND_UPLINK);
+	velo_tc_hook_detach(paths, &uplink_hook, ifname, (int)if_nametoindex(ifname));
 }
 
 bool velo_policy_deliver_attached(const struct velo_paths *paths, const struct velo_record *record)
 {
-	return link_pinned(paths, record->host_ifname, KIND_DELIVER);
+	return velo_policy_hook_attached(paths, record, VELO_POL_HOOK_DELIVER);
 }
 
 int velo_policy_deliver_attach(const struct velo_paths *paths, const struct velo_policy_bpf *bpf,
 			       const struct velo_record *record)
 {
-	if (record->host_ifindex <= 0)
-		return -ENODEV;
-	return attach_one(paths, record, KIND_DELIVER, bpf->uplink_fd, true);
+	return attach_hook(paths, record, VELO_POL_HOOK_DELIVER, bpf->uplink_fd);
 }
 
 void velo_policy_deliver_detach(const struct velo_paths *paths, const struct velo_record *record)
 {
-	velo_endpoint_link_unpin(paths, record->host_ifname, KIND_DELIVER);
+	velo_tc_hook_detach(paths, &tc_hooks[VELO_POL_HOOK_DELIVER], record->host_ifname,
+			    record->host_ifindex);
 }

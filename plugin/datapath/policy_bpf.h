@@ -5,8 +5,9 @@
  * pinned by name (<bpffs>/velo_pol_*_v1, bpf/lib/velo_policy.h), programs
  * per generation. velod writes the maps (policy_maps.h); a pod some policy
  * selects gets the two programs on its host veth (tc ingress: what it sends,
- * tc egress: what it receives), pinned as <bpffs>/links/<host_ifname>_pol_from
- * and _pol_to.
+ * tc egress: what it receives): tcx links pinned as
+ * <bpffs>/links/<host_ifname>_pol_from and _pol_to, or where the kernel has no
+ * tcx, clsact filters (tc_hook.h), in front of velo's other tc programs.
  */
 #ifndef VELO_DATAPATH_POLICY_BPF_H
 #define VELO_DATAPATH_POLICY_BPF_H
@@ -14,6 +15,7 @@
 #include <stdbool.h>
 
 #include "base/types.h"
+#include "datapath/tc_hook.h"
 #include "state/record.h"
 
 struct velo_policy_bpf {
@@ -29,7 +31,7 @@ struct velo_policy_bpf {
 	int uplink_fd; /* velo_pol_uplink: the node's uplink's tc egress */
 };
 
-/* A pod's links by hook (<bpffs>/links/<host_ifname>_<kind>), for upgrade/. */
+/* A pod's attachments by hook (tcx: <bpffs>/links/<host_ifname>_<kind>), for upgrade/. */
 enum velo_policy_hook {
 	VELO_POL_HOOK_FROM,
 	VELO_POL_HOOK_TO,
@@ -37,6 +39,7 @@ enum velo_policy_hook {
 	VELO_POL_N_HOOKS
 };
 const char *velo_policy_hook_kind(enum velo_policy_hook hook);
+const struct velo_tc_hook *velo_policy_tc_hook(enum velo_policy_hook hook);
 /* The program the hook runs: velo_pol_from, velo_pol_to, velo_pol_uplink. */
 int velo_policy_hook_prog(const struct velo_policy_bpf *bpf, enum velo_policy_hook hook);
 
@@ -54,19 +57,20 @@ void velo_policy_bpf_close(struct velo_policy_bpf *bpf);
  */
 int velo_policy_attach(const struct velo_paths *paths, const struct velo_policy_bpf *bpf,
 		       const struct velo_record *record);
-/* Removes both links (and velo_pol_uplink's, below), and the entry when bpf is given; missing
- * ones are fine. */
+/* Removes both programs (and velo_pol_uplink's, below), and the entry when bpf is given;
+ * missing ones are fine. */
 void velo_policy_detach(const struct velo_paths *paths, const struct velo_policy_bpf *bpf,
 			const struct velo_record *record);
-/* Whether the record's veth has the programs (its link pins exist): both, or one direction's. */
+/* Whether the record's veth has the programs (pinned links or filters): both, or one hook's. */
 bool velo_policy_attached(const struct velo_paths *paths, const struct velo_record *record);
-bool velo_policy_link_pinned(const struct velo_paths *paths, const struct velo_record *record,
-			     bool from_pod);
+bool velo_policy_hook_attached(const struct velo_paths *paths, const struct velo_record *record,
+			       enum velo_policy_hook hook);
 
 /*
  * velo_pol_uplink at tc egress of the node's uplink ifname (velod: while some
- * local pod's egress is isolated), pinned as <bpffs>/links/<ifname>_pol_uplink.
- * Idempotent: a link an older generation pinned moves to bpf's program.
+ * local pod's egress is isolated), pinned as <bpffs>/links/<ifname>_pol_uplink
+ * (or a clsact filter). Idempotent: one an older generation attached moves to
+ * bpf's program.
  * Detach is fine with nothing attached.
  */
 int velo_policy_uplink_attach(const struct velo_paths *paths, const struct velo_policy_bpf *bpf,
@@ -78,7 +82,8 @@ void velo_policy_uplink_detach(const struct velo_paths *paths, const char *ifnam
  * local pod's egress is isolated: such a pod's flow to a Service IP that
  * kube-proxy DNATs to this pod is judged there (the sender's veth saw only
  * the Service IP, and this pod has no programs of its own). Pinned as
- * <bpffs>/links/<host_ifname>_pol_deliver; velo_policy_detach removes it too.
+ * <bpffs>/links/<host_ifname>_pol_deliver (or a clsact filter);
+ * velo_policy_detach removes it too.
  */
 bool velo_policy_deliver_attached(const struct velo_paths *paths, const struct velo_record *record);
 int velo_policy_deliver_attach(const struct velo_paths *paths, const struct velo_policy_bpf *bpf,

@@ -21,12 +21,22 @@ unsigned velo_prog_id(int prog_fd)
 	return bpf_obj_get_info_by_fd(prog_fd, &info, &len) ? 0 : info.id;
 }
 
+unsigned velo_clsact_hook_prog_id(int ifindex, bool egress, __u32 handle, __u32 priority)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
+		    .attach_point = egress ? BPF_TC_EGRESS : BPF_TC_INGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = handle, .priority = priority);
+	/* No such filter (or no clsact at all) is an answer here, not a warning. */
+	libbpf_print_fn_t saved = libbpf_set_print(NULL);
+	int ret = bpf_tc_query(&hook, &opts);
+
+	libbpf_set_print(saved);
+	return ret ? 0 : opts.prog_id;
+}
+
 unsigned velo_clsact_prog_id(int ifindex, __u32 handle, __u32 priority)
 {
-	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex, .attach_point = BPF_TC_INGRESS);
-	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = handle, .priority = priority);
-
-	return bpf_tc_query(&hook, &opts) ? 0 : opts.prog_id;
+	return velo_clsact_hook_prog_id(ifindex, false, handle, priority);
 }
 
 static int cmp_u32(const void *a, const void *b)

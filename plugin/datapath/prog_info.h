@@ -3,12 +3,15 @@
 #ifndef VELO_DATAPATH_PROG_INFO_H
 #define VELO_DATAPATH_PROG_INFO_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 
 /* The id of the program prog_fd, 0 when unreadable. */
 unsigned velo_prog_id(int prog_fd);
 /* The program id of the clsact ingress filter at handle and priority, 0 when there is none. */
 unsigned velo_clsact_prog_id(int ifindex, __u32 handle, __u32 priority);
+/* The same at tc egress or ingress. */
+unsigned velo_clsact_hook_prog_id(int ifindex, bool egress, __u32 handle, __u32 priority);
 /*
  * 0 when the program new_fd uses the very velo_* maps the program old_fd
  * does, -EXDEV when not, or -errno.

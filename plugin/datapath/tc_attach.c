@@ -62,25 +62,41 @@ int velo_tcx_egress_link(int prog_fd, int ifindex, bool first)
 	return tcx_link(prog_fd, ifindex, VELO_BPF_TCX_EGRESS, first);
 }
 
-int velo_clsact_ingress_attach(int prog_fd, int ifindex, __u32 handle, __u32 priority)
+int velo_clsact_attach(int prog_fd, int ifindex, bool egress, __u32 handle, __u32 priority)
 {
-	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex, .attach_point = BPF_TC_INGRESS);
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
+		    .attach_point = egress ? BPF_TC_EGRESS : BPF_TC_INGRESS);
 	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = handle, .priority = priority, .prog_fd = prog_fd,
 		    .flags = BPF_TC_F_REPLACE);
+	libbpf_print_fn_t saved;
 	int ret;
 
+	/* The device's clsact qdisc often exists already (EEXIST): not worth a warning. */
+	saved = libbpf_set_print(NULL);
 	ret = bpf_tc_hook_create(&hook);
+	libbpf_set_print(saved);
 	if (ret && ret != -EEXIST)
 		return ret;
 	return bpf_tc_attach(&hook, &opts);
 }
 
-void velo_clsact_ingress_detach(int ifindex, __u32 handle, __u32 priority)
+int velo_clsact_ingress_attach(int prog_fd, int ifindex, __u32 handle, __u32 priority)
 {
-	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex, .attach_point = BPF_TC_INGRESS);
+	return velo_clsact_attach(prog_fd, ifindex, false, handle, priority);
+}
+
+void velo_clsact_detach(int ifindex, bool egress, __u32 handle, __u32 priority)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
+		    .attach_point = egress ? BPF_TC_EGRESS : BPF_TC_INGRESS);
 	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = handle, .priority = priority);
 
 	bpf_tc_detach(&hook, &opts);
+}
+
+void velo_clsact_ingress_detach(int ifindex, __u32 handle, __u32 priority)
+{
+	velo_clsact_detach(ifindex, false, handle, priority);
 }
 
 int velo_endpoint_link_pin(const struct velo_paths *paths, const char *host_ifname,

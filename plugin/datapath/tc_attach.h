@@ -18,11 +18,24 @@
 /* Debug knob: use clsact even where tcx works. */
 #define VELO_ENV_CLSACT "VELO_TC_CLSACT"
 
-/* clsact filters: handle and priority of each of velo's tc programs. */
+/*
+ * clsact filters: handle and priority of each of velo's tc programs (lower
+ * priorities run first). At a host veth's ingress the deny list and
+ * NetworkPolicy's velo_pol_from judge before the fast path, which may
+ * redirect; the two share priority 1 (one cls_bpf instance): each only drops
+ * or passes on, so their order changes no verdict, as with tcx, where both
+ * attach in front. At tc egress (a host veth's, the uplink's) only
+ * NetworkPolicy's programs run.
+ */
 #define VELO_TC_DENY_HANDLE 0x7e11
 #define VELO_TC_DENY_PRIORITY 1
 #define VELO_TC_FASTPATH_HANDLE 0x7e10
 #define VELO_TC_FASTPATH_PRIORITY 2
+#define VELO_TC_POL_FROM_HANDLE 0x7e12
+#define VELO_TC_POL_TO_HANDLE 0x7e13
+#define VELO_TC_POL_DELIVER_HANDLE 0x7e14
+#define VELO_TC_POL_UPLINK_HANDLE 0x7e15
+#define VELO_TC_POL_PRIORITY 1
 /* Where velo before the deny list's tc half put the fast path (detach still looks there). */
 #define VELO_TC_FASTPATH_PRIORITY_OLD 1
 
@@ -35,8 +48,11 @@ bool velo_host_veth_is_ours(const struct velo_record *record);
 int velo_tcx_ingress_link(int prog_fd, int ifindex, bool first);
 /* The same at tc egress (what the device sends: for a host veth, what its pod receives). */
 int velo_tcx_egress_link(int prog_fd, int ifindex, bool first);
+/* A cls_bpf filter (direct action) at handle and priority, replacing one there in place. */
+int velo_clsact_attach(int prog_fd, int ifindex, bool egress, __u32 handle, __u32 priority);
 int velo_clsact_ingress_attach(int prog_fd, int ifindex, __u32 handle, __u32 priority);
 /* A missing filter is fine. */
+void velo_clsact_detach(int ifindex, bool egress, __u32 handle, __u32 priority);
 void velo_clsact_ingress_detach(int ifindex, __u32 handle, __u32 priority);
 
 /* <bpffs>/links/<host_ifname>_<kind>, replacing a pin a crashed ADD left. */

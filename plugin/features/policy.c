@@ -87,8 +87,8 @@ static int policy_detach(struct velo_request *request)
 static int policy_check(struct velo_request *request)
 {
 	const struct velo_record *record = &request->record;
-	bool from = velo_policy_link_pinned(&request->config.paths, record, true);
-	bool to = velo_policy_link_pinned(&request->config.paths, record, false);
+	bool from = velo_policy_hook_attached(&request->config.paths, record, VELO_POL_HOOK_FROM);
+	bool to = velo_policy_hook_attached(&request->config.paths, record, VELO_POL_HOOK_TO);
 
 	if (from == to)
 		return 0;

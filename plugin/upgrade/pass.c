@@ -297,9 +297,9 @@ static int upgrade_groups(struct pass *pass, const struct velo_record *record)
 		got[2] = sockmap_upgrade(pass, record);
 	if (record->features & VELO_FEATURE_SERVICES)
 		got[3] = group_upgrade(pass, record, GROUP_SVC);
-	/* velod attaches policy links, selected pod or not: their pins say which have some. */
-	if (velo_policy_link_pinned(pass->paths, record, true) ||
-	    velo_policy_link_pinned(pass->paths, record, false) ||
+	/* velod attaches policy programs, selected pod or not: pins or filters say where. */
+	if (velo_policy_hook_attached(pass->paths, record, VELO_POL_HOOK_FROM) ||
+	    velo_policy_hook_attached(pass->paths, record, VELO_POL_HOOK_TO) ||
 	    velo_policy_deliver_attached(pass->paths, record))
 		got[4] = group_upgrade(pass, record, GROUP_POLICY);
 	if (record->features & VELO_FEATURE_FLOWS)

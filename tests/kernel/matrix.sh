@@ -17,9 +17,9 @@ skip_all() {
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"
 command -v qemu-system-x86_64 >/dev/null || skip_all "qemu-system-x86_64 not installed (qemu-system-x86)"
-for f in "$build/velo" "$build/tests/sockmap_stream" "$build/tests/sockmap_edge" \
-	"$build/tests/sock_battery"; do
-	[ -x "$f" ] || skip_all "$f missing (make all $build/tests/sockmap_stream $build/tests/sockmap_edge $build/tests/sock_battery)"
+for f in "$build/velo" "$build/velod" "$build/tests/sockmap_stream" "$build/tests/sockmap_edge" \
+	"$build/tests/sock_battery" "$build/tests/policy_probe"; do
+	[ -x "$f" ] || skip_all "$f missing (make all $build/tests/sockmap_stream $build/tests/sockmap_edge $build/tests/sock_battery $build/tests/policy_probe)"
 done
 [ -x /bin/busybox ] || skip_all "busybox-static not installed"
 command -v cpio >/dev/null || skip_all "cpio not installed"

@@ -74,8 +74,10 @@ pol_add() {
 	mkdir "$VTC_MOUNT$cg" || return 1
 	VTC_CGROUPS+=("$VTC_MOUNT$cg")
 	conf="$(pol_conf "$3" "$cg")" || return 1
+	# VELO_TC_CLSACT (exported by a test) reaches velo too: clsact filters instead of tcx.
 	vt_cni ADD "$cid" "$netns" eth0 "$conf" -u CNI_ARGS \
-		"CNI_ARGS=IgnoreUnknown=1;K8S_POD_NAMESPACE=$1;K8S_POD_NAME=$2;K8S_POD_INFRA_CONTAINER_ID=$cid"
+		"CNI_ARGS=IgnoreUnknown=1;K8S_POD_NAMESPACE=$1;K8S_POD_NAME=$2;K8S_POD_INFRA_CONTAINER_ID=$cid" \
+		${VELO_TC_CLSACT:+"VELO_TC_CLSACT=$VELO_TC_CLSACT"}
 	vt_assert_ok || return 1
 	POL_IP[$key]="$(vt_ip "$VT_OUT" 4)"
 	POL_CG[$key]="$cg"

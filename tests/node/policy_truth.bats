@@ -4,9 +4,9 @@
 # by velo with "policy": true, velod computing the allow sets from a policy file; per case a set
 # of NetworkPolicies, then every pod (and the node) probes every pod over TCP, UDP and SCTP on
 # ports 53 and 80 (connect, send, echo within 1.5 s), compared with policy_model.py's verdicts
-# (a model written from the API reference). The same table on every path velo offers: routed,
-# the tc shortcut, XDP, the socket short-circuit and Service translation (probes to ClusterIPs,
-# the policy of the backend reached). On a kernel without SCTP sockets the probes carry SCTP as
+# (a model written from the API reference). The same table on every path velo offers: routed
+# (on clsact filters, as kernels without tcx get the programs), the tc shortcut, XDP, the socket
+# short-circuit and Service translation (probes to ClusterIPs, the policy of the backend reached). On a kernel without SCTP sockets the probes carry SCTP as
 # raw protocol-132 packets (INIT / INIT ACK), the same ports on the wire.
 
 load lib
@@ -168,9 +168,51 @@ sctp_note() {
 	[ "$how" = kernel ] || echo "# SCTP as raw packets (${how#raw: })" >&3
 }
 
-@test "policy truth table: routed pods" {
+# pol_filters KEY HOOK: the BPF programs on the host veth of grid pod KEY at tc HOOK (ingress or
+# egress), as "pref:name" words in the order tc runs them.
+pol_filters() {
+	local ifname
+	ifname="$(vt_host_ifname vt "ctr-${1/\//-}" eth0)"
+	vt_node tc filter show dev "$ifname" "$2" |
+		awk '/ bpf / { for (i = 1; i <= NF; i++) { if ($i == "pref") p = $(i + 1);
+			if ($i ~ /^velo_/) { sub(/:.*/, "", $i); printf "%s:%s ", p, $i; break } } }'
+}
+
+# On clsact (VELO_TC_CLSACT): the programs are filters, not pinned links, in front of velo's
+# other tc programs; velod takes them off again.
+clsact_check() {
+	local key pins start
+	start=$(date +%s%N)
+	pol_apply "[$(pol_np x deny "$ALL_INGRESS")]"
+	pins="$(find "$VTC_BPFFS/links" -name '*_pol_*' -printf '%f ' 2>/dev/null || true)"
+	echo "policy link pins: ${pins:-none}"
+	[ -z "$pins" ]
+	for key in "${POL_KEYS[@]}"; do
+		echo "$key ingress: $(pol_filters "$key" ingress)egress: $(pol_filters "$key" egress)"
+		case "$key" in
+		x/*)
+			[ "$(pol_filters "$key" ingress)" = "1:velo_pol_from " ]
+			[ "$(pol_filters "$key" egress)" = "1:velo_pol_to " ]
+			;;
+		*)
+			[ -z "$(pol_filters "$key" ingress)" ]
+			[ -z "$(pol_filters "$key" egress)" ]
+			;;
+		esac
+	done
+	pol_apply '[]'
+	for key in "${POL_KEYS[@]}"; do
+		[ -z "$(pol_filters "$key" ingress)$(pol_filters "$key" egress)" ]
+	done
+	echo "clsact check took $((($(date +%s%N) - start) / 1000000)) ms"
+}
+
+# Routed pods on clsact, what kernels without tcx (before 6.6) get; the other paths on tcx.
+@test "policy truth table: routed pods, on clsact filters (VELO_TC_CLSACT)" {
 	sctp_note
+	export VELO_TC_CLSACT=1
 	path '{}'
+	clsact_check
 }
 
 @test "policy truth table: tc shortcut (velo.dev/fastpath: tc)" {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: Apache-2.0
 # Upgrades of NetworkPolicy's programs: the next release's velod moves a selected pod's
-# pol_from and pol_to links, and an unselected pod's pol_deliver, to its own generation's
-# programs (they share the pinned maps), then unpins the old generation; policy holds across.
+# pol_from and pol_to links (or clsact filters), and an unselected pod's pol_deliver, to its own
+# generation's programs (they share the pinned maps), then unpins the old generation; policy
+# holds across.
 # The next release is build/tests/velo-nextgen and velod-nextgen (mk/velod_nextgen.mk).
 
 load lib
@@ -25,10 +26,31 @@ ISOLATE_XA='{"podSelector": {"matchLabels": {"pod": "a"}}, "policyTypes": ["Ingr
 		"ports": [{"port": 80, "protocol": "TCP"}]}],
 	"egress": [{"to": [{"namespaceSelector": {"matchLabels": {"ns": "y"}}}]}]}'
 
-# link_prog HOST KIND: the program id the pod's pinned policy link runs.
-link_prog() { vt_link_prog "$VTC_BPFFS" "$1_$2"; }
+# link_prog HOST KIND: the program id the pod's policy hook runs: its pinned link's, or under
+# VELO_TC_CLSACT its clsact filter's (one per hook and pod: pol_from at ingress, pol_to or
+# pol_deliver at egress).
+link_prog() {
+	local dir=egress
+	if [ -z "${VELO_TC_CLSACT:-}" ]; then
+		vt_link_prog "$VTC_BPFFS" "$1_$2"
+		return
+	fi
+	[ "$2" = pol_from ] && dir=ingress
+	vt_node tc filter show dev "$1" "$dir" |
+		awk '/ bpf / { for (i = 1; i < NF; i++) if ($i == "id") print $(i + 1) }'
+}
 
 @test "policy upgrade: the next release's velod moves pol_from, pol_to and pol_deliver to its programs, unpins the old generation; the truth table still holds" {
+	upgrade_moves
+}
+
+@test "policy upgrade on clsact filters (VELO_TC_CLSACT, as kernels without tcx): the filters are replaced in place" {
+	export VELO_TC_CLSACT=1
+	upgrade_moves
+	[ -z "$(find "$VTC_BPFFS/links" -name '*_pol_*' 2>/dev/null)" ]
+}
+
+upgrade_moves() {
 	local policies xa ya gen hook
 	local -A old new
 	local -A prog_of=([pol_from]=velo_pol_from [pol_to]=velo_pol_to [pol_deliver]=velo_pol_uplink)
@@ -50,7 +72,11 @@ link_prog() { vt_link_prog "$VTC_BPFFS" "$1_$2"; }
 	[ "$(link_prog "$xa" pol_from)" = "${old[pol_from]}" ]
 	[ "$(link_prog "$xa" pol_to)" = "${old[pol_to]}" ]
 	[ "$(link_prog "$ya" pol_deliver)" = "${old[pol_deliver]}" ]
-	[ ! -e "$VTC_BPFFS/links/${ya}_pol_from" ]
+	if [ -n "${VELO_TC_CLSACT:-}" ]; then
+		[ -z "$(link_prog "$ya" pol_from)" ]
+	else
+		[ ! -e "$VTC_BPFFS/links/${ya}_pol_from" ]
+	fi
 
 	# The release changes: this velod stops, the next one's upgrade pass runs.
 	kill "$POL_VELOD_PID"
