@@ -304,10 +304,8 @@ int policy_start(struct policy *policy, const struct agent_config *config)
 	memset(policy, 0, sizeof(*policy));
 	if (config->policy_source == POLICY_NONE) {
 		policy->synced = true; /* nothing to wait for */
-		/* The switch unwritten is a node where ADD may still attach: said, not fatal. */
-		if (policy_sweep_start(policy, config) == -ENOMEM)
-			return -ENOMEM;
-		return 0;
+		/* An unwritten switch is said and swept after, not fatal. */
+		return policy_sweep_start(policy, config) == -ENOMEM ? -ENOMEM : 0;
 	}
 	if (policy_switch_on(config))
 		policy->errors++;

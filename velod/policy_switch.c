@@ -166,17 +166,18 @@ int policy_sweep_start(struct policy *policy, const struct agent_config *config)
 {
 	int ret = velo_policy_switch_write(&config->paths, false);
 
+	/* ADD may still read "on": the sweep below and its repeats take off what it attaches. */
 	if (ret) {
 		pr_err("policy: can't write the switch under %s: %s", config->paths.state_dir,
 		       strerror(-ret));
-		return ret;
+		policy->errors++;
 	}
 	remove_namespaces(config);
 	policy->sweep = calloc(1, sizeof(*policy->sweep));
 	if (!policy->sweep)
 		return -ENOMEM;
 	sweep(policy->sweep, policy, config);
-	return 0;
+	return ret;
 }
 
 void policy_sweep_step(struct policy *policy, const struct agent_config *config, uint64_t now_ns)

@@ -22,7 +22,11 @@
  */
 int policy_switch_on(const struct agent_config *config);
 
-/* Says "off", removes the namespace list, takes every program off: 0 or -errno. */
+/*
+ * Says "off", removes the namespace list, takes every program off: 0, or
+ * -errno when the switch could not be written (the sweep runs anyway) or
+ * -ENOMEM (it can't).
+ */
 int policy_sweep_start(struct policy *policy, const struct agent_config *config);
 /* Sweeps again when the records changed or the last sweep left some pod busy. */
 void policy_sweep_step(struct policy *policy, const struct agent_config *config, uint64_t now_ns);

@@ -3,7 +3,7 @@
 # NetworkPolicy's one switch (docs/policy.md, "Turning it on"): velod's policySource turns
 # policy on and off for velod and the plugin together. Turned on in a running node, it enforces
 # the pods wired before (no new ADD), whatever their records say; turned off, no policy
-# program is left on any veth or the uplink, and ADD attaches none whatever the conflist says.
+# program is left on any veth or the uplink; ADD follows the switch, whatever the conflist says.
 # With an API client velod takes the Service ranges from the API's ServiceCIDRs (fake API
 # server, k8s_fake_api.bash) and follows them; a server that doesn't serve them holds nothing up.
 
@@ -141,6 +141,14 @@ ps_switch() { cat "$VT/state/.policy-switch" 2>/dev/null || true; }
 	echo "$output"
 	grep -Eq '^x/a +isolated ' <<<"$output"
 	[ "$(ps_probe x/a y/a)" = ok ]
+	# A new pod of x, its conflist saying "policy": false, velod frozen: ADD attaches anyway
+	# (some policy of x may select it) and the pod waits for velod.
+	kill -STOP "$POL_VELOD_PID"
+	pol_add x c '{}'
+	kill -CONT "$POL_VELOD_PID"
+	[ "$(jq -c .policy <<<"$(pol_conf '{}' "${POL_CG[x/c]}")")" = false ]
+	[ -e "$VTC_BPFFS/links/$(vt_host_ifname vt ctr-x-c eth0)_pol_from" ] ||
+		{ echo "pins: $(ps_pins)"; false; }
 
 	# CHECK: velod's programs on a pod ADD didn't mark are no drift; half of them is.
 	conf="$(pol_conf '{}' "${POL_CG[x/a]}")"
