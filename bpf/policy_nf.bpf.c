@@ -43,6 +43,9 @@ static __always_inline void nf_parse_l4(const void *l4, bool first_frag, struct 
 			flow->key.sport = ports[0];
 			flow->key.dport = ports[1];
 		}
+		/* Which end opens a connection, and when it ends (lib/policy_opener.h). */
+		if (flow->key.proto == NF_IPPROTO_TCP)
+			bpf_probe_read_kernel(&flow->tcp_flags, 1, l4 + 13);
 	} else if (flow->key.proto == VELO_POL_IPPROTO_ICMP) {
 		if (!bpf_probe_read_kernel(&type, 1, l4))
 			flow->icmp_error = type == 3 || type == 11 || type == 12;
@@ -107,7 +110,7 @@ int velo_pol_nf(struct bpf_nf_ctx *ctx)
 	if (!velo_pol_local_pod(velo_pol_ip_of(flow.key.saddr)) ||
 	    !velo_pol_isolated(flow.key.saddr, VELO_POL_ISOLATE_EGRESS))
 		return NF_ACCEPT;
-	reason = velo_pol_check(&flow, NULL);
+	reason = velo_pol_check(NULL, &flow, NULL);
 	if (!reason)
 		return NF_ACCEPT;
 	in = ctx->state->in;

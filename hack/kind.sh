@@ -107,11 +107,9 @@ cmd_up() {
 	fi
 	kind load docker-image velo:dev --name "$cluster"
 	log "installing velo"
-	# NetworkPolicy only when asked (VELO_KIND_POLICY=1): the netpol verb's cluster.
-	local -a more=()
-	[ "${VELO_KIND_POLICY:-0}" = 1 ] && more=("$top/e2e/kind/velo-overrides-policy.json")
+	# The shipped manifest enforces NetworkPolicy: no separate profile.
 	"$here/kind/manifest.py" "$top/manifests/velo.yaml" "$top/e2e/kind/velo-overrides.json" \
-		velo:dev "${more[@]}" | kc apply -f -
+		velo:dev | kc apply -f -
 	if ! kc -n velo-system rollout status daemonset/velo --timeout="$timeout" ||
 		! kc wait --for=condition=Ready node --all --timeout="$timeout" ||
 		! kc -n kube-system rollout status deployment/coredns --timeout="$timeout"; then
@@ -190,7 +188,7 @@ cmd_conformance() {
 cmd_netpol() {
 	kc -n velo-system get configmap velo-config -o jsonpath='{.data.velod\.json}' |
 		grep -q '"policySource": "api"' ||
-		die "the cluster runs without NetworkPolicy: bring it up with VELO_KIND_POLICY=1"
+		die "the cluster's velod has NetworkPolicy off (policySource is not \"api\")"
 	local focus=${VELO_NETPOL_FOCUS:-'\[Feature:NetworkPolicy\]|NetworkPolicy'}
 	local skip=${VELO_NETPOL_SKIP:-'\[Serial\]|\[Disruptive\]|\[Feature:SCTPConnectivity\]'}
 	local start=$SECONDS

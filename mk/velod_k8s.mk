@@ -21,3 +21,10 @@ $(BUILD)/tests/test_k8s_services: tests/unit/velod/test_k8s_services.c $(OBJ)/ve
 		$(LIB) | $(BUILD)/tests
 	$(CC) $(CPPFLAGS) -Ivelod $(CFLAGS) -Wno-missing-prototypes -o $@ $< \
 		$(OBJ)/velod/k8s_services.o $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka
+
+# tests/unit/velod/test_k8s_servicecidrs.c: the ServiceCIDR watch's ranges
+# (velod/k8s_servicecidrs.c), with the watch thread (k8s_watch.c) replaced by the test's stand-in.
+$(BUILD)/tests/test_k8s_servicecidrs: tests/unit/velod/test_k8s_servicecidrs.c \
+		$(OBJ)/velod/k8s_servicecidrs.o $(LIB) | $(BUILD)/tests
+	$(CC) $(CPPFLAGS) -Ivelod $(CFLAGS) -Wno-missing-prototypes -o $@ $< \
+		$(OBJ)/velod/k8s_servicecidrs.o $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka

@@ -180,10 +180,12 @@ struct services {
 };
 
 struct policy_state; /* policy.c's: the objects, the tables, what the maps hold */
+struct policy_sweep; /* policy_switch.c's: policy off, every program kept off */
 
 /* NetworkPolicy's maps from policyFile or the API, and the pods' programs (policy.c). */
 struct policy {
 	struct policy_state *state; /* NULL with policySource "none" */
+	struct policy_sweep *sweep; /* with policySource "none" only */
 	/* The source's first state reached the maps (gates /healthz; true without a source). */
 	bool synced;
 	uint64_t syncs; /* writes of the maps */

@@ -83,6 +83,14 @@ void k8s_list_watch_publish(struct k8s_watch *watch)
 	wake_loop(watch);
 }
 
+void k8s_list_watch_unserved(struct k8s_watch *watch)
+{
+	watch->resource.list_begin(watch->resource.ctx);
+	watch->resource.list_end(watch->resource.ctx);
+	watch->rv[0] = '\0';
+	k8s_list_watch_publish(watch);
+}
+
 /* One page of a LIST handed to the resource; rv and cont from its metadata. */
 static int parse_list_page(struct k8s_watch *watch, const char *body, size_t len, char *rv,
 			   size_t rv_size, char *cont, size_t cont_size, char *why, size_t why_size)
@@ -267,6 +275,7 @@ static int request(struct k8s_watch *watch, const struct k8s_api_target *target,
 		status_message(t, message, sizeof(message));
 		ret = t->status == 410			     ? -ESTALE
 		      : t->status == 401 || t->status == 403 ? -EACCES
+		      : t->status == 404		     ? -ENOENT
 							     : -EPROTO;
 		snprintf(why, why_size, "GET %.200s: HTTP %ld%s%s%s%s", url, t->status,
 			 ret == -EACCES ? " (velod's service account needs list and watch on " : "",

@@ -23,11 +23,16 @@
 
 #define K8S_RV_MAX 128 /* a resourceVersion longer than this is not kept */
 #define K8S_LOG_QUEUE 32 /* the thread's log lines held until velod's loop writes them */
+#define K8S_UNSERVED_RETRY_S 60 /* an optional resource the server didn't serve: asked again */
 
 /* What a resource's objects become; every callback runs on the watch thread. */
 struct k8s_resource {
 	const char *name; /* "nodes", "services", "endpointslices": logs and errors */
 	const char *path; /* "/api/v1/nodes", ... */
+	/* A 404 or 403 to LIST is an answer, not a failure: the API server doesn't serve the
+	 * resource (an older Kubernetes) or velod may not read it. It is then taken as empty,
+	 * once logged, and listed again every K8S_UNSERVED_RETRY_S. */
+	bool optional;
 	void *ctx; /* the callbacks' */
 	/* A LIST starts: the resource's scratch is emptied. */
 	void (*list_begin)(void *ctx);
@@ -86,11 +91,14 @@ k8s_list_watch_log(struct k8s_watch *watch, enum velo_log_level level, const cha
 bool k8s_list_watch_stopping(struct k8s_watch *watch);
 /* The resource's publish under the lock, a new generation, velod's loop woken. */
 void k8s_list_watch_publish(struct k8s_watch *watch);
+/* An optional resource the server didn't serve: its objects emptied and published. */
+void k8s_list_watch_unserved(struct k8s_watch *watch);
 
 /*
  * LISTs every page (list_begin, list_item...), then list_end, sets watch->rv
  * and publishes. 0 or -errno with why set: -ESTALE (410: the pages
- * expired), -EACCES, -EPROTO, -ECANCELED (stopping)...
+ * expired), -EACCES (401, 403), -ENOENT (404), -EPROTO, -ECANCELED
+ * (stopping)...
  */
 int k8s_list_watch_list(struct k8s_watch *watch, const struct k8s_api_target *target, char *why,
 			size_t why_size);

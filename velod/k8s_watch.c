@@ -94,12 +94,22 @@ static void note_listed(struct k8s_watch *watch, bool relist)
 	pthread_mutex_unlock(&watch->lock);
 }
 
+/* An optional resource the server won't give: said once, taken as empty, nothing waits on it. */
+static void note_unserved(struct k8s_watch *watch, const char *why)
+{
+	k8s_list_watch_log(watch, VELO_LOG_WARN,
+			   "k8s %s: %s: carrying on without them; asking again every %d s",
+			   watch->resource.name, why, K8S_UNSERVED_RETRY_S);
+	note_error(watch, why);
+	k8s_list_watch_unserved(watch);
+}
+
 static void *run(void *arg)
 {
 	struct k8s_watch *watch = arg;
 	const char *name = watch->resource.name;
 	unsigned backoff_ms = 0;
-	bool need_list = true, listed_once = false;
+	bool need_list = true, listed_once = false, unserved = false;
 
 	while (!k8s_list_watch_stopping(watch)) {
 		struct k8s_api_target target;
@@ -114,9 +124,17 @@ static void *run(void *arg)
 				note_listed(watch, listed_once);
 				need_list = false;
 				listed_once = true;
+				unserved = false;
 				backoff_ms = 0;
 			} else if (ret == -ESTALE) {
 				ret = -EPROTO; /* the pages expired mid-LIST: list again, after a pause */
+			} else if ((ret == -ENOENT || ret == -EACCES) && watch->resource.optional) {
+				if (!unserved)
+					note_unserved(watch, why);
+				unserved = true;
+				velo_k8s_target_free(&target);
+				pause_ms(watch, K8S_UNSERVED_RETRY_S * 1000);
+				continue;
 			}
 		}
 		if (!ret) {

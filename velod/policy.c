@@ -32,12 +32,14 @@
 #include "policy/table.h"
 #include "config.h"
 #include "k8s_policy.h"
+#include "k8s_servicecidrs.h"
 #include "policy.h"
 #include "policy_attach.h"
 #include "policy_drops.h"
 #include "policy_ids.h"
 #include "policy_node.h"
 #include "policy_report.h"
+#include "policy_switch.h"
 #include "policy_uplink.h"
 
 #define NS_PER_MS 1000000ull
@@ -45,9 +47,14 @@
 #define LOCK_TIMEOUT_MS 10000
 #define MAX_NODE_ADDRS 64
 #define RETRY_MS 2000 /* after a sync that failed */
+#define MAX_SERVICE_CIDRS (AGENT_MAX_CLUSTER_CIDRS + 2 * K8S_SERVICECIDRS_MAX)
 
 struct policy_state {
+	const struct agent_config *config;
 	struct k8s_policy *watch; /* policySource "api" */
+	struct k8s_servicecidrs *cidrs; /* the API's Service ranges, with an API client */
+	bool cidrs_taken; /* listed (or found not served) once: the maps may be written */
+	unsigned cidrs_dropped; /* Service ranges that didn't fit at the last sync */
 	struct velo_pol_objects file_objects; /* policySource "file": the last good version */
 	bool file_read; /* the file's current version was read (good or bad) */
 	bool file_good; /* some version of the file was good: file_objects hold the last */
@@ -212,7 +219,7 @@ static void write_namespaces(struct policy_state *state, const struct agent_conf
 static int sync_maps(struct policy *policy, const struct agent_config *config)
 {
 	struct policy_state *state = policy->state;
-	struct velo_pol_cidr addrs[MAX_NODE_ADDRS], services[AGENT_MAX_CLUSTER_CIDRS];
+	struct velo_pol_cidr addrs[MAX_NODE_ADDRS], services[MAX_SERVICE_CIDRS];
 	struct velo_pol_node node = { .name = config->node_name,
 				      .addrs = addrs,
 				      .service_cidrs = services };
@@ -225,6 +232,7 @@ static int sync_maps(struct policy *policy, const struct agent_config *config)
 	struct policy_node_pods scan = {};
 	char *namespaces = NULL;
 	uint64_t start = velo_monotonic_ns();
+	unsigned dropped;
 	int ret;
 
 	build.namespaces = &namespaces;
@@ -237,12 +245,12 @@ static int sync_maps(struct policy *policy, const struct agent_config *config)
 	node.local = scan.local;
 	node.n_local = scan.n;
 	node.n_addrs = policy_node_addrs(addrs, MAX_NODE_ADDRS);
-	for (unsigned i = 0; i < config->n_service_cidrs; i++) {
-		services[i].family = config->service_cidrs[i].family;
-		memcpy(services[i].addr, config->service_cidrs[i].addr, 16);
-		services[i].prefix = config->service_cidrs[i].prefix;
-	}
-	node.n_service_cidrs = config->n_service_cidrs;
+	node.n_service_cidrs = k8s_servicecidrs_ranges(state->cidrs, config, services,
+						       MAX_SERVICE_CIDRS, &dropped);
+	if (dropped && dropped != state->cidrs_dropped)
+		pr_warn("policy: more than %d Service ranges: %u left out", MAX_SERVICE_CIDRS,
+			dropped);
+	state->cidrs_dropped = dropped;
 	ret = state->watch ? k8s_policy_with(state->watch, build_fn, &build)
 			   : build_fn(&state->file_objects, &build);
 	if (ret) {
@@ -305,35 +313,52 @@ out:
 
 int policy_start(struct policy *policy, const struct agent_config *config)
 {
+	struct policy_state *state;
+	int ret;
+
 	memset(policy, 0, sizeof(*policy));
 	if (config->policy_source == POLICY_NONE) {
 		policy->synced = true; /* nothing to wait for */
-		return 0;
+		/* An unwritten switch is said and swept after, not fatal. */
+		return policy_sweep_start(policy, config) == -ENOMEM ? -ENOMEM : 0;
 	}
-	policy->state = calloc(1, sizeof(*policy->state));
-	if (!policy->state)
+	if (policy_switch_on(config))
+		policy->errors++;
+	state = policy->state = calloc(1, sizeof(*policy->state));
+	if (!state)
 		return -ENOMEM;
-	policy->state->dirty = config->policy_source == POLICY_FILE;
-	policy_ids_load(config, &policy->state->numbering);
+	state->config = config;
+	state->dirty = config->policy_source == POLICY_FILE;
+	policy_ids_load(config, &state->numbering);
 	if (config->policy_source == POLICY_API) {
-		policy->state->watch = k8s_policy_start(config);
-		if (!policy->state->watch) {
-			int ret = -errno;
-
-			velo_pol_numbering_free(&policy->state->numbering);
-			free(policy->state);
-			policy->state = NULL;
-			return ret;
-		}
+		state->watch = k8s_policy_start(config);
+		if (!state->watch)
+			goto err;
+	}
+	/* With an API client the Service ranges follow the API too, whatever the objects' source. */
+	if (agent_nodes_from_api(config)) {
+		state->cidrs = k8s_servicecidrs_start(config);
+		if (!state->cidrs)
+			goto err;
 	}
 	return 0;
+err:
+	ret = -errno;
+	k8s_policy_stop(state->watch);
+	velo_pol_numbering_free(&state->numbering);
+	free(state);
+	policy->state = NULL;
+	return ret;
 }
 
 int policy_fd(const struct policy *policy, unsigned i)
 {
-	return policy->state && policy->state->watch && i < K8S_POLICY_WATCHES
-		       ? k8s_policy_fd(policy->state->watch, i)
-		       : -1;
+	const struct policy_state *state = policy->state;
+	unsigned n = state && state->watch ? K8S_POLICY_WATCHES : 0;
+
+	if (i < n)
+		return k8s_policy_fd(state->watch, i);
+	return state && state->cidrs && i == n ? k8s_servicecidrs_fd(state->cidrs) : -1;
 }
 
 void policy_step(struct policy *policy, const struct agent_config *config, uint64_t now_ns)
@@ -342,10 +367,19 @@ void policy_step(struct policy *policy, const struct agent_config *config, uint6
 	long long sig;
 	int ret;
 
-	if (!state)
+	if (!state) {
+		policy_sweep_step(policy, config, now_ns);
 		return;
+	}
 	if (state->watch && k8s_policy_poll(state->watch))
 		state->dirty = true;
+	if (state->cidrs) {
+		ret = k8s_servicecidrs_take(state->cidrs);
+		if (ret >= 0)
+			state->cidrs_taken = true;
+		if (ret > 0)
+			state->dirty = true;
+	}
 	if (now_ns >= state->next_look_ns) {
 		state->next_look_ns = now_ns + config->policy_sync_ms * NS_PER_MS;
 		if (!state->watch) {
@@ -361,8 +395,10 @@ void policy_step(struct policy *policy, const struct agent_config *config, uint6
 			state->dirty = true;
 		}
 	}
-	/* The file source: nothing to write until some version of the file was good. */
-	if (!state->dirty || now_ns < state->next_sync_ns || (!state->watch && !state->file_good))
+	/* The file source: nothing to write until some version of the file was good; with an
+	 * API client, nothing before the Service ranges were listed (or found not served). */
+	if (!state->dirty || now_ns < state->next_sync_ns || (!state->watch && !state->file_good) ||
+	    (state->cidrs && !state->cidrs_taken))
 		return;
 	state->next_sync_ns = now_ns + config->policy_sync_ms * NS_PER_MS;
 	ret = sync_maps(policy, config);
@@ -385,7 +421,7 @@ uint64_t policy_deadline(const struct policy *policy)
 	uint64_t deadline;
 
 	if (!state)
-		return UINT64_MAX;
+		return policy_sweep_deadline(policy);
 	deadline = state->next_look_ns;
 	if (state->dirty && state->next_sync_ns < deadline)
 		deadline = state->next_sync_ns;
@@ -396,9 +432,11 @@ void policy_stop(struct policy *policy)
 {
 	struct policy_state *state = policy->state;
 
+	policy_sweep_stop(policy);
 	if (!state)
 		return;
 	k8s_policy_stop(state->watch);
+	k8s_servicecidrs_stop(state->cidrs);
 	velo_pol_objects_free(&state->file_objects);
 	velo_pol_numbering_free(&state->numbering);
 	velo_pol_written_free(&state->written);
@@ -479,6 +517,8 @@ char *policy_http(const struct policy *policy, const char *pod, unsigned *status
 	}
 	cJSON_AddNumberToObject(describe.answer, "revision", state->revision);
 	policy_report_json(&state->report, pod, describe.answer);
+	cJSON_AddItemToObject(describe.answer, "serviceCidrs",
+			      k8s_servicecidrs_json(state->cidrs, state->config));
 	body = cJSON_PrintUnformatted(describe.answer);
 	cJSON_Delete(describe.answer);
 	*status = body ? 200 : 500;

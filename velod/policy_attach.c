@@ -21,10 +21,11 @@ struct attach_pass {
 };
 
 /*
- * A ready record wired with policy: the programs on when its pod is a
- * subject, off when its pod is known and selected by nothing. A pod velod
- * has no Pod object for yet keeps what ADD gave it (fail closed). Under the
- * attachment lock, never waiting: a busy one is tried at the next sync.
+ * A ready record: the programs on when its pod is a subject, off when its pod
+ * is known and selected by nothing, whatever ADD did (a pod wired before
+ * policy was turned on is enforced now). A pod velod has no Pod object for
+ * yet keeps what ADD gave it (fail closed). Under the attachment lock, never
+ * waiting: a busy one is tried at the next sync.
  */
 static int attach_record(const struct velo_record *record, void *ctx)
 {
@@ -34,7 +35,7 @@ static int attach_record(const struct velo_record *record, void *ctx)
 	char path[PATH_MAX];
 	int fd, ret = 0;
 
-	if (!(record->features & VELO_FEATURE_POLICY) || record->phase != VELO_PHASE_READY)
+	if (record->phase != VELO_PHASE_READY || !record->pod_namespace[0])
 		return 0;
 	placed = velo_pol_tables_placed(pass->tables, record->pod_namespace, record->pod_name);
 	if (!placed || !placed->id)

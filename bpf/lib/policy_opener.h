@@ -53,7 +53,8 @@ static __always_inline int velo_pol_ct_opener(struct __sk_buff *skb,
 	struct nf_conn *ct;
 	__u32 size;
 
-	if (!velo_have_ct_kfuncs)
+	/* No skb: a program type the lookup kfunc isn't for (velo_pol_nf). */
+	if (!velo_have_ct_kfuncs || !skb)
 		return VELO_POL_OPENER_UNKNOWN;
 	if (velo_pol_v4_mapped(key->saddr) && velo_pol_v4_mapped(key->daddr)) {
 		__builtin_memcpy(&tuple.ipv4.saddr, &key->saddr[12], 4);

@@ -4,7 +4,7 @@
 gets the keys of an overrides file (kind's kubelet cgroup root, the kernel bugs an operator
 accepts), velod.json the keys of its "velod" object (the cluster's Service ranges, say), and the
 image is the one loaded into the nodes. More overrides files after the image are merged on top
-(NetworkPolicy's). Usage: manifest.py MANIFEST OVERRIDES IMAGE [OVERRIDES...]."""
+(for an experiment). Usage: manifest.py MANIFEST OVERRIDES IMAGE [OVERRIDES...]."""
 import json
 import sys
 

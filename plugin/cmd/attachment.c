@@ -62,7 +62,8 @@ static int release_features(struct velo_request *request, const char **failed)
 		int ret;
 
 		/* Without a finished record we can't know what was attached: undo all. */
-		if (record->phase == VELO_PHASE_READY && !(record->features & feature->bit))
+		if (record->phase == VELO_PHASE_READY && !(record->features & feature->bit) &&
+		    !feature->agent_managed)
 			continue;
 		ret = feature->detach(request);
 		if (ret) {

@@ -50,6 +50,12 @@ static int check_features(struct velo_request *request)
 	for (unsigned i = 0; i < velo_features_len; i++) {
 		const struct velo_feature *feature = velo_features[i];
 
+		if (feature->agent_managed) {
+			/* Its state is velod's to change: only what it can never be is drift. */
+			if (request->record.phase == VELO_PHASE_READY && feature->check(request))
+				drift = -EIO;
+			continue;
+		}
 		if (!feature->wanted(request) && !(request->record.features & feature->bit))
 			continue;
 		if (!(request->record.features & feature->bit)) {

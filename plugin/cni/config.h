@@ -39,7 +39,8 @@ struct velo_config {
 	unsigned lock_timeout_ms;
 	/* IPv6 forwarding on kernels without per-device force_forwarding: set all.forwarding. */
 	bool ipv6_all_forwarding;
-	/* NetworkPolicy: pods of namespaces with policies get velod's policy programs at ADD. */
+	/* "policy": accepted for older conflists, read by nothing: velod's switch decides
+	 * (state/policy_switch.h). */
 	bool policy;
 	/* sockmapAcceptKernelBugs: enum velo_sm_bug bits the operator accepts for sockmap pods. */
 	unsigned sockmap_accept_bugs;

@@ -144,6 +144,14 @@ bool velo_policy_attached(const struct velo_paths *paths, const struct velo_reco
 	       velo_policy_hook_attached(paths, record, VELO_POL_HOOK_TO);
 }
 
+/* Whether any of a pod's policy programs is on its veth: what DEL and velod's off sweep remove. */
+bool velo_policy_any_attached(const struct velo_paths *paths, const struct velo_record *record)
+{
+	return velo_policy_hook_attached(paths, record, VELO_POL_HOOK_FROM) ||
+	       velo_policy_hook_attached(paths, record, VELO_POL_HOOK_TO) ||
+	       velo_policy_hook_attached(paths, record, VELO_POL_HOOK_DELIVER);
+}
+
 static int attach_hook(const struct velo_paths *paths, const struct velo_record *record,
 		       enum velo_policy_hook hook, int prog_fd)
 {

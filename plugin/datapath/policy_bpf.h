@@ -63,6 +63,7 @@ void velo_policy_detach(const struct velo_paths *paths, const struct velo_policy
 			const struct velo_record *record);
 /* Whether the record's veth has the programs (pinned links or filters): both, or one hook's. */
 bool velo_policy_attached(const struct velo_paths *paths, const struct velo_record *record);
+bool velo_policy_any_attached(const struct velo_paths *paths, const struct velo_record *record);
 bool velo_policy_hook_attached(const struct velo_paths *paths, const struct velo_record *record,
 			       enum velo_policy_hook hook);
 

@@ -34,6 +34,12 @@ struct velo_feature {
 	int (*check)(struct velo_request *request);
 	/* After a fall back: nothing of the feature is there. NULL: it never falls back. */
 	int (*check_routed)(const struct velo_request *request);
+	/*
+	 * velod attaches and detaches it after ADD, whatever the record's bit
+	 * says (NetworkPolicy turned on in a running cluster): DEL always
+	 * detaches and CHECK always checks; both must be cheap when nothing is there.
+	 */
+	bool agent_managed;
 };
 
 #endif

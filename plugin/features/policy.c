@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-/* NetworkPolicy's programs on a pod's host veth at ADD, and their removal at DEL. */
+/*
+ * NetworkPolicy's programs on a pod's host veth at ADD, and their removal at
+ * DEL. velod's switch (state/policy_switch.h) decides; the conflist's
+ * "policy" is read for compatibility and changes nothing.
+ */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -11,10 +15,13 @@
 #include "datapath/policy_bpf.h"
 #include "datapath/tc_attach.h"
 #include "features/policy.h"
+#include "state/policy_switch.h"
 
+/* A Kubernetes pod while velod's switch is on: the conflist's "policy" can't turn it on or off. */
 static bool policy_wanted(const struct velo_request *request)
 {
-	return request->config.policy && request->env.args.pod_namespace[0];
+	return request->env.args.pod_namespace[0] &&
+	       velo_policy_switch_read(&request->config.paths) == VELO_POLICY_SWITCH_ON;
 }
 
 /*
@@ -73,6 +80,10 @@ static int policy_detach(struct velo_request *request)
 	struct velo_policy_bpf bpf;
 	bool have_maps;
 
+	if (!(request->record.features & VELO_FEATURE_POLICY) &&
+	    request->record.phase == VELO_PHASE_READY &&
+	    !velo_policy_any_attached(&request->config.paths, &request->record))
+		return 0;
 	have_maps = !velo_policy_bpf_open_pinned(paths, &bpf);
 	/* The entry only while the veth is ours: a newer pod's veth may have the ifindex. */
 	velo_policy_detach(paths,
@@ -104,4 +115,5 @@ const struct velo_feature velo_feature_policy = {
 	.attach = policy_attach,
 	.detach = policy_detach,
 	.check = policy_check,
+	.agent_managed = true,
 };

@@ -22,7 +22,8 @@ READ_VERBS = {"get", "list", "watch"}
 RBAC_WANTED = {("", "pods"): {"get", "list", "watch"}, ("", "nodes"): {"list", "watch"},
                ("", "services"): {"list", "watch"}, ("", "namespaces"): {"list", "watch"},
                ("discovery.k8s.io", "endpointslices"): {"list", "watch"},
-               ("networking.k8s.io", "networkpolicies"): {"list", "watch"}}
+               ("networking.k8s.io", "networkpolicies"): {"list", "watch"},
+               ("networking.k8s.io", "servicecidrs"): {"list", "watch"}}
 # The runtimeConfig keys velo reads: a runtime passes only the capabilities an entry declares.
 VELO_CAPABILITIES = ("io.kubernetes.cri.pod-annotations", "cgroupPath", "bandwidth", "portMappings")
 # Chained after velo, each with the capability it acts on.
@@ -254,6 +255,8 @@ def check_configmap(docs, args):
     if velod.get("servicesSource") != "api" or not velod.get("inCluster"):
         problem("velod.json: the DaemonSet's velod takes Services from the API "
                 "(servicesSource \"api\", inCluster)")
+    if velod.get("policySource") != "api":
+        problem("velod.json: the shipped velod enforces NetworkPolicy (policySource \"api\")")
     if velod.get("listen", "127.0.0.1:9099") != "127.0.0.1:9099":
         problem("velod.json: listen must match the probes (127.0.0.1:9099)")
 

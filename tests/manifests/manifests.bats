@@ -322,9 +322,9 @@ wait_for_file() {
 	[ -x "$velod" ] || skip "build/velod not built (make)"
 	port=$((20000 + RANDOM % 20000))
 	# The shipped config; only paths, port and BPF sampling changed so it runs unprivileged,
-	# and the API watches (Nodes, Services) off: outside a cluster there is no API to ask. This
-	# velod runs in the machine's own netns: its nftables work (the source guard, the FORWARD
-	# accept rules) is off, so the machine's firewall is left as it was.
+	# and the API watches (Nodes, Services, policy's) off: outside a cluster there is no API to
+	# ask. This velod runs in the machine's own netns: its nftables work (the source guard, the
+	# FORWARD accept rules) is off, so the machine's firewall is left as it was.
 	python3 -c 'import sys, yaml, json
 for doc in yaml.safe_load_all(open(sys.argv[1])):
     if doc and doc.get("kind") == "ConfigMap":
@@ -332,7 +332,8 @@ for doc in yaml.safe_load_all(open(sys.argv[1])):
 vt, port = sys.argv[2], sys.argv[3]
 config.update(stateDir=vt + "/state", runDir=vt + "/run", bpffsDir=vt + "/bpf",
               listen="127.0.0.1:" + port, sampleIntervalSeconds=0, inCluster=False,
-              servicesSource="none", sourceGuardPrefix="", forwardAcceptPrefix="")
+              servicesSource="none", policySource="none", sourceGuardPrefix="",
+              forwardAcceptPrefix="")
 print(json.dumps(config))' manifests/velo.yaml "$VT" "$port" >"$VT/velod.json"
 	run "$INSTALL_CNI" install
 	[ "$status" -eq 0 ]

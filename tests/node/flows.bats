@@ -127,11 +127,16 @@ teardown() { svc_teardown; }
 
 @test "flows: NetworkPolicy's drops: pending identity, egress and ingress deny (with the identity), spoofed source" {
 	local out
-	flows_velod
-	# Pods selected by policy (the conflist's "policy": true) whose identity velod hasn't placed:
-	# fail closed.
-	flows_pod pb '{}' '.policy = true'
-	flows_pod pa '{}' '.policy = true'
+	# Policy on (velod's switch), a NetworkPolicy in namespace velotest, and pods velod never
+	# places: their Pods aren't in its file, and it doesn't look again within the test (an
+	# hour), so the maps below are the test's to write.
+	flows_pol_file '[]' "[{\"metadata\": {\"namespace\": \"velotest\", \"name\": \"none\"},
+		\"spec\": {\"podSelector\": {\"matchLabels\": {\"none\": \"x\"}}}}]"
+	flows_velod "$(jq -cn --arg f "$VT/policy.json" \
+		'{policySource: "file", policyFile: $f, policySyncMs: 3600000}')"
+	# Pods of a namespace with a policy whose identity velod hasn't placed: fail closed.
+	flows_pod pb '{}'
+	flows_pod pa '{}'
 	run flows_ping "$NS_pa" "$IP_pb"
 	[ "$status" -ne 0 ]
 	out="$(flows_wait --reason policy-pending --pod velotest/pod-ctr-pa)"

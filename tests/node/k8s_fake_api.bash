@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 #
-# A fake Kubernetes API for velod's watches, shared by k8s_nodes.bats, uplink_xdp.bats and
-# services_watch.bats: python3 serving LIST and WATCH of /api/v1/nodes, /api/v1/services and
-# /apis/discovery.k8s.io/v1/endpointslices over HTTPS (a CA made here by openssl) on the
-# loopback of a netns the caller made, driven through files in $K8_API. Load after lib. The
-# caller sets K8_API (an empty directory under $VT), K8_NODE (the netns the server listens in)
-# and K8_PORT, then calls k8_certs, appends events (k8_event, k8_object) and starts k8_server.
+# A fake Kubernetes API for velod's watches, shared by k8s_nodes.bats, uplink_xdp.bats,
+# services_watch.bats and policy_switch.bats: python3 serving LIST and WATCH of Nodes,
+# Services, EndpointSlices, Namespaces, Pods, NetworkPolicies and ServiceCIDRs over HTTPS (a
+# CA made here by openssl) on the loopback of a netns the caller made, driven through files in
+# $K8_API. Load after lib. The caller sets K8_API (an empty directory under $VT), K8_NODE (the
+# netns the server listens in) and K8_PORT, then calls k8_certs, appends events (k8_event,
+# k8_object) and starts k8_server.
 
 # A CA, a server certificate for 127.0.0.1, the token, a kubeconfig as install-cni writes one
 # (JSON; relative paths resolve against its directory).
@@ -37,6 +38,8 @@ k8_certs() {
 # resourceVersion, a BOOKMARK now and then. Objects are keyed by namespace and name.
 # Control files: accepted-token (anything else gets 401), fail-list (every LIST answers 500),
 # fail-list-RESOURCE (that resource's LIST answers 500: fail-list-endpointslices),
+# unserved-RESOURCE (404 to both, as an older Kubernetes: unserved-servicecidrs),
+# forbid-RESOURCE (403 to both, as RBAC without it),
 # compacted (a watch from an older resourceVersion gets HTTP 410), drop (a new number ends
 # every open watch), expire (a new number: open watches send an ERROR 410 event and end).
 k8_server() {
@@ -46,7 +49,10 @@ import base64, http.server, json, os, ssl, sys, time, urllib.parse
 d = sys.argv[1]
 BASE = 100
 KINDS = {"/api/v1/nodes": "Node", "/api/v1/services": "Service",
-         "/apis/discovery.k8s.io/v1/endpointslices": "EndpointSlice"}
+         "/apis/discovery.k8s.io/v1/endpointslices": "EndpointSlice",
+         "/api/v1/namespaces": "Namespace", "/api/v1/pods": "Pod",
+         "/apis/networking.k8s.io/v1/networkpolicies": "NetworkPolicy",
+         "/apis/networking.k8s.io/v1/servicecidrs": "ServiceCIDR"}
 
 def text(name, default=""):
     try:
@@ -92,8 +98,10 @@ class H(http.server.BaseHTTPRequestHandler):
         if auth != "Bearer " + text("accepted-token"):
             return self.status(401, "Unauthorized", "Unauthorized")
         kind = KINDS.get(url.path)
-        if not kind:
-            return self.status(404, "NotFound", "not found")
+        if not kind or os.path.exists(os.path.join(d, "unserved-" + url.path.split("/")[-1])):
+            return self.status(404, "NotFound", "the server could not find the requested resource")
+        if os.path.exists(os.path.join(d, "forbid-" + url.path.split("/")[-1])):
+            return self.status(403, "Forbidden", "%s is forbidden" % url.path.split("/")[-1])
         if query.get("watch") == "1":
             return self.watch(kind, int(query.get("resourceVersion", "0")))
         if os.path.exists(os.path.join(d, "fail-list")) or \

@@ -54,11 +54,13 @@ pol_teardown() {
 	vt_teardown
 }
 
-# pol_conf ANNOTATIONS_JSON CGROUP_REL: velo's config for a grid pod (policy on).
+# pol_conf ANNOTATIONS_JSON CGROUP_REL: velo's config for a grid pod with "policy": true, as
+# older velos needed (POL_CONFLIST_POLICY=0: false); velod's switch decides now.
 pol_conf() {
 	local conf
 	conf="$(vtc_config "$(vt_config -f 4)" "$2" "$1")" || return 1
-	conf="$(jq -c '.policy = true' <<<"$conf")" || return 1
+	conf="$(jq -c --argjson on "$([ "${POL_CONFLIST_POLICY:-1}" = 1 ] && echo true || echo false)" \
+		'.policy = $on' <<<"$conf")" || return 1
 	if [ -n "${POL_ACCEPT_BUGS:-}" ]; then
 		conf="$(vt_accept_kernel_bugs "$conf")" || return 1
 	fi
