@@ -38,7 +38,7 @@ pol_setup() {
 	POL_KEYS=()
 	POL_SERVICES=0
 	POL_PODS_JSON=
-	declare -gA POL_IP=() POL_CG=() POL_NS=() POL_VIP=()
+	declare -gA POL_IP=() POL_IP6=() POL_CG=() POL_NS=() POL_VIP=()
 	# A blackhole for the grid's subnet and ClusterIPs in the node: a missing route never sends
 	# pod traffic anywhere else (the node has no uplink; this keeps it so).
 	vt_node ip route add blackhole "$POL_SVC_CIDR" 2>/dev/null || true
@@ -54,10 +54,11 @@ pol_teardown() {
 	vt_teardown
 }
 
-# pol_conf ANNOTATIONS_JSON CGROUP_REL: velo's config for a grid pod (policy on).
+# pol_conf ANNOTATIONS_JSON CGROUP_REL: velo's config for a grid pod (policy on); IPv4 only
+# unless POL_FAMILY says dual.
 pol_conf() {
 	local conf
-	conf="$(vtc_config "$(vt_config -f 4)" "$2" "$1")" || return 1
+	conf="$(vtc_config "$(vt_config -f "${POL_FAMILY:-4}")" "$2" "$1")" || return 1
 	conf="$(jq -c '.policy = true' <<<"$conf")" || return 1
 	if [ -n "${POL_ACCEPT_BUGS:-}" ]; then
 		conf="$(vt_accept_kernel_bugs "$conf")" || return 1
@@ -66,7 +67,8 @@ pol_conf() {
 }
 
 # pol_add NS NAME ANNOTATIONS_JSON: one grid pod wired by velo (CNI_ARGS name it NS/NAME, as
-# the kubelet does), its servers started. Sets POL_IP, POL_CG, POL_NS for "NS/NAME".
+# the kubelet does), its servers started. Sets POL_IP, POL_IP6 (dual stack), POL_CG, POL_NS
+# for "NS/NAME".
 pol_add() {
 	local key="$1/$2" cid="ctr-$1-$2" netns cg conf log _
 	netns="$(vt_pod_new)" || return 1
@@ -78,6 +80,7 @@ pol_add() {
 		"CNI_ARGS=IgnoreUnknown=1;K8S_POD_NAMESPACE=$1;K8S_POD_NAME=$2;K8S_POD_INFRA_CONTAINER_ID=$cid"
 	vt_assert_ok || return 1
 	POL_IP[$key]="$(vt_ip "$VT_OUT" 4)"
+	POL_IP6[$key]="$(vt_ip "$VT_OUT" 6)"
 	POL_CG[$key]="$cg"
 	POL_NS[$key]="$netns"
 	POL_KEYS+=("$key")
