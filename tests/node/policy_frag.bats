@@ -41,16 +41,11 @@ C_ISOLATED='{"podSelector": {"matchLabels": {"pod": "c"}}, "policyTypes": ["Ingr
 # frag_serve KEY: policy_frag.py's echo servers on 7000 and 7001 in the pod (7002 stays
 # closed); their log is $VT/work/frag-serve.log.
 frag_serve() {
-	local key="$1" log="$VT/work/frag-serve.log" _
+	local key="$1" log="$VT/work/frag-serve.log"
 	vtc_run "${POL_NS[$key]}" "${POL_CG[$key]}" python3 "$FRAG_PEER" serve 7000 7001 \
 		>"$log" 2>&1 &
 	VT_PIDS+=($!)
-	for _ in $(seq 100); do
-		grep -q '^listening' "$log" && return 0
-		sleep 0.05
-	done
-	echo "frag servers did not start: $(cat "$log")"
-	return 1
+	pol_listening "$log" "frag servers in $key"
 }
 
 # frag_run KEY ARGS...: policy_frag.py in the pod KEY.
@@ -104,7 +99,7 @@ frag_expect() {
 }
 
 @test "policy ICMP errors: a genuine one reaches the sender; a made-up one from a pod under egress deny-all doesn't" {
-	local listen="$VT/work/icmp-listen.out" _
+	local listen="$VT/work/icmp-listen.out"
 	pol_apply "[$(pol_np x a-ingress "$A_INGRESS"), $(pol_np x c-isolated "$C_ISOLATED")]"
 	# Genuine: x/c's datagram to x/a's closed UDP 7002 (allowed both ways) draws a port
 	# unreachable, which x/c's ingress (allowing nothing) lets through as its flow's.
@@ -114,10 +109,7 @@ frag_expect() {
 	# does x/a, whose egress no policy isolates: the listener hears until x/a's arrived.
 	frag_run x/b icmp-listen "${POL_IP[x/a]}" 60 >"$listen" 2>&1 &
 	VT_PIDS+=($!)
-	for _ in $(seq 100); do
-		grep -q '^listening' "$listen" && break
-		sleep 0.05
-	done
+	pol_listening "$listen" "the ICMP listener in x/b"
 	frag_expect sent x/c forge "${POL_IP[x/c]}" "${POL_IP[x/b]}"
 	frag_expect sent x/a forge "${POL_IP[x/a]}" "${POL_IP[x/b]}"
 	wait "${VT_PIDS[@]: -1}"

@@ -70,7 +70,7 @@ pol_conf() {
 # the kubelet does), its servers started. Sets POL_IP, POL_IP6 (dual stack), POL_CG, POL_NS
 # for "NS/NAME".
 pol_add() {
-	local key="$1/$2" cid="ctr-$1-$2" netns cg conf log _
+	local key="$1/$2" cid="ctr-$1-$2" netns cg conf log
 	netns="$(vt_pod_new)" || return 1
 	cg="/velotest-$VT_TAG-$BATS_TEST_NUMBER-$1-$2"
 	mkdir "$VTC_MOUNT$cg" || return 1
@@ -80,6 +80,7 @@ pol_add() {
 		"CNI_ARGS=IgnoreUnknown=1;K8S_POD_NAMESPACE=$1;K8S_POD_NAME=$2;K8S_POD_INFRA_CONTAINER_ID=$cid"
 	vt_assert_ok || return 1
 	POL_IP[$key]="$(vt_ip "$VT_OUT" 4)"
+	# shellcheck disable=SC2034 # policy_frag.bats
 	POL_IP6[$key]="$(vt_ip "$VT_OUT" 6)"
 	POL_CG[$key]="$cg"
 	POL_NS[$key]="$netns"
@@ -88,11 +89,18 @@ pol_add() {
 	log="$VT/work/serve-$1-$2.log"
 	vtc_run "$netns" "$cg" "$POL_PROBE" serve "${POL_PORTS[@]}" >"$log" 2>&1 &
 	VT_PIDS+=($!)
-	for _ in $(seq 50); do
-		grep -q '^listening' "$log" && return 0
+	pol_listening "$log" "servers in $key"
+}
+
+# pol_listening LOG WHAT: waits (5 s) for the line "listening" in LOG, the log of a server
+# started in the background; else prints LOG and fails.
+pol_listening() {
+	local _
+	for _ in $(seq 100); do
+		grep -q '^listening' "$1" && return 0
 		sleep 0.05
 	done
-	echo "servers in $key did not start: $(cat "$log")"
+	echo "$2 did not start: $(cat "$1")"
 	return 1
 }
 
