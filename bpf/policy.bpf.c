@@ -18,100 +18,12 @@
 
 #include "lib/flow_policy.h"
 #include "lib/policy.h"
+#include "lib/policy_parse.h"
 
 #define TC_ACT_UNSPEC (-1) /* tcx: the next program */
 #define TC_ACT_SHOT 2
-#define POL_ETH_HLEN 14
-#define POL_ETH_P_IP 0x0800
-#define POL_ETH_P_IPV6 0x86DD
-#define POL_IPPROTO_TCP 6
-#define POL_IPPROTO_UDP 17
-#define POL_IPPROTO_SCTP 132
 
 char LICENSE[] SEC("license") = "GPL";
-
-enum pol_parse {
-	POL_FLOW, /* judge it */
-	POL_OTHER, /* not IP, or link scope: not policy's (ARP, neighbour discovery) */
-	POL_BAD, /* IP too short to have its addresses */
-};
-
-static __always_inline bool pol_has_ports(__u8 proto)
-{
-	return proto == POL_IPPROTO_TCP || proto == POL_IPPROTO_UDP || proto == POL_IPPROTO_SCTP;
-}
-
-/* ICMP errors (destination unreachable, time exceeded, ...) speak of a flow already judged. */
-static __always_inline bool pol_icmp_error(__u8 proto, __u8 type)
-{
-	if (proto == VELO_POL_IPPROTO_ICMP)
-		return type == 3 || type == 11 || type == 12;
-	return proto == VELO_POL_IPPROTO_ICMPV6 && type < 128;
-}
-
-/* The L4 part: ports where the protocol has them and this is the first fragment. */
-static __always_inline void pol_parse_l4(struct __sk_buff *skb, __u32 off, bool first_frag,
-					 struct velo_pol_flow *flow)
-{
-	__be16 ports[2];
-	__u8 type;
-
-	if (!first_frag)
-		return;
-	if (pol_has_ports(flow->key.proto)) {
-		if (!bpf_skb_load_bytes(skb, off, ports, sizeof(ports))) {
-			flow->key.sport = ports[0];
-			flow->key.dport = ports[1];
-		}
-		/* Which end opens a connection, and when it ends (lib/policy.h). */
-		if (flow->key.proto == POL_IPPROTO_TCP)
-			bpf_skb_load_bytes(skb, off + 13, &flow->tcp_flags, 1);
-	} else if (flow->key.proto == VELO_POL_IPPROTO_ICMP ||
-		   flow->key.proto == VELO_POL_IPPROTO_ICMPV6) {
-		if (!bpf_skb_load_bytes(skb, off, &type, 1))
-			flow->icmp_error = pol_icmp_error(flow->key.proto, type);
-	}
-}
-
-static __always_inline int pol_parse(struct __sk_buff *skb, struct velo_pol_flow *flow)
-{
-	__u32 off = POL_ETH_HLEN;
-
-	flow->len = skb->len;
-	if (skb->protocol == bpf_htons(POL_ETH_P_IP)) {
-		struct iphdr ip;
-
-		if (bpf_skb_load_bytes(skb, off, &ip, sizeof(ip)) || ip.ihl < 5)
-			return POL_BAD;
-		flow->key.saddr[10] = flow->key.saddr[11] = 0xff;
-		flow->key.daddr[10] = flow->key.daddr[11] = 0xff;
-		__builtin_memcpy(&flow->key.saddr[12], &ip.saddr, 4);
-		__builtin_memcpy(&flow->key.daddr[12], &ip.daddr, 4);
-		flow->key.proto = ip.protocol;
-		pol_parse_l4(skb, off + ip.ihl * 4, !(ip.frag_off & bpf_htons(0x1fff)), flow);
-		return POL_FLOW;
-	}
-	if (skb->protocol == bpf_htons(POL_ETH_P_IPV6)) {
-		struct ipv6hdr ip6;
-		__u8 first;
-
-		if (bpf_skb_load_bytes(skb, off, &ip6, sizeof(ip6)))
-			return POL_BAD;
-		first = ip6.saddr.in6_u.u6_addr8[0];
-		/* fe80::/10, ff00::/8 and :: (neighbour discovery, DAD) stay on the link. */
-		if (first == 0xff ||
-		    (first == 0xfe && (ip6.saddr.in6_u.u6_addr8[1] & 0xc0) == 0x80) ||
-		    ip6.daddr.in6_u.u6_addr8[0] == 0xff)
-			return POL_OTHER;
-		__builtin_memcpy(flow->key.saddr, &ip6.saddr, 16);
-		__builtin_memcpy(flow->key.daddr, &ip6.daddr, 16);
-		/* Extension headers: judged by their first header, without ports. */
-		flow->key.proto = ip6.nexthdr;
-		pol_parse_l4(skb, off + sizeof(ip6), true, flow);
-		return POL_FLOW;
-	}
-	return POL_OTHER;
-}
 
 static __always_inline bool pol_addr_eq(const __u8 *a, const __u8 *b)
 {

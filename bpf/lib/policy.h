@@ -86,8 +86,9 @@ struct {
 struct velo_pol_flow {
 	struct velo_pol_ct_key key;
 	__u32 len; /* bytes, for the drop counters */
-	bool icmp_error; /* an ICMP error: it belongs to a flow already judged */
+	bool icmp_error; /* an ICMP error: quoted is the flow of the packet it quotes */
 	__u8 tcp_flags; /* TCP's flags byte (FIN, SYN, RST, ACK, ...), 0 for other protocols */
+	struct velo_pol_ct_key quoted;
 };
 
 /* The verdict of a new flow, or why not. */
@@ -208,6 +209,21 @@ velo_pol_ct_find(const struct velo_pol_flow *flow, struct velo_pol_ct_key *rev, 
 	return bpf_map_lookup_elem(&velo_pol_ct_v1, rev);
 }
 
+/* Whether the flow key names (either way round) has an entry of the current revision. */
+static __always_inline bool velo_pol_ct_key_current(const struct velo_pol_ct_key *key,
+						    __u32 revision)
+{
+	struct velo_pol_ct_key rev = {};
+	struct velo_pol_ct *ct;
+
+	ct = bpf_map_lookup_elem(&velo_pol_ct_v1, key);
+	if (!ct) {
+		velo_pol_ct_reverse(key, &rev);
+		ct = bpf_map_lookup_elem(&velo_pol_ct_v1, &rev);
+	}
+	return ct && ct->revision == revision;
+}
+
 /* Whether the flow has an entry of the current revision: what the fast paths ask. */
 static __always_inline bool velo_pol_ct_current(const struct velo_pol_flow *flow, __u32 revision)
 {
@@ -294,8 +310,12 @@ static __always_inline __u32 velo_pol_check(struct __sk_buff *skb, const struct 
 			velo_pol_ct_track(ct, reply ? &rev : &flow->key, reply, flow->tcp_flags);
 		return 0;
 	}
-	if (!ct && flow->icmp_error)
-		return 0; /* errors quote a flow: without one it never reaches a socket */
+	/*
+	 * An ICMP error passes with the flow it quotes (a packet its receiver
+	 * sent); quoting no allowed flow, it is judged as ICMP between its ends.
+	 */
+	if (flow->icmp_error && velo_pol_ct_key_current(&flow->quoted, state->revision))
+		return 0;
 	/* A pod velod hasn't placed yet (or a gone one) is judged by nothing: fail closed. */
 	if (own) {
 		const struct velo_pol_ip *self = velo_pol_ip_of(own);

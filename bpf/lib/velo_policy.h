@@ -22,6 +22,7 @@
 #define VELO_MAP_POL_IF "velo_pol_if_v1"
 #define VELO_MAP_POL_CT "velo_pol_ct_v1"
 #define VELO_MAP_POL_DROPS "velo_pol_drop_v1"
+#define VELO_MAP_POL_FRAG "velo_pol_frag_v1"
 
 #define VELO_PROG_POL_FROM_POD "velo_pol_from"
 #define VELO_PROG_POL_TO_POD "velo_pol_to"
@@ -41,6 +42,10 @@
 #endif
 #ifndef VELO_MAX_POL_IFS
 #define VELO_MAX_POL_IFS 4096
+#endif
+/* Fragmented datagrams in flight whose first fragment was seen. */
+#ifndef VELO_MAX_POL_FRAGS
+#define VELO_MAX_POL_FRAGS 8192
 #endif
 
 /* Identities. Pod label sets from VELO_ID_POD_FIRST, ipBlock prefixes from VELO_ID_CIDR_FIRST. */
@@ -160,6 +165,25 @@ struct velo_pol_ct {
 	__u32 flags; /* VELO_POL_CT_* */
 };
 
+/*
+ * velo_pol_frag_v1 (LRU hash): a fragmented datagram, as its first fragment
+ * showed it -> that fragment's ports, which judge the later fragments (they
+ * carry no L4 header). id: IPv4's 16-bit identification (network order, in
+ * the first two bytes) or IPv6's 32-bit one.
+ */
+struct velo_pol_frag_key {
+	__u8 saddr[16];
+	__u8 daddr[16];
+	__be32 id;
+	__u8 proto;
+	__u8 pad[3];
+};
+
+struct velo_pol_frag {
+	__be16 sport;
+	__be16 dport;
+};
+
 /* Why policy dropped a packet: velo_pol_drop_v1's key, /metrics' reason label. */
 enum velo_pol_reason {
 	VELO_POL_DROP_EGRESS = 1, /* no rule of the source pod's egress policies allows it */
@@ -189,6 +213,8 @@ _Static_assert(sizeof(struct velo_pol_state) == 8, "velo_pol_state layout");
 _Static_assert(sizeof(struct velo_pol_if) == 32, "velo_pol_if layout");
 _Static_assert(sizeof(struct velo_pol_ct_key) == 40, "velo_pol_ct_key layout");
 _Static_assert(sizeof(struct velo_pol_ct) == 8, "velo_pol_ct layout");
+_Static_assert(sizeof(struct velo_pol_frag_key) == 40, "velo_pol_frag_key layout");
+_Static_assert(sizeof(struct velo_pol_frag) == 4, "velo_pol_frag layout");
 _Static_assert(sizeof(struct velo_pol_drop_key) == 20, "velo_pol_drop_key layout");
 _Static_assert(sizeof(struct velo_pol_drop) == 16, "velo_pol_drop layout");
 

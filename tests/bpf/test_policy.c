@@ -6,9 +6,10 @@
  * everyone, protocol and port prefix, this node always allowed, replies
  * passing on their flow's entry, a policy change cutting an established flow,
  * Service IPs judged after kube-proxy's DNAT (velo_pol_uplink), spoofed
- * sources, ICMP errors, flows without an entry judged the way they were
- * opened, TCP entries ending at RST and FIN. Runs in a private netns; skips
- * when not root.
+ * sources, ICMP errors by the flow they quote, IP fragments by their first
+ * fragment's ports, IPv6 extension headers, flows without an entry judged the
+ * way they were opened, TCP entries ending at RST and FIN. Runs in a private
+ * netns; skips when not root.
  */
 #include <arpa/inet.h>
 #include <net/if.h>
@@ -50,6 +51,14 @@ enum { ID_A = 300, ID_B = 301, ID_R = 302, ID_NET10 = VELO_ID_CIDR_FIRST + 1 };
 #define ADDR_NODE "192.168.1.10"
 #define ADDR_VIP "10.96.0.20"
 #define ADDR_OUT "8.8.8.8"
+#define ADDR6_A "fd00::2"
+#define ADDR6_B "fd00::3"
+#define ICMP6 58
+#define EXT_HOP 0
+#define EXT_ROUTING 43
+#define EXT_FRAG 44
+#define EXT_DSTOPTS 60
+#define FRAME6_MAX 256
 
 static struct {
 	bool ready;
@@ -112,6 +121,92 @@ static void tcp_flags(uint8_t *buf, uint8_t flags)
 	buf[ETH_HLEN + 20 + 13] = flags;
 }
 
+/* An IPv4 ICMP port unreachable src -> dst quoting a UDP datagram qsrc:qsport -> qdst:qdport. */
+static unsigned icmp_error(uint8_t *buf, const char *src, const char *dst, const char *qsrc,
+			   uint16_t qsport, const char *qdst, uint16_t qdport)
+{
+	unsigned len = frame(buf, ICMP, src, 3, dst, 0);
+	uint8_t *l4 = buf + ETH_HLEN + 20, *quote = l4 + 8;
+
+	l4[1] = 3;
+	quote[0] = 0x45;
+	quote[3] = 28;
+	quote[8] = 64;
+	quote[9] = UDP;
+	inet_pton(AF_INET, qsrc, quote + 12);
+	inet_pton(AF_INET, qdst, quote + 16);
+	quote[20] = qsport >> 8;
+	quote[21] = qsport & 0xff;
+	quote[22] = qdport >> 8;
+	quote[23] = qdport & 0xff;
+	return len;
+}
+
+/*
+ * A fragment of a UDP datagram A -> B: offset in 8-byte units, more: the MF
+ * bit. A later fragment's payload looks like ports to 7000: it must not count.
+ */
+static unsigned frag4(uint8_t *buf, uint16_t id, uint16_t offset, bool more, uint16_t dport)
+{
+	unsigned len = frame(buf, UDP, ADDR_A, 40200, ADDR_B, dport);
+	uint8_t *ip = buf + ETH_HLEN;
+	uint16_t frag = offset | (more ? 0x2000 : 0);
+
+	ip[4] = id >> 8;
+	ip[5] = id & 0xff;
+	ip[6] = frag >> 8;
+	ip[7] = frag & 0xff;
+	if (offset)
+		for (unsigned i = 0; i < 8; i += 2) {
+			ip[20 + i] = 7000 >> 8;
+			ip[21 + i] = 7000 & 0xff;
+		}
+	return len;
+}
+
+/*
+ * An IPv6 frame proto src:sport -> dst:dport behind the extension headers
+ * exts (8 bytes each; a fragment header's offset and M bit are frag, its
+ * identification id).
+ */
+static unsigned frame6(uint8_t *buf, const uint8_t *exts, unsigned n_ext, uint16_t frag,
+		       uint32_t id, uint8_t proto, const char *src, uint16_t sport, const char *dst,
+		       uint16_t dport)
+{
+	uint8_t *ip = buf + ETH_HLEN, *next = ip + 6, *at = ip + 40;
+	unsigned payload = n_ext * 8 + 8 + 32;
+
+	assert_true(ETH_HLEN + 40 + payload <= FRAME6_MAX);
+	memset(buf, 0, FRAME6_MAX);
+	buf[12] = ETH_P_IPV6 >> 8;
+	buf[13] = ETH_P_IPV6 & 0xff;
+	ip[0] = 0x60;
+	ip[4] = payload >> 8;
+	ip[5] = payload & 0xff;
+	ip[7] = 64;
+	assert_int_equal(inet_pton(AF_INET6, src, ip + 8), 1);
+	assert_int_equal(inet_pton(AF_INET6, dst, ip + 24), 1);
+	for (unsigned i = 0; i < n_ext; i++, at += 8) {
+		*next = exts[i];
+		next = at;
+		if (exts[i] == EXT_FRAG) {
+			at[2] = frag >> 8;
+			at[3] = frag & 0xff;
+			id = htonl(id);
+			memcpy(at + 4, &id, 4);
+		} else {
+			at[2] = 1; /* PadN of 4 */
+			at[3] = 4;
+		}
+	}
+	*next = proto;
+	at[0] = sport >> 8;
+	at[1] = sport & 0xff;
+	at[2] = dport >> 8;
+	at[3] = dport & 0xff;
+	return ETH_HLEN + 40 + payload;
+}
+
 static int run_prog(const struct bpf_program *prog, int ifindex, uint8_t *buf, unsigned len)
 {
 	struct __sk_buff ctx = { .ifindex = (uint32_t)ifindex };
@@ -158,6 +253,31 @@ static void put_if(int ifindex, const char *addr)
 	uint32_t key = (uint32_t)ifindex;
 
 	mapped(addr, pod.addr4);
+	assert_int_equal(
+		bpf_map_update_elem(map_fd(fx.skel->maps.velo_pol_if_v1), &key, &pod, BPF_ANY), 0);
+}
+
+static void put_ip6(const char *addr, uint32_t pod_id)
+{
+	struct velo_pol_ip_key key = { .prefixlen = 128 };
+	struct velo_pol_ip value = { .pod_id = pod_id,
+				     .cidr_id = VELO_ID_WORLD,
+				     .flags = VELO_POL_IP_LOCAL };
+
+	assert_int_equal(inet_pton(AF_INET6, addr, key.addr), 1);
+	assert_int_equal(
+		bpf_map_update_elem(map_fd(fx.skel->maps.velo_pol_ip_v1), &key, &value, BPF_ANY),
+		0);
+}
+
+/* A pod's veth entry with both its addresses. */
+static void put_if6(int ifindex, const char *addr4, const char *addr6)
+{
+	struct velo_pol_if pod = { 0 };
+	uint32_t key = (uint32_t)ifindex;
+
+	mapped(addr4, pod.addr4);
+	assert_int_equal(inet_pton(AF_INET6, addr6, pod.addr6), 1);
 	assert_int_equal(
 		bpf_map_update_elem(map_fd(fx.skel->maps.velo_pol_if_v1), &key, &pod, BPF_ANY), 0);
 }
@@ -240,6 +360,7 @@ static int reset(void **state)
 	clear_map(fx.skel->maps.velo_pol_ct_v1, sizeof(struct velo_pol_ct_key));
 	clear_map(fx.skel->maps.velo_pol_drop_v1, sizeof(struct velo_pol_drop_key));
 	clear_map(fx.skel->maps.velo_pol_ip_v1, sizeof(struct velo_pol_ip_key));
+	clear_map(fx.skel->maps.velo_pol_frag_v1, sizeof(struct velo_pol_frag_key));
 	put_ip("0.0.0.0", 0, VELO_ID_NONE, VELO_ID_WORLD, 0);
 	put_ip("10.0.0.0", 8, VELO_ID_NONE, ID_NET10, 0);
 	put_ip(ADDR_A, 32, ID_A, ID_NET10, VELO_POL_IP_LOCAL);
@@ -380,9 +501,9 @@ static void test_egress_and_replies(void **state)
 	/* R opening a connection to A is not a reply. */
 	len = frame(buf, TCP, ADDR_R, 443, ADDR_A, 40022);
 	assert_int_equal(run_prog(fx.skel->progs.velo_pol_to, fx.if_a, buf, len), TC_SHOT);
-	/* An ICMP error of no known flow passes (it belongs to a socket's flow or to none). */
+	/* An ICMP error quoting no flow is ICMP from R, which A's ingress doesn't allow. */
 	len = frame(buf, ICMP, ADDR_R, 3, ADDR_A, 0);
-	assert_int_equal(run_prog(fx.skel->progs.velo_pol_to, fx.if_a, buf, len), TC_NEXT);
+	assert_int_equal(run_prog(fx.skel->progs.velo_pol_to, fx.if_a, buf, len), TC_SHOT);
 	len = frame(buf, ICMP, ADDR_R, 8, ADDR_A, 0);
 	assert_int_equal(run_prog(fx.skel->progs.velo_pol_to, fx.if_a, buf, len), TC_SHOT);
 }
@@ -537,6 +658,113 @@ static void test_entry_ends_with_tcp(void **state)
 	assert_false(ct_has(ADDR_A, 40072, ADDR_B, 80));
 }
 
+static void test_icmp_errors_by_quoted_flow(void **state)
+{
+	uint8_t buf[128];
+	unsigned len;
+
+	(void)state;
+	REQUIRE_ROOT();
+	isolate(ID_A, VELO_POL_ISOLATE_EGRESS | VELO_POL_ISOLATE_INGRESS);
+	rule(ID_A, ID_R, VELO_POL_DIR_EGRESS, UDP, 53, 16, true);
+	bump();
+	assert_int_equal(from_a(UDP, 40100, ADDR_R, 53), TC_NEXT);
+	/* R's port unreachable about A's datagram: A's flow, although A's ingress allows nothing. */
+	len = icmp_error(buf, ADDR_R, ADDR_A, ADDR_A, 40100, ADDR_R, 53);
+	assert_int_equal(run_prog(fx.skel->progs.velo_pol_to, fx.if_a, buf, len), TC_NEXT);
+	/* The same about a datagram A never sent: ICMP from R, dropped. */
+	len = icmp_error(buf, ADDR_R, ADDR_A, ADDR_A, 40101, ADDR_R, 53);
+	assert_int_equal(run_prog(fx.skel->progs.velo_pol_to, fx.if_a, buf, len), TC_SHOT);
+	/* A (egress: UDP 53 to R only) making one up for B: its egress says no. */
+	len = icmp_error(buf, ADDR_A, ADDR_B, ADDR_B, 4444, ADDR_A, 5555);
+	assert_int_equal(run_prog(fx.skel->progs.velo_pol_from, fx.if_a, buf, len), TC_SHOT);
+	assert_int_equal(drops(ADDR_A, VELO_POL_DROP_EGRESS), 1);
+	/* B, isolated nowhere, may send R any ICMP. */
+	len = icmp_error(buf, ADDR_B, ADDR_R, ADDR_R, 4444, ADDR_B, 5555);
+	assert_int_equal(run_prog(fx.skel->progs.velo_pol_from, fx.if_b, buf, len), TC_NEXT);
+}
+
+static void test_ipv4_fragments(void **state)
+{
+	struct velo_pol_frag_key key = { 0 }, next;
+	uint8_t buf[128];
+	unsigned len;
+
+	(void)state;
+	REQUIRE_ROOT();
+	isolate(ID_B, VELO_POL_ISOLATE_INGRESS);
+	rule(ID_B, ID_A, VELO_POL_DIR_INGRESS, UDP, 7000, 16, true);
+	bump();
+	/* To 7000: the first fragment is judged by its ports, the rest by the same. */
+	len = frag4(buf, 77, 0, true, 7000);
+	assert_int_equal(run_prog(fx.skel->progs.velo_pol_to, fx.if_b, buf, len), TC_NEXT);
+	len = frag4(buf, 77, 185, true, 7000);
+	assert_int_equal(run_prog(fx.skel->progs.velo_pol_to, fx.if_b, buf, len), TC_NEXT);
+	len = frag4(buf, 77, 370, false, 7000);
+	assert_int_equal(run_prog(fx.skel->progs.velo_pol_to, fx.if_b, buf, len), TC_NEXT);
+	assert_int_equal(bpf_map_get_next_key(map_fd(fx.skel->maps.velo_pol_frag_v1), NULL, &next),
+			 0);
+	mapped(ADDR_A, key.saddr);
+	mapped(ADDR_B, key.daddr);
+	key.id = htonl(77 << 16);
+	key.proto = UDP;
+	assert_memory_equal(&key, &next, sizeof(key));
+	/* To 7001: the first fragment and the rest dropped. */
+	len = frag4(buf, 79, 0, true, 7001);
+	assert_int_equal(run_prog(fx.skel->progs.velo_pol_to, fx.if_b, buf, len), TC_SHOT);
+	len = frag4(buf, 79, 185, false, 7001);
+	assert_int_equal(run_prog(fx.skel->progs.velo_pol_to, fx.if_b, buf, len), TC_SHOT);
+	/* A later fragment whose first wasn't seen: no ports, so only a rule for all of UDP. */
+	len = frag4(buf, 78, 185, false, 7000);
+	assert_int_equal(run_prog(fx.skel->progs.velo_pol_to, fx.if_b, buf, len), TC_SHOT);
+	rule(ID_B, ID_A, VELO_POL_DIR_INGRESS, UDP, 0, 0, true);
+	bump();
+	assert_int_equal(run_prog(fx.skel->progs.velo_pol_to, fx.if_b, buf, len), TC_NEXT);
+}
+
+static void test_ipv6_extension_headers(void **state)
+{
+	static const uint8_t dstopts[] = { EXT_DSTOPTS },
+			     chain[] = { EXT_HOP, EXT_ROUTING, EXT_DSTOPTS }, frag[] = { EXT_FRAG },
+			     frag_dst[] = { EXT_DSTOPTS, EXT_FRAG },
+			     too_many[] = { EXT_DSTOPTS, EXT_DSTOPTS, EXT_DSTOPTS,
+					    EXT_DSTOPTS, EXT_DSTOPTS, EXT_DSTOPTS,
+					    EXT_DSTOPTS, EXT_DSTOPTS, EXT_DSTOPTS };
+	const struct bpf_program *to = fx.skel->progs.velo_pol_to;
+	uint8_t buf[FRAME6_MAX];
+	unsigned len;
+
+	(void)state;
+	REQUIRE_ROOT();
+	put_ip6(ADDR6_A, ID_A);
+	put_ip6(ADDR6_B, ID_B);
+	put_if6(fx.if_a, ADDR_A, ADDR6_A);
+	put_if6(fx.if_b, ADDR_B, ADDR6_B);
+	isolate(ID_B, VELO_POL_ISOLATE_INGRESS);
+	rule(ID_B, ID_A, VELO_POL_DIR_INGRESS, UDP, 7000, 16, true);
+	rule(ID_B, ID_A, VELO_POL_DIR_INGRESS, TCP, 7000, 16, true);
+	bump();
+	/* Behind a destination-options header, and behind three: judged by the ports. */
+	len = frame6(buf, dstopts, 1, 0, 0, UDP, ADDR6_A, 40300, ADDR6_B, 7000);
+	assert_int_equal(run_prog(to, fx.if_b, buf, len), TC_NEXT);
+	len = frame6(buf, dstopts, 1, 0, 0, UDP, ADDR6_A, 40301, ADDR6_B, 7001);
+	assert_int_equal(run_prog(to, fx.if_b, buf, len), TC_SHOT);
+	len = frame6(buf, chain, 3, 0, 0, TCP, ADDR6_A, 40302, ADDR6_B, 7000);
+	assert_int_equal(run_prog(to, fx.if_b, buf, len), TC_NEXT);
+	/* Fragments: the first's ports judge the rest; one whose first wasn't seen, port 0. */
+	len = frame6(buf, frag, 1, 0x0001, 5, UDP, ADDR6_A, 40303, ADDR6_B, 7000);
+	assert_int_equal(run_prog(to, fx.if_b, buf, len), TC_NEXT);
+	len = frame6(buf, frag_dst, 2, 185 << 3, 5, UDP, ADDR6_A, 7000, ADDR6_B, 7000);
+	assert_int_equal(run_prog(to, fx.if_b, buf, len), TC_NEXT); /* found behind dstopts */
+	len = frame6(buf, frag, 1, 185 << 3, 5, UDP, ADDR6_A, 7000, ADDR6_B, 7000);
+	assert_int_equal(run_prog(to, fx.if_b, buf, len), TC_NEXT);
+	len = frame6(buf, frag, 1, 185 << 3, 6, UDP, ADDR6_A, 7000, ADDR6_B, 7000);
+	assert_int_equal(run_prog(to, fx.if_b, buf, len), TC_SHOT);
+	/* More headers than the walk follows: dropped. */
+	len = frame6(buf, too_many, 9, 0, 0, UDP, ADDR6_A, 40304, ADDR6_B, 7000);
+	assert_int_equal(run_prog(to, fx.if_b, buf, len), TC_SHOT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -547,6 +775,9 @@ int main(void)
 		cmocka_unit_test_setup(test_change_cuts_established, reset),
 		cmocka_unit_test_setup(test_service_judged_after_dnat, reset),
 		cmocka_unit_test_setup(test_spoofed_source, reset),
+		cmocka_unit_test_setup(test_icmp_errors_by_quoted_flow, reset),
+		cmocka_unit_test_setup(test_ipv4_fragments, reset),
+		cmocka_unit_test_setup(test_ipv6_extension_headers, reset),
 		cmocka_unit_test_setup(test_reply_without_entry, reset),
 		cmocka_unit_test_setup(test_entry_ends_with_tcp, reset),
 	};

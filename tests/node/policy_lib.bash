@@ -38,7 +38,7 @@ pol_setup() {
 	POL_KEYS=()
 	POL_SERVICES=0
 	POL_PODS_JSON=
-	declare -gA POL_IP=() POL_CG=() POL_NS=() POL_VIP=()
+	declare -gA POL_IP=() POL_IP6=() POL_CG=() POL_NS=() POL_VIP=()
 	# A blackhole for the grid's subnet and ClusterIPs in the node: a missing route never sends
 	# pod traffic anywhere else (the node has no uplink; this keeps it so).
 	vt_node ip route add blackhole "$POL_SVC_CIDR" 2>/dev/null || true
@@ -55,10 +55,11 @@ pol_teardown() {
 }
 
 # pol_conf ANNOTATIONS_JSON CGROUP_REL: velo's config for a grid pod with "policy": true, as
-# older velos needed (POL_CONFLIST_POLICY=0: false); velod's switch decides now.
+# older velos needed (POL_CONFLIST_POLICY=0: false); velod's switch decides now. IPv4 only
+# unless POL_FAMILY says dual.
 pol_conf() {
 	local conf
-	conf="$(vtc_config "$(vt_config -f 4)" "$2" "$1")" || return 1
+	conf="$(vtc_config "$(vt_config -f "${POL_FAMILY:-4}")" "$2" "$1")" || return 1
 	conf="$(jq -c --argjson on "$([ "${POL_CONFLIST_POLICY:-1}" = 1 ] && echo true || echo false)" \
 		'.policy = $on' <<<"$conf")" || return 1
 	if [ -n "${POL_ACCEPT_BUGS:-}" ]; then
@@ -68,9 +69,10 @@ pol_conf() {
 }
 
 # pol_add NS NAME ANNOTATIONS_JSON: one grid pod wired by velo (CNI_ARGS name it NS/NAME, as
-# the kubelet does), its servers started. Sets POL_IP, POL_CG, POL_NS for "NS/NAME".
+# the kubelet does), its servers started. Sets POL_IP, POL_IP6 (dual stack), POL_CG, POL_NS
+# for "NS/NAME".
 pol_add() {
-	local key="$1/$2" cid="ctr-$1-$2" netns cg conf log _
+	local key="$1/$2" cid="ctr-$1-$2" netns cg conf log
 	netns="$(vt_pod_new)" || return 1
 	cg="/velotest-$VT_TAG-$BATS_TEST_NUMBER-$1-$2"
 	mkdir "$VTC_MOUNT$cg" || return 1
@@ -82,6 +84,8 @@ pol_add() {
 		${VELO_TC_CLSACT:+"VELO_TC_CLSACT=$VELO_TC_CLSACT"}
 	vt_assert_ok || return 1
 	POL_IP[$key]="$(vt_ip "$VT_OUT" 4)"
+	# shellcheck disable=SC2034 # policy_frag.bats
+	POL_IP6[$key]="$(vt_ip "$VT_OUT" 6)"
 	POL_CG[$key]="$cg"
 	POL_NS[$key]="$netns"
 	POL_KEYS+=("$key")
@@ -89,11 +93,18 @@ pol_add() {
 	log="$VT/work/serve-$1-$2.log"
 	vtc_run "$netns" "$cg" "$POL_PROBE" serve "${POL_PORTS[@]}" >"$log" 2>&1 &
 	VT_PIDS+=($!)
-	for _ in $(seq 50); do
-		grep -q '^listening' "$log" && return 0
+	pol_listening "$log" "servers in $key"
+}
+
+# pol_listening LOG WHAT: waits (5 s) for the line "listening" in LOG, the log of a server
+# started in the background; else prints LOG and fails.
+pol_listening() {
+	local _
+	for _ in $(seq 100); do
+		grep -q '^listening' "$1" && return 0
 		sleep 0.05
 	done
-	echo "servers in $key did not start: $(cat "$log")"
+	echo "$2 did not start: $(cat "$1")"
 	return 1
 }
 
