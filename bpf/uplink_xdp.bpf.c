@@ -80,7 +80,7 @@ int velo_xdp_uplink(struct xdp_md *ctx)
 	if (ret != VELO_L3_FORWARD || !dst)
 		return velo_uplink_count(VELO_UPLINK_PASS_NO_POD, len, XDP_PASS);
 	velo_pol_flow_of(&pkt, &flow);
-	if (!velo_pol_shortcut_ok(&flow))
+	if (!velo_pol_shortcut_ok(&flow, false))
 		return velo_uplink_count(VELO_UPLINK_PASS_POLICY, len, XDP_PASS);
 	if (VELO_CT_CHECK(bpf_xdp_ct_lookup, ctx, &pkt) != VELO_CT_DIRECT)
 		return velo_uplink_count(VELO_UPLINK_PASS_CT, len, XDP_PASS);

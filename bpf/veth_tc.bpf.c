@@ -77,7 +77,7 @@ int velo_tc_ingress(struct __sk_buff *skb)
 		return velo_tc_pass();
 	/* A destination policy isolates takes new flows through its own veth's programs. */
 	velo_pol_flow_of(&pkt, &flow);
-	if (!velo_pol_shortcut_ok(&flow))
+	if (!velo_pol_shortcut_ok(&flow, false))
 		return velo_tc_pass();
 	/* GSO packets pass when their segments fit. Oversize: the stack sends the ICMP error. */
 	if (bpf_check_mtu(skb, dst->ifindex, &mtu_len, 0, 0)) {

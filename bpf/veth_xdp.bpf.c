@@ -67,7 +67,7 @@ int velo_xdp_host(struct xdp_md *ctx)
 		return velo_xdp_pass();
 	/* A redirect skips the destination's tc egress, where its NetworkPolicy is judged. */
 	velo_pol_flow_of(&pkt, &flow);
-	if (!velo_pol_shortcut_ok(&flow))
+	if (!velo_pol_shortcut_ok(&flow, true))
 		return velo_xdp_pass();
 	ifindex = dst->ifindex;
 	/* Rewrite only what will surely be redirected: a frame passed after it would be lost. */

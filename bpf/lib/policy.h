@@ -277,6 +277,23 @@ static __always_inline void velo_pol_ct_track(struct velo_pol_ct *ct,
 }
 
 /*
+ * Whether a current entry lets the packet pass at own's veth: always, unless
+ * own is the end the flow was opened to and the entry was made while it had
+ * no identity (VELO_POL_CT_DST_PLACED).
+ */
+static __always_inline bool velo_pol_ct_holds_for(const struct velo_pol_ct *ct,
+						  const struct velo_pol_flow *flow, bool reply,
+						  const __u8 *own)
+{
+	const __u64 *dst = (const __u64 *)(reply ? flow->key.saddr : flow->key.daddr);
+	const __u64 *self = (const __u64 *)own;
+
+	if (!own || (ct->flags & VELO_POL_CT_DST_PLACED))
+		return true;
+	return dst[0] != self[0] || dst[1] != self[1];
+}
+
+/*
  * The verdict for a packet on a selected pod's veth: 0 to pass, else the drop
  * reason (counted against the pod whose policy said no). Replies and flows
  * already allowed pass on their entry while it is current; a stale entry is
@@ -304,7 +321,7 @@ static __always_inline __u32 velo_pol_check(struct __sk_buff *skb, const struct 
 	if (!state)
 		return 0;
 	ct = velo_pol_ct_find(flow, &rev, &reply);
-	if (ct && ct->revision == state->revision) {
+	if (ct && ct->revision == state->revision && velo_pol_ct_holds_for(ct, flow, reply, own)) {
 		if (flow->tcp_flags & (VELO_POL_TCP_FIN | VELO_POL_TCP_RST | VELO_POL_TCP_SYN) ||
 		    ct->flags & (VELO_POL_CT_FIN_OPENER | VELO_POL_CT_FIN_PEER))
 			velo_pol_ct_track(ct, reply ? &rev : &flow->key, reply, flow->tcp_flags);
@@ -355,6 +372,8 @@ static __always_inline __u32 velo_pol_check(struct __sk_buff *skb, const struct 
 	}
 	if (ct) {
 		ct->revision = state->revision;
+		if (velo_pol_local_pod(dst))
+			ct->flags |= VELO_POL_CT_DST_PLACED;
 		velo_pol_ct_track(ct, orig, reply, flow->tcp_flags);
 		return 0;
 	}
@@ -364,14 +383,15 @@ static __always_inline __u32 velo_pol_check(struct __sk_buff *skb, const struct 
 	fresh.revision = state->revision;
 	if (dst && (dst->flags & VELO_POL_IP_SERVICE))
 		fresh.flags = VELO_POL_CT_VIA_SERVICE;
+	if (velo_pol_local_pod(dst))
+		fresh.flags |= VELO_POL_CT_DST_PLACED;
 	bpf_map_update_elem(&velo_pol_ct_v1, orig, &fresh, BPF_ANY);
 	return 0;
 }
 
-static __always_inline bool velo_pol_isolated(const __u8 *addr, __u32 isolate)
+static __always_inline bool velo_pol_ip_isolated(const struct velo_pol_ip *ip, __u32 isolate)
 {
 	const struct velo_pol_subject *subject;
-	const struct velo_pol_ip *ip = velo_pol_ip_of(addr);
 
 	if (!ip)
 		return false;
@@ -379,24 +399,45 @@ static __always_inline bool velo_pol_isolated(const __u8 *addr, __u32 isolate)
 	return subject && (subject->flags & isolate);
 }
 
+static __always_inline bool velo_pol_isolated(const __u8 *addr, __u32 isolate)
+{
+	return velo_pol_ip_isolated(velo_pol_ip_of(addr), isolate);
+}
+
+/* A pod velod has placed: its address has a pod identity. */
+static __always_inline bool velo_pol_placed(const struct velo_pol_ip *ip)
+{
+	return ip && ip->pod_id >= VELO_ID_POD_FIRST;
+}
+
 /*
  * What the fast paths ask before they carry a flow past the programs that
  * judge it (XDP runs before the sender's tc ingress; a redirect skips the
- * receiver's tc egress): true when neither end is isolated or the flow has a
- * current entry (an isolated pod's reply to a flow carried past its programs
- * would find none, and be judged as a flow of its own). Otherwise the packet takes the stack, where those
- * programs judge it (and allow the next ones a shortcut).
+ * receiver's tc egress): true when both ends are placed and neither is
+ * isolated, or the flow has a current entry (an isolated pod's reply to a
+ * flow carried past its programs would find none, and be judged as a flow of
+ * its own). Otherwise the packet takes the stack, where those programs judge
+ * it (and allow the next ones a shortcut).
  */
-static __always_inline bool velo_pol_shortcut_ok(const struct velo_pol_flow *flow)
+static __always_inline bool velo_pol_shortcut_ok(const struct velo_pol_flow *flow, bool src_local)
 {
+	const __u32 either = VELO_POL_ISOLATE_INGRESS | VELO_POL_ISOLATE_EGRESS;
 	const struct velo_pol_state *state = velo_pol_state();
+	const struct velo_pol_ip *src, *dst;
 
 	if (!state || !state->active)
 		return true;
+	/*
+	 * A pod of this node velod hasn't placed yet (its programs fail closed):
+	 * the destination always is one, the source when its own veth's programs
+	 * haven't run yet (src_local: XDP on its veth).
+	 */
+	src = velo_pol_ip_of(flow->key.saddr);
+	dst = velo_pol_ip_of(flow->key.daddr);
+	if (!velo_pol_placed(dst) || (src_local && !velo_pol_placed(src)))
+		return false;
 	/* Either end isolated either way: its replies, too, need the flow's entry. */
-	if (!velo_pol_isolated(flow->key.saddr,
-			       VELO_POL_ISOLATE_INGRESS | VELO_POL_ISOLATE_EGRESS) &&
-	    !velo_pol_isolated(flow->key.daddr, VELO_POL_ISOLATE_INGRESS | VELO_POL_ISOLATE_EGRESS))
+	if (!velo_pol_ip_isolated(src, either) && !velo_pol_ip_isolated(dst, either))
 		return true;
 	return velo_pol_ct_current(flow, state->revision);
 }

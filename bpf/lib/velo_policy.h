@@ -158,6 +158,13 @@ enum {
 	VELO_POL_CT_VIA_SERVICE = 1u << 0,
 	VELO_POL_CT_FIN_OPENER = 1u << 1, /* TCP: the opener sent its FIN */
 	VELO_POL_CT_FIN_PEER = 1u << 2, /* TCP: the other end sent its FIN */
+	/*
+	 * Judged with the opened-to end a placed pod of this node: its own veth
+	 * may pass the flow on the entry. Without it that veth judges the flow
+	 * again, so a pod placed later is not reached through an entry another
+	 * pod's veth made while it had no identity (fail closed).
+	 */
+	VELO_POL_CT_DST_PLACED = 1u << 3,
 };
 
 struct velo_pol_ct {

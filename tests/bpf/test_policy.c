@@ -766,6 +766,29 @@ static void test_ipv6_extension_headers(void **state)
 	assert_int_equal(run_prog(to, fx.if_b, buf, len), TC_SHOT);
 }
 
+/*
+ * A pod velod hasn't placed yet receives nothing through an entry another
+ * pod's veth made: A's veth judged the flow with B unknown (no ingress
+ * policy of B's could be asked), so B's own veth must judge it again.
+ */
+static void test_unplaced_receiver(void **state)
+{
+	struct velo_pol_ip_key ip = { .prefixlen = 128 };
+
+	(void)state;
+	REQUIRE_ROOT();
+	mapped(ADDR_B, ip.addr);
+	assert_int_equal(bpf_map_delete_elem(map_fd(fx.skel->maps.velo_pol_ip_v1), &ip), 0);
+	assert_int_equal(from_a(UDP, 40000, ADDR_B, 53), TC_NEXT);
+	assert_int_equal(to_b(UDP, ADDR_A, 40000, 53), TC_SHOT);
+	assert_int_equal(drops(ADDR_B, VELO_POL_DROP_PENDING), 1);
+	/* Placed (not isolated): the same flow reaches it, and then passes on the entry. */
+	put_ip(ADDR_B, 32, ID_B, ID_NET10, VELO_POL_IP_LOCAL);
+	assert_int_equal(to_b(UDP, ADDR_A, 40000, 53), TC_NEXT);
+	assert_int_equal(to_b(UDP, ADDR_A, 40000, 53), TC_NEXT);
+	assert_int_equal(drops(ADDR_B, VELO_POL_DROP_PENDING), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -781,6 +804,7 @@ int main(void)
 		cmocka_unit_test_setup(test_ipv6_extension_headers, reset),
 		cmocka_unit_test_setup(test_reply_without_entry, reset),
 		cmocka_unit_test_setup(test_entry_ends_with_tcp, reset),
+		cmocka_unit_test_setup(test_unplaced_receiver, reset),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

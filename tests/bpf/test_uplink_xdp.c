@@ -399,9 +399,16 @@ static void test_policy_isolated(void **state)
 	assert_int_equal(bpf_map_update_elem(pol_map(VELO_MAP_POL_STATE), &zero, &st, BPF_ANY), 0);
 	build_ip4(&p, "10.0.0.2", 64, 0, 100);
 	assert_passed(&p, VELO_UPLINK_PASS_POLICY);
-	/* A pod nobody isolates is redirected at once. */
+	/* A pod velod hasn't placed yet takes the stack, where its programs fail closed. */
+	build_ip6(&p, "fd00::2", 64);
+	assert_passed(&p, VELO_UPLINK_PASS_POLICY);
+	/* A placed pod nobody isolates is redirected at once. */
+	ip.pod_id = 301;
+	assert_int_equal(inet_pton(AF_INET6, "fd00::2", ip_key.addr), 1);
+	assert_int_equal(bpf_map_update_elem(pol_map(VELO_MAP_POL_IP), &ip_key, &ip, BPF_ANY), 0);
 	build_ip6(&p, "fd00::2", 64);
 	assert_int_equal(run(&p), XDP_REDIRECT);
+	assert_int_equal(bpf_map_delete_elem(pol_map(VELO_MAP_POL_IP), &ip_key), 0);
 
 	assert_int_equal(bpf_map_update_elem(pol_map(VELO_MAP_POL_STATE), &zero, &off, BPF_ANY), 0);
 	assert_int_equal(bpf_map_delete_elem(pol_map(VELO_MAP_POL_SUBJECT), &pod_id), 0);
