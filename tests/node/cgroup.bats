@@ -198,30 +198,43 @@ PY
 	# The peers only read (-u): neither side sends a FIN, so the sockets stay established.
 	vt_pod "$sink" timeout 30 socat -u TCP4-LISTEN:5001,reuseaddr,fork /dev/null &
 	VT_PIDS+=($!)
-	sleep 0.3
+	# Wait for the listener and then the connection, not a fixed time: a loaded machine is slow.
+	for _ in $(seq 50); do
+		[ -z "$(vt_pod "$sink" ss -tlnH 'sport = :5001')" ] || break
+		sleep 0.1
+	done
 	vtc_run "$pod" "$cg" python3 -c "
 import socket, time
 s = socket.socket()
 s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b'$node_cc')
 s.connect(('$sink4', 5001))
-time.sleep(3)
+time.sleep(8)
 " &
 	VT_PIDS+=($!)
-	sleep 1
-	out="$(vt_pod "$pod" ss -tinH state established)"
+	for _ in $(seq 50); do
+		out="$(vt_pod "$pod" ss -tinH state established)"
+		[ -z "$out" ] || break
+		sleep 0.1
+	done
 	echo "$out"
 	grep -qw "$algo" <<<"$out"
 	# (not `! grep`: bats doesn't fail a test on a negated command)
 	[ "$(grep -cw "$node_cc" <<<"$out")" -eq 0 ]
 	[ "$(vtc_counter "$cg" cc_rewrites)" -ge 1 ]
 	# Accepted: a listener in the pod.
-	vtc_run "$pod" "$cg" timeout 10 socat TCP4-LISTEN:5002,reuseaddr SYSTEM:'sleep 3' &
+	vtc_run "$pod" "$cg" timeout 10 socat TCP4-LISTEN:5002,reuseaddr SYSTEM:'sleep 5' &
 	VT_PIDS+=($!)
-	sleep 0.3
-	vt_pod "$sink" timeout 5 socat -u "TCP4:$(vt_ip "$VT_RESULT" 4):5002" /dev/null &
+	for _ in $(seq 50); do
+		[ -z "$(vt_pod "$pod" ss -tlnH 'sport = :5002')" ] || break
+		sleep 0.1
+	done
+	vt_pod "$sink" timeout 8 socat -u "TCP4:$(vt_ip "$VT_RESULT" 4):5002" /dev/null &
 	VT_PIDS+=($!)
-	sleep 0.5
-	out="$(vt_pod "$pod" ss -tinH state established '( sport = :5002 )')"
+	for _ in $(seq 50); do
+		out="$(vt_pod "$pod" ss -tinH state established '( sport = :5002 )')"
+		[ -z "$out" ] || break
+		sleep 0.1
+	done
 	echo "$out"
 	grep -qw "$algo" <<<"$out"
 }
