@@ -16,6 +16,7 @@
 #include "state/policy_switch.h"
 #include "state/state.h"
 #include "policy_node.h"
+#include "policy_nf.h"
 #include "policy_switch.h"
 #include "reconcile.h"
 
@@ -146,6 +147,8 @@ static void sweep(struct policy_sweep *state, struct policy *policy,
 	if (agent_foreach_network(config, sweep_network, &pass))
 		policy->errors++;
 	orphans = sweep_pins(config);
+	/* The netfilter hooks judge egress-isolated pods' flows: off with the rest. */
+	policy_nf_sync(config, false);
 	if (have_maps)
 		velo_policy_bpf_close(&bpf);
 	state->again = pass.busy != 0;

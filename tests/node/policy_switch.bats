@@ -137,7 +137,7 @@ ps_switch() { cat "$VT/state/.policy-switch" 2>/dev/null || true; }
 	echo "y/a -> x/a with x/a isolated: $output"
 	[ "$output" = timeout ]
 	# What veloctl shows is what the datapath does.
-	run vt_node "$POL_CTL" --agent "127.0.0.1:$POL_PORT" policy
+	run vt_node "$POL_CTL" --run-dir "$VT/run" policy
 	echo "$output"
 	grep -Eq '^x/a +isolated ' <<<"$output"
 	[ "$(ps_probe x/a y/a)" = ok ]
@@ -243,7 +243,7 @@ ps_api_velod() {
 
 # ps_ranges: the Service ranges velod's /policy shows, "configured: ...; api: ...".
 ps_ranges() {
-	vt_node curl -sf --max-time 5 "http://127.0.0.1:$POL_PORT/policy" | jq -r \
+	vt_node curl -sf --max-time 5 --unix-socket "$VT/run/velod.sock" http://localhost/policy | jq -r \
 		'"configured: \(.serviceCidrs.configured | join(" ")); api: \(.serviceCidrs.api // [] | join(" "))"'
 }
 
