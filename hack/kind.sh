@@ -129,14 +129,20 @@ cmd_up() {
 coredns_answers() {
 	local out ip='^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$'
 	kc delete pod velo-dns-check --ignore-not-found --wait=true >/dev/null
-	out=$(kc run velo-dns-check --rm -i --restart=Never --quiet --pod-running-timeout=4m \
+	# Run, wait, then read its log: `kubectl run -i --rm` loses the output of a pod that ends
+	# before kubectl attaches (a loaded machine), and the check then saw nothing.
+	kc run velo-dns-check --restart=Never --quiet \
 		--image="registry.k8s.io/e2e-test-images/agnhost:$AGNHOST_TAG" --command -- sh -c "
 		for i in \$(seq 30); do
 			out=\$(dig +short kubernetes.default.svc.cluster.local 2>&1)
 			echo \"\$out\" | grep -Eq '$ip' && break
 			sleep 2
 		done
-		echo \"\$out\"" 2>&1)
+		echo \"\$out\"" >/dev/null
+	kc wait pod/velo-dns-check --for=jsonpath='{.status.phase}'=Succeeded --timeout=4m \
+		>/dev/null 2>&1
+	out=$(kc logs velo-dns-check 2>&1)
+	kc delete pod velo-dns-check --ignore-not-found --wait=false >/dev/null
 	grep -Eq "$ip" <<<"$out" || {
 		printf 'velo-dns-check: %s\n' "$out" >&2
 		return 1
