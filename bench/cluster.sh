@@ -271,5 +271,13 @@ for round in $(seq "$rounds"); do
 		measure "$round" "$cni"
 	done
 done
-python3 "$top/bench/cluster_report.py" "$samples" >"$out/cluster.md"
+{
+	printf '%s UTC, commit %s, kernel %s, %s CPUs, Kubernetes %s; load average %s at the end.\n' \
+		"$(date -u '+%Y-%m-%d %H:%M')" "$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo ?)" \
+		"$(uname -r)" "$(nproc)" "$K8S_VERSION" "$(cut -d' ' -f1-3 /proc/loadavg)"
+	# shellcheck disable=SC2016 # backquotes for markdown
+	printf 'Command: `bench/cluster.sh -r %s -n %s -t %s -c "%s"%s`.\n\n' "$rounds" "$per" "$secs" \
+		"$cnis" "$([ "$conformance" = 1 ] && echo ' -C')"
+	python3 "$top/bench/cluster_report.py" "$samples"
+} >"$out/cluster.md"
 log "results: $out/cluster.md"
