@@ -261,8 +261,16 @@ measure() {
 	up=0
 }
 
+# Everything built once, under the build lock; each up then uses it (kind.sh's build would
+# rebuild velo:dev every time).
 "$kind_sh" build >>"$logf" 2>&1
-"$top/hack/kind/peers/build.sh" bench >>"$logf" 2>&1
+(
+	exec 9>"$VELO_KIND_CACHE/build.lock"
+	flock 9
+	# shellcheck disable=SC2086 # the CNIs' names
+	"$top/hack/kind/peers/build.sh" $cnis bench
+) >>"$logf" 2>&1
+export VELO_KIND_SKIP_BUILD=1
 read -ra order <<<"$cnis"
 for round in $(seq "$rounds"); do
 	for i in "${!order[@]}"; do
@@ -271,5 +279,13 @@ for round in $(seq "$rounds"); do
 		measure "$round" "$cni"
 	done
 done
-python3 "$top/bench/cluster_report.py" "$samples" >"$out/cluster.md"
+{
+	printf '%s UTC, commit %s, kernel %s, %s CPUs, Kubernetes %s; load average %s at the end.\n' \
+		"$(date -u '+%Y-%m-%d %H:%M')" "$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo ?)" \
+		"$(uname -r)" "$(nproc)" "$K8S_VERSION" "$(cut -d' ' -f1-3 /proc/loadavg)"
+	# shellcheck disable=SC2016 # backquotes for markdown
+	printf 'Command: `bench/cluster.sh -r %s -n %s -t %s -c "%s"%s`.\n\n' "$rounds" "$per" "$secs" \
+		"$cnis" "$([ "$conformance" = 1 ] && echo ' -C')"
+	python3 "$top/bench/cluster_report.py" "$samples"
+} >"$out/cluster.md"
 log "results: $out/cluster.md"

@@ -68,8 +68,9 @@ peer_install() {
 # cilium_manifest NAME: Cilium's chart from the module, rendered with helm and the values here.
 cilium_manifest() {
 	local chart=$PEERS_CACHE/cilium-$CILIUM_VERSION/src/install/kubernetes/cilium
-	local -a values=(-f <(sed "s/CILIUM_VERSION/$CILIUM_VERSION/" \
-		"$here/kind/peers/cilium-values.yaml"))
+	local -a values=(-f "$here/kind/peers/cilium-values.yaml"
+		--set "image.override=velo-kind/cilium:$CILIUM_VERSION"
+		--set "operator.image.override=velo-kind/cilium-operator-generic:$CILIUM_VERSION")
 	[ "$1" = cilium ] || values+=(-f "$here/kind/peers/cilium-best-values.yaml" \
 		--set "k8sServiceHost=$cluster-control-plane")
 	"$PEERS_CACHE/bin/helm-$HELM_VERSION" template cilium "$chart" --namespace kube-system \
