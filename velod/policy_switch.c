@@ -15,8 +15,8 @@
 #include "features/policy.h"
 #include "state/policy_switch.h"
 #include "state/state.h"
-#include "policy_node.h"
 #include "policy_nf.h"
+#include "policy_node.h"
 #include "policy_switch.h"
 #include "reconcile.h"
 
