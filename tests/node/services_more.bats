@@ -59,10 +59,11 @@ two_backends() {
 	svc_server "$B2_NS" "$P_CG" "${1:-8080}"
 }
 
-# affinity_file BACKEND...: the Service with ClientIP affinity (2 s) over the backends.
+# affinity_file BACKEND...: the Service with ClientIP affinity (10 s: a loaded machine spaced two
+# connects of one client over 2 s and the test saw a fresh pick) over the backends.
 affinity_file() {
 	svc_file "[$(svc_service aff "$VIP4" -- "$HTTP" | jq -c '.spec.sessionAffinity = "ClientIP" |
-		.spec.sessionAffinityConfig = {clientIP: {timeoutSeconds: 2}}')]" \
+		.spec.sessionAffinityConfig = {clientIP: {timeoutSeconds: 10}}')]" \
 		"[$(svc_slice aff-4 aff IPv4 '[{"name": "http", "port": 8080}]' "$@")]"
 }
 
@@ -110,7 +111,7 @@ sticky() {
 	[ "$STUCK" = "$other" ]
 
 	# After the timeout the choice is made afresh (either backend); it sticks again.
-	sleep 2.5
+	sleep 10.5
 	sticky 12 "$c1_ns" "$c1_cg"
 	[ "$(svc_kp_packets)" -eq 0 ]
 }
