@@ -88,22 +88,20 @@ ALL_FWD6=false
 [ -e /proc/sys/net/ipv6/conf/lo/force_forwarding ] || ALL_FWD6=true
 
 # A pod's bpffs dir and VELO_SOCKMAP_MODE (the benchmark's pods differ): this test's by default;
-# its namespace (CNI_ARGS' K8S_POD_NAMESPACE): velotest by default. POLICY=1 turns policy on.
+# its namespace (CNI_ARGS' K8S_POD_NAMESPACE): velotest by default.
 declare -A POD_BPFFS POD_SMMODE POD_NS
-POLICY=0
 pod_bpffs() { echo "${POD_BPFFS[$1]:-$BPFFS/velotest-$TEST}"; }
 
 # config ANNOTATIONS_JSON POD: velo's dual-stack config for one pod of the current test.
 config() {
 	jq -cn --arg t $T --arg b "$(pod_bpffs "$2")" --argjson a "$1" \
-		--arg cg "/velotest-$2" --argjson fwd6 $ALL_FWD6 --argjson pol "$POLICY" '{
+		--arg cg "/velotest-$2" --argjson fwd6 $ALL_FWD6 '{
 		cniVersion: "1.0.0", name: "velotest", type: "velo", vethPrefix: "vt",
 		stateDir: ($t + "/state"), runDir: ($t + "/run"), bpffsDir: $b,
 		logFile: ($t + "/log/cni.log"), logLevel: "debug", ipv6AllForwarding: $fwd6,
 		ipam: {type: "host-local", dataDir: ($t + "/ipam"),
 		       ranges: [[{subnet: "10.99.0.0/24"}], [{subnet: "fd99::/120"}]]},
-		runtimeConfig: {"io.kubernetes.cri.pod-annotations": $a, cgroupPath: $cg}} +
-		if $pol == 1 then {policy: true} else {} end'
+		runtimeConfig: {"io.kubernetes.cri.pod-annotations": $a, cgroupPath: $cg}}'
 }
 
 # cni VERB POD ANNOTATIONS: runs velo in the node; sets RC, OUT.
@@ -907,13 +905,23 @@ pol_attached() {
 # redirects), x/xb routed; the truth table's essential cases.
 t_policy() {
 	local fp='{"velo.dev/fastpath": "tc"}' deny_in deny_eg from_y p i start
-	POLICY=1
 	POD_NS=([xa]=x [xb]=x [ya]=y)
 	# velod's libnftables exits the process where nf_tables is missing (a distro kernel
 	# loads it on demand; this guest has no module autoload).
 	if [ ! -d /sys/module/nf_tables ] && modinfo nf_tables >/dev/null 2>&1; then
 		modprobe nf_tables || { echo "modprobe nf_tables failed"; return 1; }
 	fi
+	# velod's policySource is NetworkPolicy's one switch: velod turns it on at start (60 s:
+	# velod's start under TCG), and ADD reads it.
+	start=$SECONDS
+	velod_start
+	for i in $(seq 600); do
+		[ "$(cat $T/state/.policy-switch 2>/dev/null)" = on ] && break
+		sleep 0.1
+	done
+	[ "$(cat $T/state/.policy-switch 2>/dev/null)" = on ] ||
+		{ echo "velod did not turn the policy switch on: $(tail -n 5 $T/log/velod.log)"; return 1; }
+	echo "velod turned the switch on after $((SECONDS - start)) s"
 	# Added before velod knows any policy: ADD puts the programs on (fail closed).
 	start=$SECONDS
 	add xa "$fp" && add xb '{}' && add ya "$fp" || return 1
@@ -931,9 +939,8 @@ t_policy() {
 	done
 	pol_attached 3 || { echo "ADD did not attach the policy programs"; return 1; }
 	start=$SECONDS
-	velod_start
 	pol_write '[]' || return 1
-	echo "velod's first sync after $((SECONDS - start)) s"
+	echo "velod's first policy sync after $((SECONDS - start)) s"
 	deny_in=$(pol_np x deny '{"podSelector": {}, "policyTypes": ["Ingress"]}')
 	from_y=$(pol_np x from-y '{"podSelector": {"matchLabels": {"pod": "xa"}},
 		"ingress": [{"from": [{"namespaceSelector": {"matchLabels": {"ns": "y"}}}]}]}')
@@ -942,6 +949,12 @@ t_policy() {
 	pol_attached 2 || { echo "deny-all ingress in x: not on x's two pods only"; return 1; }
 	pol_case allow-from-ns-label "[$from_y]" "xb>xa" || return 1
 	pol_case deny-all-egress "[$deny_eg]" "ya>xa ya>xb" || return 1
+	# Egress through a ClusterIP is judged in netfilter once a pod's egress is isolated
+	# (Linux >= 6.4); where the kernel has no BPF netfilter links, velod says what stays
+	# unjudged.
+	grep -q -e "can't run velo_pol_nf" -e "velo_pol_nf on netfilter" $T/log/velod.log ||
+		{ echo "velod said nothing about velo_pol_nf: $(tail -n 5 $T/log/velod.log)"; return 1; }
+	grep -m 1 "velo_pol_nf" $T/log/velod.log
 	velod_stop
 	start=$SECONDS
 	del xa && del xb && del ya || return 1
@@ -956,6 +969,12 @@ t_objects() {
 		[ -f "$obj" ] || { echo "no BPF objects in the initramfs (build/bpf/*.bpf.o)"; return 0; }
 		name=$(basename "$obj" .bpf.o)
 		err=$T/work/verifier.$name
+		if [ "$name" = policy_nf ]; then
+			# SEC("netfilter") is newer than bpftool's libbpf (1.1), which can't guess its
+			# type; velod sets it. t_policy checks what velod makes of it on this kernel.
+			echo "$name: loaded by velod only (t_policy)"
+			continue
+		fi
 		mkdir -p "$BPFFS/velotest-objects"
 		if bpftool prog loadall "$obj" "$BPFFS/velotest-objects/$name" >"$err" 2>&1; then
 			echo "$name: loads"
@@ -996,7 +1015,7 @@ cleanup() {
 	done
 	rm -rf "$BPFFS/velotest-$TEST" "$BPFFS/velotest-$TEST"-* $T/state/* $T/ipam/*
 	POD_BPFFS=() POD_SMMODE=() POD_NS=()
-	POLICY=0 POL_PODS=
+	POL_PODS=
 	node ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep '^vt' |
 		while read -r l; do node ip link del "$l"; done
 }
