@@ -952,9 +952,8 @@ t_policy() {
 	# Egress through a ClusterIP is judged in netfilter once a pod's egress is isolated
 	# (Linux >= 6.4); where the kernel has no BPF netfilter links, velod says what stays
 	# unjudged.
-	grep -q -e "can't run velo_pol_nf" -e "velo_pol_nf on netfilter" $T/log/velod.log ||
+	grep -m 1 -e "can't run velo_pol_nf" -e "velo_pol_nf on netfilter" $T/log/velod.log ||
 		{ echo "velod said nothing about velo_pol_nf: $(tail -n 5 $T/log/velod.log)"; return 1; }
-	grep -m 1 "velo_pol_nf" $T/log/velod.log
 	velod_stop
 	start=$SECONDS
 	del xa && del xb && del ya || return 1
