@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file_replace.h"
 #include "base/lock.h"
 #include "base/log.h"
 #include "datapath/policy_bpf.h"
@@ -187,28 +188,24 @@ static int build_fn(const struct velo_pol_objects *objects, void *ctx)
 static void write_namespaces(struct policy_state *state, const struct agent_config *config,
 			     char *text)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 8];
-	int fd;
+	char path[PATH_MAX];
+	int ret;
 
 	if (state->namespaces && !strcmp(state->namespaces, text)) {
 		free(text);
 		return;
 	}
 	if (snprintf(path, sizeof(path), "%s/%s", config->paths.run_dir,
-		     VELO_POLICY_NAMESPACES_FILE) >= (int)sizeof(path) ||
-	    snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+		     VELO_POLICY_NAMESPACES_FILE) >= (int)sizeof(path)) {
 		free(text);
 		return;
 	}
 	*strrchr(path, '/') = '\0';
 	lock_mkdirs(path);
 	path[strlen(path)] = '/';
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text) || close(fd) ||
-	    rename(tmp, path)) {
-		pr_warn("policy: write %s: %s", path, strerror(errno));
-		if (fd >= 0)
-			unlink(tmp);
+	ret = velo_file_replace(path, NULL, text, strlen(text), 0644);
+	if (ret) {
+		pr_warn("policy: write %s: %s", path, strerror(-ret));
 		free(text);
 		return;
 	}

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/file_replace.h"
 #include "base/lock.h"
 #include "base/log.h"
 #include "policy/numbering.h"
@@ -49,29 +50,24 @@ void policy_ids_load(const struct agent_config *config, struct velo_pol_numberin
 void policy_ids_save(const struct agent_config *config, const struct velo_pol_numbering *numbering,
 		     char **saved)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 8], *text;
-	size_t len;
-	int fd;
+	char path[PATH_MAX], *text;
+	int ret;
 
 	text = velo_pol_numbering_text(numbering);
 	if (!text || (*saved && !strcmp(*saved, text))) {
 		free(text);
 		return;
 	}
-	if (ids_path(config, path, sizeof(path)) ||
-	    snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+	if (ids_path(config, path, sizeof(path))) {
 		free(text);
 		return;
 	}
 	*strrchr(path, '/') = '\0';
 	lock_mkdirs(path);
 	path[strlen(path)] = '/';
-	len = strlen(text);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0 || write(fd, text, len) != (ssize_t)len || close(fd) || rename(tmp, path)) {
-		pr_warn("policy: write %s: %s", path, strerror(errno));
-		if (fd >= 0)
-			unlink(tmp);
+	ret = velo_file_replace(path, NULL, text, strlen(text), 0600);
+	if (ret) {
+		pr_warn("policy: write %s: %s", path, strerror(-ret));
 		free(text);
 		return;
 	}

@@ -21,6 +21,7 @@
 #include <bpf/bpf.h>
 #include <cJSON.h>
 
+#include "base/file_replace.h"
 #include "base/log.h"
 #include "datapath/svc_bpf.h"
 #include "datapath/svc_maps.h"
@@ -43,11 +44,10 @@
  */
 static void write_names(const struct agent_config *config, const struct velo_svc_table *table)
 {
-	char path[PATH_MAX], tmp[PATH_MAX], vip[INET6_ADDRSTRLEN];
+	char path[PATH_MAX], vip[INET6_ADDRSTRLEN];
 	cJSON *root = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(root, "servicePorts");
 	char *text = NULL;
-	FILE *file;
-	int fd;
+	int ret;
 
 	for (unsigned i = 0; list && i < table->n; i++) {
 		const struct velo_svc_entry *entry = &table->entries[i];
@@ -63,23 +63,14 @@ static void write_names(const struct agent_config *config, const struct velo_svc
 	}
 	text = cJSON_PrintUnformatted(root);
 	cJSON_Delete(root);
-	if (!text ||
-	    snprintf(path, sizeof(path), "%s/services.json", config->paths.run_dir) >=
-		    (int)sizeof(path) ||
-	    snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+	if (!text || snprintf(path, sizeof(path), "%s/services.json", config->paths.run_dir) >=
+			     (int)sizeof(path)) {
 		free(text);
 		return;
 	}
-	/* 0600 whatever velod's umask (fchmod: a stale temp file keeps its mode through O_TRUNC). */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	file = fd >= 0 && !fchmod(fd, 0600) ? fdopen(fd, "w") : NULL;
-	if (!file && fd >= 0)
-		close(fd);
-	if (!file || fputs(text, file) < 0 || fclose(file) || rename(tmp, path)) {
-		pr_warn("services: write %s: %s", path, strerror(errno));
-		if (file)
-			unlink(tmp);
-	}
+	ret = velo_file_replace(path, NULL, text, strlen(text), 0600);
+	if (ret)
+		pr_warn("services: write %s: %s", path, strerror(-ret));
 	free(text);
 }
 

@@ -20,6 +20,7 @@
 #include <netlink/route/link.h>
 #include <netlink/route/link/veth.h>
 
+#include "base/file_replace.h"
 #include "base/lock.h"
 #include "base/log.h"
 #include "datapath/probe.h"
@@ -191,27 +192,18 @@ static int cache_read(const struct velo_paths *paths, struct velo_bpf_features *
 
 static void cache_write(const struct velo_paths *paths, const struct velo_bpf_features *in)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 16], id[64];
-	FILE *file;
-	int fd;
+	char path[PATH_MAX], tmp[PATH_MAX + 16], id[64], text[128];
+	int len;
 
 	boot_id(id, sizeof(id));
 	if (!id[0] || cache_path(paths, path, sizeof(path)) || lock_mkdirs(paths->run_dir))
 		return;
+	/* Concurrent ADDs probe alike: a temp per writer, the rename makes the file whole. */
 	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return;
-	file = fdopen(fd, "w");
-	if (!file) {
-		close(fd);
-		unlink(tmp);
-		return;
-	}
-	fprintf(file, "%s %d %d %d %d %d\n", id, in->redirect_peer, in->tcx, in->check_mtu,
-		in->devmap_prog, in->xdp_native_veth);
-	if (fclose(file) || rename(tmp, path))
-		unlink(tmp);
+	len = snprintf(text, sizeof(text), "%s %d %d %d %d %d\n", id, in->redirect_peer, in->tcx,
+		       in->check_mtu, in->devmap_prog, in->xdp_native_veth);
+	if (len > 0 && len < (int)sizeof(text))
+		velo_file_replace(path, tmp, text, (size_t)len, 0600);
 }
 
 void velo_bpf_probe(const struct velo_paths *paths, struct velo_bpf_features *out)

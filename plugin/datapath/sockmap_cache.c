@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file_replace.h"
 #include "base/lock.h"
 #include "datapath/sockmap_cache.h"
 #include "net/sockmap_bugs.h"
@@ -175,26 +176,11 @@ int sockmap_cache_read(const char *path, const struct sockmap_cache_key *key,
 	return ret ? ret : sockmap_cache_parse(text, key, out, why);
 }
 
-static int write_all(int fd, const char *text, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, text, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		text += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int sockmap_cache_write(const char *dir, const char *path, const struct sockmap_cache_key *key,
 			const struct velo_sockmap_features *features)
 {
 	char tmp[PATH_MAX], text[CACHE_TEXT_MAX];
-	int fd, ret, len;
+	int ret, len;
 
 	ret = lock_mkdirs(dir);
 	if (ret)
@@ -208,19 +194,7 @@ int sockmap_cache_write(const char *dir, const char *path, const struct sockmap_
 		       (unsigned long long)features->permanent_flag, features->bugs);
 	if (len < 0 || len >= (int)sizeof(text))
 		return -ENAMETOOLONG;
-	/* A temp file a killed writer of this pid left is ours to replace. */
-	unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	/* The umask can only take bits away; fchmod makes it exactly 0600 either way. */
-	ret = fchmod(fd, 0600) ? -errno : write_all(fd, text, (size_t)len);
-	if (close(fd) && !ret)
-		ret = -errno;
-	/* Concurrent probers write the same answer; rename makes the file whole either way. */
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	return ret;
+	/* Concurrent probers write the same answer: a temp per writer, the rename makes the
+	 * file whole either way. */
+	return velo_file_replace(path, tmp, text, (size_t)len, 0600);
 }

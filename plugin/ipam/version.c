@@ -15,6 +15,7 @@
 
 #include <cJSON.h>
 
+#include "base/file_replace.h"
 #include "base/log.h"
 #include "ipam/exec.h"
 #include "ipam/version.h"
@@ -108,16 +109,16 @@ static int mkdir_one(const char *path)
 static int cache_write(const struct ipam_call *call, const char *path, const struct binary_key *key,
 		       const cJSON *supported)
 {
-	char dir[PATH_MAX], tmp[PATH_MAX + 8];
+	char dir[PATH_MAX], tmp[PATH_MAX + 16];
 	cJSON *json = cJSON_CreateObject();
 	char *text = NULL;
-	int fd = -1, ret = -ENOMEM;
-	size_t len;
+	int ret = -ENOMEM;
 
 	ret = -ENAMETOOLONG;
+	/* Concurrent ADDs write the same answer: a temp per writer. */
 	if ((size_t)snprintf(dir, sizeof(dir), "%s/" VERSION_CACHE_DIR,
 			     call->config->paths.run_dir) >= sizeof(dir) ||
-	    (size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= sizeof(tmp))
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid()) >= sizeof(tmp))
 		goto out;
 	ret = mkdir_one(call->config->paths.run_dir);
 	if (!ret)
@@ -132,23 +133,9 @@ static int cache_write(const struct ipam_call *call, const char *path, const str
 	    !cJSON_AddItemToObject(json, "supportedVersions", cJSON_Duplicate(supported, true)))
 		goto out;
 	text = cJSON_PrintUnformatted(json);
-	if (!text)
-		goto out;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		goto out;
-	}
-	len = strlen(text);
-	if (fchmod(fd, 0600) || write(fd, text, len) != (ssize_t)len || rename(tmp, path)) {
-		ret = errno ? -errno : -EIO;
-		unlink(tmp);
-		goto out;
-	}
-	ret = 0;
+	if (text)
+		ret = velo_file_replace(path, tmp, text, strlen(text), 0600);
 out:
-	if (fd >= 0)
-		close(fd);
 	cJSON_free(text);
 	cJSON_Delete(json);
 	return ret;

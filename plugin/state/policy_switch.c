@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/file_replace.h"
 #include "base/lock.h"
 #include "state/policy_switch.h"
 
@@ -43,29 +44,13 @@ enum velo_policy_switch velo_policy_switch_read(const struct velo_paths *paths)
 int velo_policy_switch_write(const struct velo_paths *paths, bool on)
 {
 	const char *text = on ? "on\n" : "off\n";
-	char path[PATH_MAX], temp[PATH_MAX + 8];
-	size_t len = strlen(text);
-	ssize_t n;
-	int fd, ret;
+	char path[PATH_MAX];
+	int ret;
 
 	ret = switch_path(paths, path, sizeof(path));
-	if (ret)
-		return ret;
-	snprintf(temp, sizeof(temp), "%s.tmp", path);
-	ret = lock_mkdirs(paths->state_dir);
-	if (ret)
-		return ret;
-	fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, len);
-	if (n != (ssize_t)len)
-		ret = n < 0 ? -errno : -EIO;
-	if (close(fd) && !ret)
-		ret = -errno;
-	if (!ret && rename(temp, path))
-		ret = -errno;
-	if (ret)
-		unlink(temp);
+	if (!ret)
+		ret = lock_mkdirs(paths->state_dir);
+	if (!ret)
+		ret = velo_file_replace(path, NULL, text, strlen(text), 0644);
 	return ret;
 }

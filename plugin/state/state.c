@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file_replace.h"
 #include "base/lock.h"
 #include "base/log.h"
 #include "state/record_json.h"
@@ -129,22 +130,6 @@ int state_lock_path(const struct velo_paths *paths, const char *network, const c
 
 /* ---- files ---- */
 
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, data, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /*
  * The record as one line of compact JSON, printed into a buffer sized for
  * it (cJSON_Print() grows its own from 256 bytes, copying each time); NULL
@@ -171,7 +156,7 @@ static char *record_text(const cJSON *json)
 static int write_atomically(const char *dir, const struct velo_record *record, const char *text)
 {
 	char path[PATH_MAX], temp[PATH_MAX];
-	int fd, ret;
+	int ret;
 
 	ret = format_path(path, sizeof(path), "%s/%s" NAME_SEP "%s" STATE_SUFFIX, dir,
 			  record->container_id, record->ifname);
@@ -179,23 +164,13 @@ static int write_atomically(const char *dir, const struct velo_record *record, c
 		ret = temp_path(dir, record->container_id, record->ifname, temp, sizeof(temp));
 	if (ret)
 		return ret;
-	fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	ret = velo_file_replace(path, temp, text, strlen(text), 0600);
 	/* The directory is missing only for a network's first record. */
-	if (fd < 0 && errno == ENOENT) {
+	if (ret == -ENOENT) {
 		ret = lock_mkdirs(dir);
-		if (ret)
-			return ret;
-		fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (!ret)
+			ret = velo_file_replace(path, temp, text, strlen(text), 0600);
 	}
-	if (fd < 0)
-		return -errno;
-	ret = write_all(fd, text, strlen(text));
-	if (close(fd) && !ret)
-		ret = -errno;
-	if (!ret && rename(temp, path))
-		ret = -errno;
-	if (ret)
-		unlink(temp);
 	return ret;
 }
 
