@@ -8,8 +8,10 @@
  * Service IPs judged after kube-proxy's DNAT (velo_pol_uplink), spoofed
  * sources, ICMP errors by the flow they quote, IP fragments by their first
  * fragment's ports, IPv6 extension headers, flows without an entry judged the
- * way they were opened, TCP entries ending at RST and FIN. Runs in a private
- * netns; skips when not root.
+ * way they were opened, TCP entries ending at RST and FIN; and
+ * bpf/policy_nf.bpf.c parsing as the veth does (where the kernel runs
+ * netfilter programs, Linux >= 6.4). Runs in a private netns; skips when not
+ * root.
  */
 #include <arpa/inet.h>
 #include <net/if.h>
@@ -32,9 +34,18 @@
 
 #include "bpf/lib/velo_policy.h"
 #include "policy.skel.h"
+#include "policy_nf.skel.h"
 
 #define TC_NEXT (-1) /* TC_ACT_UNSPEC: tcx's TCX_NEXT */
 #define TC_SHOT 2
+#define NF_DROP 0
+#define NF_ACCEPT 1
+/* Newer than libbpf 1.1's headers (velod/policy_nf.c says the same). */
+#define NF_PROG_TYPE 32 /* BPF_PROG_TYPE_NETFILTER */
+#define NF_ATTACH_TYPE 45 /* BPF_NETFILTER */
+#define NFPROTO_IPV4 2
+#define NFPROTO_IPV6 10
+#define NF_INET_FORWARD 2
 #define TCP 6
 #define UDP 17
 #define ICMP 1
@@ -63,6 +74,7 @@ enum { ID_A = 300, ID_B = 301, ID_R = 302, ID_NET10 = VELO_ID_CIDR_FIRST + 1 };
 static struct {
 	bool ready;
 	struct policy *skel;
+	struct policy_nf *nf; /* NULL: this kernel runs no netfilter programs */
 	int if_a, if_b, if_up;
 	uint32_t revision;
 } fx;
@@ -374,6 +386,31 @@ static int reset(void **state)
 	return 0;
 }
 
+/* velo_pol_nf on the fixture's maps, as velod loads it on the pinned ones; NULL before 6.4. */
+static struct policy_nf *nf_load(void)
+{
+	struct policy_nf *nf = policy_nf__open();
+	struct bpf_map *map, *shared;
+
+	if (!nf)
+		return NULL;
+	bpf_object__for_each_map (map, nf->obj) {
+		bpf_map__set_pin_path(map, NULL);
+		shared = bpf_object__find_map_by_name(fx.skel->obj, bpf_map__name(map));
+		if (shared && bpf_map__reuse_fd(map, bpf_map__fd(shared)))
+			goto fail;
+	}
+	if (bpf_program__set_type(nf->progs.velo_pol_nf, (enum bpf_prog_type)NF_PROG_TYPE) ||
+	    bpf_program__set_expected_attach_type(nf->progs.velo_pol_nf,
+						  (enum bpf_attach_type)NF_ATTACH_TYPE) ||
+	    policy_nf__load(nf))
+		goto fail;
+	return nf;
+fail:
+	policy_nf__destroy(nf);
+	return NULL;
+}
+
 static int group_setup(void **state)
 {
 	struct bpf_map *map;
@@ -397,6 +434,7 @@ static int group_setup(void **state)
 		bpf_map__set_pin_path(map, NULL);
 	if (policy__load(fx.skel))
 		return -1;
+	fx.nf = nf_load();
 	fx.ready = true;
 	return 0;
 }
@@ -404,6 +442,7 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
 	(void)state;
+	policy_nf__destroy(fx.nf);
 	policy__destroy(fx.skel);
 	return 0; /* the private netns and its devices go with the process */
 }
@@ -723,6 +762,15 @@ static void test_ipv4_fragments(void **state)
 	assert_int_equal(run_prog(fx.skel->progs.velo_pol_to, fx.if_b, buf, len), TC_NEXT);
 }
 
+/* Pods A and B get their IPv6 addresses too. */
+static void pods_ipv6(void)
+{
+	put_ip6(ADDR6_A, ID_A);
+	put_ip6(ADDR6_B, ID_B);
+	put_if6(fx.if_a, ADDR_A, ADDR6_A);
+	put_if6(fx.if_b, ADDR_B, ADDR6_B);
+}
+
 static void test_ipv6_extension_headers(void **state)
 {
 	static const uint8_t dstopts[] = { EXT_DSTOPTS },
@@ -737,10 +785,7 @@ static void test_ipv6_extension_headers(void **state)
 
 	(void)state;
 	REQUIRE_ROOT();
-	put_ip6(ADDR6_A, ID_A);
-	put_ip6(ADDR6_B, ID_B);
-	put_if6(fx.if_a, ADDR_A, ADDR6_A);
-	put_if6(fx.if_b, ADDR_B, ADDR6_B);
+	pods_ipv6();
 	isolate(ID_B, VELO_POL_ISOLATE_INGRESS);
 	rule(ID_B, ID_A, VELO_POL_DIR_INGRESS, UDP, 7000, 16, true);
 	rule(ID_B, ID_A, VELO_POL_DIR_INGRESS, TCP, 7000, 16, true);
@@ -789,6 +834,52 @@ static void test_unplaced_receiver(void **state)
 	assert_int_equal(drops(ADDR_B, VELO_POL_DROP_PENDING), 1);
 }
 
+/* velo_pol_nf at the forward hook on an Ethernet frame (test_run strips the header). */
+static int nf_run(uint8_t *buf, unsigned len, bool v6)
+{
+	/* struct nf_hook_state's first two fields; test_run takes the rest as zero. */
+	struct {
+		uint8_t hook, pf;
+	} ctx = { .hook = NF_INET_FORWARD, .pf = v6 ? NFPROTO_IPV6 : NFPROTO_IPV4 };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = buf, .data_size_in = len, .ctx_in = &ctx,
+		    .ctx_size_in = sizeof(ctx));
+
+	assert_int_equal(bpf_prog_test_run_opts(bpf_program__fd(fx.nf->progs.velo_pol_nf), &opts),
+			 0);
+	return (int)opts.retval;
+}
+
+/*
+ * Netfilter judges an egress-isolated pod's packets as its veth does: IPv6
+ * extension headers walked to the ports, later fragments by their first's.
+ */
+static void test_netfilter_parses_like_veth(void **state)
+{
+	static const uint8_t dstopts[] = { EXT_DSTOPTS };
+	uint8_t buf[FRAME6_MAX];
+	unsigned len;
+
+	(void)state;
+	REQUIRE_ROOT();
+	if (!fx.nf)
+		skip(); /* Linux < 6.4: velod says so and docs/policy.md what stays unjudged */
+	pods_ipv6();
+	isolate(ID_A, VELO_POL_ISOLATE_EGRESS);
+	rule(ID_A, ID_B, VELO_POL_DIR_EGRESS, UDP, 7000, 16, true);
+	bump();
+	len = frame6(buf, dstopts, 1, 0, 0, UDP, ADDR6_A, 40400, ADDR6_B, 7000);
+	assert_int_equal(nf_run(buf, len, true), NF_ACCEPT);
+	len = frame6(buf, dstopts, 1, 0, 0, UDP, ADDR6_A, 40401, ADDR6_B, 7001);
+	assert_int_equal(nf_run(buf, len, true), NF_DROP);
+	/* Fragments of a datagram to 7000 pass, those of one whose first wasn't seen don't. */
+	len = frag4(buf, 90, 0, true, 7000);
+	assert_int_equal(nf_run(buf, len, false), NF_ACCEPT);
+	len = frag4(buf, 90, 185, false, 7000);
+	assert_int_equal(nf_run(buf, len, false), NF_ACCEPT);
+	len = frag4(buf, 91, 185, false, 7000);
+	assert_int_equal(nf_run(buf, len, false), NF_DROP);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -805,6 +896,7 @@ int main(void)
 		cmocka_unit_test_setup(test_reply_without_entry, reset),
 		cmocka_unit_test_setup(test_entry_ends_with_tcp, reset),
 		cmocka_unit_test_setup(test_unplaced_receiver, reset),
+		cmocka_unit_test_setup(test_netfilter_parses_like_veth, reset),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
