@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "base/log.h"
-#include "config.h"
+#include "agent/config.h"
 
 static struct agent_config config;
 

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "flows_series.h"
+#include "flows/flows_series.h"
 
 struct sum {
 	unsigned series;

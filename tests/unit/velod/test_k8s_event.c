@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "k8s_event.h"
+#include "k8s/k8s_event.h"
 
 /* What the callback saw. */
 struct seen {

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "k8s_node_list.h"
+#include "k8s/k8s_node_list.h"
 
 #define NODE_A                                                                                   \
 	"{\"kind\": \"Node\", \"metadata\": {\"name\": \"node-a\", \"resourceVersion\": \"7\"}," \

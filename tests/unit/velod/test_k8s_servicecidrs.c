@@ -19,8 +19,8 @@
 
 #include "base/addr.h"
 #include "policy/cidr.h"
-#include "k8s_servicecidrs.h"
-#include "k8s_watch.h"
+#include "k8s/k8s_servicecidrs.h"
+#include "k8s/k8s_watch.h"
 
 /* ---- the stand-in for k8s_watch.c ---- */
 

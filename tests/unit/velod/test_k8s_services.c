@@ -23,8 +23,8 @@
 
 #include <cmocka.h>
 
-#include "k8s_services.h"
-#include "k8s_watch.h"
+#include "k8s/k8s_services.h"
+#include "k8s/k8s_watch.h"
 
 enum { SERVICES, SLICES };
 

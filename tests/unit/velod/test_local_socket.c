@@ -19,8 +19,8 @@
 
 #include <cmocka.h>
 
-#include "config.h"
-#include "local_socket.h"
+#include "agent/config.h"
+#include "agent/local_socket.h"
 
 static struct agent_config config;
 static char dir[] = "/tmp/velotest-velod-sock-XXXXXX";
