@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * velod's bounded metric series (velod/flows_series.c): counts per label set,
+ * velod's bounded metric series (velod/flows/flows_series.c): counts per label set,
  * and past the cap one "other" series, so /metrics can't grow without end.
  */
 #include <setjmp.h>

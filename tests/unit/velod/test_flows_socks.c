@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * velod's table of open TCP sockets' sides (velod/flows_socks.c): an END in
+ * velod's table of open TCP sockets' sides (velod/flows/flows_socks.c): an END in
  * the socket's own view comes out client -> server like its START, by cookie;
  * without a START, the lower port is the server's; the table stays bounded.
  */
