@@ -88,26 +88,6 @@ struct agent_config {
 	unsigned max_flow_series; /* cap on velo_drops_total and velo_flows_total series */
 };
 
-/* Per program name: what the sampling windows saw. */
-struct prog_cost {
-	char name[VELO_OBJ_NAME_MAX];
-	const char *type;
-	uint64_t runs;
-	uint64_t run_time_ns;
-};
-
-struct sampler {
-	int stats_fd; /* held only during a window */
-	uint64_t window_end_ns;
-	uint64_t next_start_ns;
-	struct velo_prog_set start;
-	struct prog_cost *costs;
-	unsigned n_costs;
-	double sampled_seconds; /* total length of finished windows */
-	uint64_t windows;
-	uint64_t errors;
-};
-
 struct reconcile_stats {
 	uint64_t runs;
 	uint64_t released;
@@ -115,14 +95,6 @@ struct reconcile_stats {
 	uint64_t errors;
 	double last_success_unix;
 	int last_scan_error; /* 0 or -errno of the last pass's record scan */
-};
-
-/* Deleting the veths DELs retired (plugin/net/retire.h). */
-struct reaper {
-	int lock_fd; /* the agent lock: DELs retire only while it is held; -1 when not */
-	uint64_t next_ns;
-	uint64_t reaps; /* group deletes that removed at least one veth */
-	uint64_t errors;
 };
 
 /* A node as host-gw needs it, from nodesFile or from the API's Node object. */
@@ -208,8 +180,6 @@ struct agent {
 	unsigned n_parts;
 	struct services services;
 	struct policy policy;
-	struct sampler sampler;
-	struct reaper reaper;
 	struct hostgw_stats hostgw;
 	struct reconcile_stats reconcile;
 	struct flows *flows; /* flow events (flows.h); NULL when off */

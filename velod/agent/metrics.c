@@ -278,31 +278,10 @@ static void put_endpoints(const struct agent *agent, struct text *text)
 
 /* ---- BPF ---- */
 
-static void put_bpf(const struct agent *agent, struct text *text)
+/* The programs loaded now; what they cost is the sampler's (node/sampler.c). */
+static void put_bpf(struct text *text)
 {
-	const struct sampler *sampler = &agent->sampler;
 	struct velo_prog_set loaded;
-
-	header(text, "velo_bpf_prog_run_count_total", "counter",
-	       "Runs of velo's BPF programs seen during sampling windows only.");
-	for (unsigned i = 0; i < sampler->n_costs; i++)
-		put(text, "velo_bpf_prog_run_count_total{prog=\"%s\",type=\"%s\"} %llu\n",
-		    sampler->costs[i].name, sampler->costs[i].type,
-		    (unsigned long long)sampler->costs[i].runs);
-	header(text, "velo_bpf_prog_run_seconds_total", "counter",
-	       "CPU time velo's BPF programs ran during sampling windows only.");
-	for (unsigned i = 0; i < sampler->n_costs; i++)
-		put(text, "velo_bpf_prog_run_seconds_total{prog=\"%s\",type=\"%s\"} %.9f\n",
-		    sampler->costs[i].name, sampler->costs[i].type,
-		    (double)sampler->costs[i].run_time_ns / 1e9);
-	header(text, "velo_bpf_stats_sampled_seconds_total", "counter",
-	       "Wall time covered by sampling windows (BPF stats on node-wide).");
-	put(text, "velo_bpf_stats_sampled_seconds_total %.6f\n", sampler->sampled_seconds);
-	header(text, "velo_bpf_stats_windows_total", "counter", "Sampling windows completed.");
-	put(text, "velo_bpf_stats_windows_total %llu\n", (unsigned long long)sampler->windows);
-	header(text, "velo_bpf_stats_errors_total", "counter",
-	       "Sampling windows that could not be taken.");
-	put(text, "velo_bpf_stats_errors_total %llu\n", (unsigned long long)sampler->errors);
 
 	if (velo_progs_sample(false, &loaded))
 		return;
@@ -415,7 +394,7 @@ char *metrics_render(const struct agent *agent, size_t *len)
 
 	put_agent(agent, &text);
 	put_endpoints(agent, &text);
-	put_bpf(agent, &text);
+	put_bpf(&text);
 	put_counter_maps(agent, &text);
 	for (unsigned i = 0; i < agent->n_parts; i++) {
 		char *part;

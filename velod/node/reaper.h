@@ -7,6 +7,14 @@
 
 #include "agent/agent.h"
 
+/* Deleting the veths DELs retired (plugin/net/retire.h). */
+struct reaper {
+	int lock_fd; /* the agent lock: DELs retire only while it is held; -1 when not */
+	uint64_t next_ns;
+	uint64_t reaps; /* group deletes that removed at least one veth */
+	uint64_t errors;
+};
+
 /* Takes the agent lock (-EWOULDBLOCK: another velod has this runDir) and reaps once. */
 int reaper_start(struct reaper *reaper, const struct agent_config *config);
 void reaper_step(struct reaper *reaper, const struct agent_config *config, uint64_t now_ns);
