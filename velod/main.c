@@ -131,32 +131,6 @@ static void run_loop(struct agent *agent)
 	}
 }
 
-/* Stops the first n parts in reverse order, those that started. */
-static void stop_parts(struct agent *agent, const bool *started, unsigned n)
-{
-	while (n-- > 0)
-		if (started[n] && agent->parts[n]->stop)
-			agent->parts[n]->stop(agent);
-}
-
-/* Starts every part in order; 0, or -errno when a fatal one did not start (the ones
- * before it are stopped again). */
-static int start_parts(struct agent *agent, bool *started)
-{
-	for (unsigned i = 0; i < agent->n_parts; i++) {
-		const struct agent_part *part = agent->parts[i];
-		int ret = part->start ? part->start(agent) : 0;
-
-		started[i] = !ret;
-		if (!ret || !part->fatal)
-			continue;
-		pr_err("velod stops: %s did not start", part->name);
-		stop_parts(agent, started, i);
-		return ret;
-	}
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -219,7 +193,7 @@ int main(int argc, char **argv)
 	agent.parts = agent_parts;
 	agent.n_parts = agent_parts_len;
 	started = calloc(agent.n_parts, sizeof(*started));
-	if (!started || start_parts(&agent, started)) {
+	if (!started || agent_parts_start(&agent, started)) {
 		free(started);
 		return 1;
 	}
@@ -233,7 +207,7 @@ int main(int argc, char **argv)
 	run_loop(&agent);
 
 	pr_info("velod stopping (signal %d)", (int)stop_signal);
-	stop_parts(&agent, started, agent.n_parts);
+	agent_parts_stop(&agent, started, agent.n_parts);
 	free(started);
 	log_close();
 	return 0;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The seam for velod's parts (part.c: two helpers). Each part (the reaper, the
+ * The seam for velod's parts (part.c: starting, stopping, helpers). Each part (the reaper, the
  * HTTP server, host-gw routes, Services, NetworkPolicy, flow events, ...) fills
  * one of these in its own folder; velod/parts.c lists them all. main.c starts
  * them in table order, polls, steps and asks each for its deadline every turn,
@@ -58,6 +58,14 @@ struct agent_part {
 	void (*stop)(struct agent *agent);
 };
 
+/*
+ * Starts agent's parts in table order, noting in started[i] which did. 0, or
+ * the -errno of a fatal part that did not start, named in the log, after
+ * stopping the ones before it again.
+ */
+int agent_parts_start(struct agent *agent, bool *started);
+/* Stops the first n parts that started, in reverse order. */
+void agent_parts_stop(struct agent *agent, const bool *started, unsigned n);
 /* Wakes the loop when fd is readable; a negative fd is no fd. */
 void agent_poll_read(struct agent_poll *poll, int fd);
 /* The earlier of two deadlines. */
