@@ -25,7 +25,6 @@
 #include "datapath/sockmap_stats.h"
 #include "state/netns_state.h"
 #include "state/state.h"
-#include "config.h"
 #include "metrics.h"
 #include "part.h"
 
