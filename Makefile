@@ -30,7 +30,7 @@ OBJ        := $(BUILD)/obj
 LIB_OBJS   := $(LIB_SRCS:%.c=$(OBJ)/%.o)
 LIB        := $(BUILD)/libvelo.a
 CTL_SRCS   := $(wildcard veloctl/*.c)
-AGENT_SRCS := $(wildcard velod/*.c)
+AGENT_SRCS := $(wildcard velod/*.c velod/*/*.c)
 BINS       := $(BUILD)/velo $(if $(CTL_SRCS),$(BUILD)/veloctl) $(if $(AGENT_SRCS),$(BUILD)/velod)
 
 # BPF: bpf/<attach point>.bpf.c -> object -> skeleton header embedded in the binaries.
@@ -64,7 +64,7 @@ $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*) > $@.tmp && mv $@.tmp $@
 
 # Objects live under $(OBJ)/<source dir>/, apart from the binaries of the same names.
-$(OBJ)/%.o: %.c $(wildcard plugin/*/*.h veloctl/*.h velod/*.h) $(BPF_SKELS)
+$(OBJ)/%.o: %.c $(wildcard plugin/*/*.h veloctl/*.h velod/*/*.h) $(BPF_SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
@@ -109,14 +109,14 @@ install: all ## install velo to $(DESTDIR)$(CNI_BIN_DIR), the rest to $(DESTDIR)
 uninstall: ## remove what install put in place
 	rm -f $(DESTDIR)$(CNI_BIN_DIR)/velo $(DESTDIR)$(PREFIX)/bin/veloctl $(DESTDIR)$(PREFIX)/bin/velod
 
-C_FILES  = $(wildcard plugin/*.[ch] plugin/*/*.[ch] veloctl/*.[ch] velod/*.[ch] bpf/*.c bpf/*.h bpf/lib/*.h \
+C_FILES  = $(wildcard plugin/*.[ch] plugin/*/*.[ch] veloctl/*.[ch] velod/*.[ch] velod/*/*.[ch] bpf/*.c bpf/*.h bpf/lib/*.h \
 	tests/unit/*/*.c tests/bpf/*.c tests/fuzz/*.c bench/*.c)
 SH_FILES = $(wildcard hack/*.sh tests/*.sh tests/*/*.sh bench/*.sh e2e/*.sh e2e/*/*.sh .ci/run)
 
 lint: all ## the layout rule, clang-tidy, cppcheck, shellcheck
 	hack/check-layout.sh
 	hack/check-bats.sh
-	clang-tidy --quiet $(LIB_SRCS) plugin/main.c $(CTL_SRCS) $(AGENT_SRCS) -- $(CPPFLAGS) -std=gnu11
+	clang-tidy --quiet $(LIB_SRCS) plugin/main.c $(CTL_SRCS) $(AGENT_SRCS) -- $(CPPFLAGS) -Ivelod -std=gnu11
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--suppress=missingIncludeSystem --suppress=unknownMacro --inline-suppr -Iplugin -I. $(LIB_SRCS) plugin/main.c
 	shellcheck -x $(SH_FILES)

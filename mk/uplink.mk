@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # The node uplink's XDP program (bpf/uplink_xdp.bpf.c): its BPF_PROG_TEST_RUN test. velod
-# (velod/uplink_xdp.c) and the skeleton build through the main Makefile's rules.
+# (velod/routing/uplink_xdp.c) and the skeleton build through the main Makefile's rules.
 
 BPF_UPLINK_BIN := $(BUILD)/tests/test_bpf_uplink_xdp
 TEST_BINS      += $(BPF_UPLINK_BIN)

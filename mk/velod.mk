@@ -6,6 +6,6 @@ VELO_VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 MHD_CFLAGS   := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
 MHD_LIBS     := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
 
-$(OBJ)/velod/%.o: CPPFLAGS += $(MHD_CFLAGS) -DVELO_VERSION='"$(VELO_VERSION)"'
+$(OBJ)/velod/%.o: CPPFLAGS += -Ivelod $(MHD_CFLAGS) -DVELO_VERSION='"$(VELO_VERSION)"'
 $(OBJ)/veloctl/%.o: CPPFLAGS += -DVELO_VERSION='"$(VELO_VERSION)"'
 AGENT_LDLIBS += $(MHD_LIBS) $(shell pkg-config --libs libnftables 2>/dev/null || echo -lnftables)

@@ -19,20 +19,10 @@
 
 #include "base/log.h"
 #include "net/retire.h"
-#include "config.h"
-#include "flows.h"
-#include "flows_http.h"
-#include "forward.h"
-#include "guard.h"
-#include "hostgw.h"
-#include "http.h"
-#include "k8s_nodes.h"
-#include "policy.h"
-#include "reaper.h"
-#include "reconcile.h"
-#include "sampler.h"
-#include "services.h"
-#include "uplink_xdp.h"
+#include "agent/config.h"
+#include "agent/part.h"
+#include "node/reconcile.h"
+#include "parts.h"
 
 #ifndef VELO_VERSION
 #define VELO_VERSION "dev"
@@ -81,98 +71,63 @@ static void usage(FILE *out)
 		"  -h, --help         this text\n");
 }
 
-static uint64_t earlier(uint64_t a, uint64_t b)
+/* One turn's wait: until the earliest part's deadline, a part's fd or a signal. */
+static int wait_turn(struct agent *agent, struct agent_poll *poll)
 {
-	return a < b ? a : b;
+	uint64_t now = velo_monotonic_ns(), deadline = UINT64_MAX;
+	struct timeval timeout;
+	long long wait_ms;
+
+	FD_ZERO(&poll->read);
+	FD_ZERO(&poll->write);
+	FD_ZERO(&poll->except);
+	poll->max_fd = -1;
+	poll->timeout_ms = -1;
+	agent_poll_read(poll, signal_pipe[0]);
+	for (unsigned i = 0; i < agent->n_parts; i++) {
+		const struct agent_part *part = agent->parts[i];
+
+		if (part->deadline)
+			deadline = agent_earlier(deadline, part->deadline(agent));
+		if (part->poll)
+			part->poll(agent, poll);
+	}
+	wait_ms = deadline == UINT64_MAX ? MAX_SLEEP_MS
+		  : deadline <= now	 ? 0
+					 : (long long)((deadline - now) / NS_PER_MS) + 1;
+	if (wait_ms > MAX_SLEEP_MS)
+		wait_ms = MAX_SLEEP_MS;
+	if (poll->timeout_ms >= 0 && poll->timeout_ms < wait_ms)
+		wait_ms = poll->timeout_ms;
+	timeout.tv_sec = wait_ms / 1000;
+	timeout.tv_usec = (wait_ms % 1000) * 1000;
+	return select(poll->max_fd + 1, &poll->read, &poll->write, &poll->except, &timeout);
 }
 
-static void run_loop(struct agent *agent, struct http_server *server)
+static void run_loop(struct agent *agent)
 {
-	const struct agent_config *config = &agent->config;
-	uint64_t next_reconcile = velo_monotonic_ns();
+	struct agent_poll poll;
 
 	while (!stop_signal) {
-		uint64_t now = velo_monotonic_ns(), deadline = UINT64_MAX;
-		long long wait_ms, http_ms;
-		struct timeval timeout;
-		fd_set rs, ws, es;
-		int max_fd, n;
+		uint64_t now = velo_monotonic_ns();
 		char drain[16];
 
-		if (config->reconcile_interval_s && now >= next_reconcile) {
-			reconcile_run(agent);
-			forward_apply(config); /* puts back rules a flush removed; logs */
-			now = velo_monotonic_ns();
-			next_reconcile = now + config->reconcile_interval_s * 1000 * NS_PER_MS;
-		}
-		sampler_step(&agent->sampler, config, now);
-		reaper_step(&agent->reaper, config, now);
-		hostgw_step(&agent->hostgw, config, now);
-		services_step(&agent->services, config, now);
-		policy_step(&agent->policy, config, now);
-		flows_step(agent->flows, now);
-
-		if (config->reconcile_interval_s)
-			deadline = next_reconcile;
-		deadline = earlier(deadline, sampler_deadline(&agent->sampler, config));
-		deadline = earlier(deadline, reaper_deadline(&agent->reaper));
-		deadline = earlier(deadline, hostgw_deadline(&agent->hostgw, config));
-		deadline = earlier(deadline, services_deadline(&agent->services, config));
-		deadline = earlier(deadline, policy_deadline(&agent->policy));
-		deadline = earlier(deadline, flows_deadline(agent->flows));
-		wait_ms = deadline == UINT64_MAX ? MAX_SLEEP_MS
-			  : deadline <= now	 ? 0
-						 : (long long)((deadline - now) / NS_PER_MS) + 1;
-		if (wait_ms > MAX_SLEEP_MS)
-			wait_ms = MAX_SLEEP_MS;
-
-		FD_ZERO(&rs);
-		FD_ZERO(&ws);
-		FD_ZERO(&es);
-		FD_SET(signal_pipe[0], &rs);
-		max_fd = signal_pipe[0];
-		if (agent->hostgw.watch) {
-			/* The Node watch changed the list: routes follow within the loop's turn. */
-			FD_SET(k8s_nodes_fd(agent->hostgw.watch), &rs);
-			if (k8s_nodes_fd(agent->hostgw.watch) > max_fd)
-				max_fd = k8s_nodes_fd(agent->hostgw.watch);
-		}
-		for (unsigned i = 0; services_fd(&agent->services, i) >= 0; i++) {
-			/* A Service watch changed the state or has log lines. */
-			FD_SET(services_fd(&agent->services, i), &rs);
-			if (services_fd(&agent->services, i) > max_fd)
-				max_fd = services_fd(&agent->services, i);
-		}
-		for (unsigned i = 0; policy_fd(&agent->policy, i) >= 0; i++) {
-			/* A policy watch changed the objects or has log lines. */
-			FD_SET(policy_fd(&agent->policy, i), &rs);
-			if (policy_fd(&agent->policy, i) > max_fd)
-				max_fd = policy_fd(&agent->policy, i);
-		}
-		if (flows_fd(agent->flows) >= 0) {
-			/* Flow events in the ring. */
-			FD_SET(flows_fd(agent->flows), &rs);
-			if (flows_fd(agent->flows) > max_fd)
-				max_fd = flows_fd(agent->flows);
-		}
-		max_fd = http_fdset(server, &rs, &ws, &es, max_fd, &http_ms);
-		if (http_ms >= 0 && http_ms < wait_ms)
-			wait_ms = http_ms;
-		timeout.tv_sec = wait_ms / 1000;
-		timeout.tv_usec = (wait_ms % 1000) * 1000;
-		n = select(max_fd + 1, &rs, &ws, &es, &timeout);
-		if (n < 0) {
+		for (unsigned i = 0; i < agent->n_parts; i++)
+			if (agent->parts[i]->step)
+				agent->parts[i]->step(agent, now);
+		if (wait_turn(agent, &poll) < 0) {
 			if (errno == EINTR)
 				continue;
 			pr_err("select: %s", strerror(errno));
 			break;
 		}
-		if (FD_ISSET(signal_pipe[0], &rs))
+		if (FD_ISSET(signal_pipe[0], &poll.read))
 			while (read(signal_pipe[0], drain, sizeof(drain)) > 0)
 				;
-		if (flows_consume(agent->flows))
-			flows_http_wake();
-		http_run(server, &rs, &ws, &es);
+		/* In reverse: a part's new events reach the parts before it within the turn. */
+		for (unsigned i = agent->n_parts; i-- > 0;)
+			if (agent->parts[i]->ready)
+				agent->parts[i]->ready(agent, &poll);
 	}
 }
 
@@ -186,7 +141,7 @@ int main(int argc, char **argv)
 		{},
 	};
 	struct agent agent = {};
-	struct http_server *server = NULL;
+	bool *started;
 	const char *config_path = NULL;
 	bool once = false;
 	int opt, ret;
@@ -235,49 +190,13 @@ int main(int argc, char **argv)
 		pr_err("signals: %s", strerror(-ret));
 		return 1;
 	}
-	ret = reaper_start(&agent.reaper, &agent.config);
-	if (ret) {
-		pr_err("agent lock in runDir %s: %s", agent.config.paths.run_dir,
-		       ret == -EWOULDBLOCK ? "another velod holds it" : strerror(-ret));
+	agent.parts = agent_parts;
+	agent.n_parts = agent_parts_len;
+	started = calloc(agent.n_parts, sizeof(*started));
+	if (!started || agent_parts_start(&agent, started)) {
+		free(started);
 		return 1;
 	}
-	server = http_start(&agent); /* listen and the local socket; it logs what it serves */
-	if (!server)
-		return 1;
-	/* Without nf_tables velod still does its other jobs; the IPv4 rp_filter stays. */
-	if (agent.config.guard_prefix[0] && guard_apply(&agent.config))
-		pr_err("guard: no strict source check for IPv6 on this node");
-	forward_apply(&agent.config); /* logs what it did or couldn't do */
-	uplink_xdp_apply(&agent.config);
-	if (agent_nodes_from_api(&agent.config)) {
-		agent.hostgw.watch = k8s_nodes_start(&agent.config);
-		if (!agent.hostgw.watch) {
-			pr_err("Node watch: %s", strerror(errno));
-			reaper_stop(&agent.reaper);
-			http_stop(server);
-			return 1;
-		}
-	}
-	if (services_start(&agent.services, &agent.config)) {
-		pr_err("Service watches: %s", strerror(errno));
-		k8s_nodes_stop(agent.hostgw.watch);
-		reaper_stop(&agent.reaper);
-		http_stop(server);
-		return 1;
-	}
-	ret = policy_start(&agent.policy, &agent.config);
-	if (ret) {
-		pr_err("policy source: %s", strerror(-ret));
-		services_stop(&agent.services);
-		k8s_nodes_stop(agent.hostgw.watch);
-		reaper_stop(&agent.reaper);
-		http_stop(server);
-		return 1;
-	}
-	agent.flows = flows_new(&agent.config, &agent.policy, &agent.services);
-	if (!agent.flows && errno)
-		pr_err("flows: %s (no flow events)", strerror(errno));
-	sampler_init(&agent.sampler, &agent.config);
 	pr_info("velod %s started: state %s, listen %s, reconcile every %us (grace %us), "
 		"BPF stats %.1fs every %us",
 		VELO_VERSION, agent.config.paths.state_dir,
@@ -285,16 +204,11 @@ int main(int argc, char **argv)
 		agent.config.reconcile_interval_s, agent.config.grace_period_s,
 		agent.config.sample_window_s, agent.config.sample_interval_s);
 
-	run_loop(&agent, server);
+	run_loop(&agent);
 
 	pr_info("velod stopping (signal %d)", (int)stop_signal);
-	sampler_fini(&agent.sampler);
-	k8s_nodes_stop(agent.hostgw.watch);
-	services_stop(&agent.services);
-	policy_stop(&agent.policy);
-	reaper_stop(&agent.reaper);
-	http_stop(server);
-	flows_free(agent.flows);
+	agent_parts_stop(&agent, started, agent.n_parts);
+	free(started);
 	log_close();
 	return 0;
 }

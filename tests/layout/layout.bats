@@ -72,13 +72,50 @@ teardown() {
 }
 
 @test "layout: a C file in a nested folder the Makefile does not build fails" {
-	mkdir -p "$VT/plugin/net/extra" "$VT/velod/extra"
+	mkdir -p "$VT/plugin/net/extra" "$VT/velod/k8s/extra"
 	printf '// SPDX-License-Identifier: Apache-2.0\n/* Never built. */\n' >"$VT/plugin/net/extra/helper.c"
-	printf '// SPDX-License-Identifier: Apache-2.0\n/* Never built. */\n' >"$VT/velod/extra/helper.c"
+	printf '// SPDX-License-Identifier: Apache-2.0\n/* Never built. */\n' >"$VT/velod/k8s/extra/helper.c"
 	run "$VT/hack/check-layout.sh"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"plugin/net/extra/helper.c: in a nested folder, which the Makefile does not build"* ]]
-	[[ "$output" == *"velod/extra/helper.c: in a nested folder, which the Makefile does not build"* ]]
+	[[ "$output" == *"velod/k8s/extra/helper.c: in a nested folder, which the Makefile does not build"* ]]
+}
+
+@test "layout: a velod folder including a higher one fails, naming the file" {
+	sed -i '0,/#include "agent\/agent.h"/s||#include "agent/agent.h"\n#include "policy/policy.h"|' \
+		"$VT/velod/k8s/k8s_nodes.h"
+	grep -q '"policy/policy.h"' "$VT/velod/k8s/k8s_nodes.h"
+	run "$VT/hack/check-layout.sh"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"velod/k8s/k8s_nodes.h: k8s (rank 1) includes policy/policy.h (rank 2): includes only go down"* ]]
+}
+
+@test "layout: velod folders of one rank don't include each other" {
+	sed -i '0,/#include "agent\/agent.h"/s||#include "agent/agent.h"\n#include "node/reaper.h"|' \
+		"$VT/velod/k8s/k8s_nodes.h"
+	grep -q '"node/reaper.h"' "$VT/velod/k8s/k8s_nodes.h"
+	run "$VT/hack/check-layout.sh"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"velod/k8s/k8s_nodes.h: k8s (rank 1) includes node/reaper.h (rank 1)"* ]]
+}
+
+@test "layout: a velod folder without a rank fails" {
+	mkdir -p "$VT/velod/extra"
+	printf '// SPDX-License-Identifier: Apache-2.0\n/* Not ranked. */\n' >"$VT/velod/extra/helper.c"
+	run "$VT/hack/check-layout.sh"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"velod/extra has no rank in hack/check-layout.sh"* ]]
+}
+
+@test "layout: velod includes another folder's file by folder, its own by name" {
+	sed -i 's|#include "agent/config.h"|#include "config.h"|' "$VT/velod/routing/hostgw.c"
+	sed -i 's|#include "k8s_list_watch.h"|#include "k8s/k8s_list_watch.h"|' "$VT/velod/k8s/k8s_watch.h"
+	sed -i 's/VELOD_AGENT_NFT_H/VELOD_NFT_H/' "$VT/velod/agent/nft.h"
+	run "$VT/hack/check-layout.sh"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'velod/routing/hostgw.c: #include "config.h" is not a file of velod/routing/'* ]]
+	[[ "$output" == *'velod/k8s/k8s_watch.h: #include "k8s/k8s_list_watch.h" names its own folder'* ]]
+	[[ "$output" == *"velod/agent/nft.h: include guard is not VELOD_AGENT_NFT_H"* ]]
 }
 
 @test "layout: includes out of folder order, a file without its opening comment and a stale guard fail" {

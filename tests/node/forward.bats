@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # velod on a node whose iptables FORWARD policy is DROP (as Docker leaves it): it puts accept
 # rules for the host veths into iptables-nft's "ip filter FORWARD" and "ip6 filter FORWARD"
-# (velod/forward.c), once, and warns about a legacy (x_tables) DROP it can't change. The
+# (velod/routing/forward.c), once, and warns about a legacy (x_tables) DROP it can't change. The
 # chains are made inside the test's node netns; the root namespace's rules are only read.
 
 load lib

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * velod's config file (velod/config.c), its NetworkPolicy keys: policySource
+ * velod's config file (velod/agent/config.c), its NetworkPolicy keys: policySource
  * and its default (file with a policyFile, else none: the API alone is not
  * an opt-in),
  * policyFile only with "file", "api" only with the API, serviceCidrs,
@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "base/log.h"
-#include "config.h"
+#include "agent/config.h"
 
 static struct agent_config config;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * velod's bounded metric series (velod/flows_series.c): counts per label set,
+ * velod's bounded metric series (velod/flows/flows_series.c): counts per label set,
  * and past the cap one "other" series, so /metrics can't grow without end.
  */
 #include <setjmp.h>
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "flows_series.h"
+#include "flows/flows_series.h"
 
 struct sum {
 	unsigned series;

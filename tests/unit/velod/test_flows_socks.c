@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * velod's table of open TCP sockets' sides (velod/flows_socks.c): an END in
+ * velod's table of open TCP sockets' sides (velod/flows/flows_socks.c): an END in
  * the socket's own view comes out client -> server like its START, by cookie;
  * without a START, the lower port is the server's; the table stays bounded.
  */
@@ -13,7 +13,7 @@
 #include <arpa/inet.h>
 #include <cmocka.h>
 
-#include "flows_socks.h"
+#include "flows/flows_socks.h"
 
 /* An event of kind for cookie: local 10.0.0.<local> port local_port, remote 10.0.0.<remote>. */
 static struct velo_flow_event event(uint8_t kind, uint64_t cookie, uint8_t local,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * A watch stream's line for any resource (velod/k8s_event.h): what reaches
+ * A watch stream's line for any resource (velod/k8s/k8s_event.h): what reaches
  * the resource's callback, and what the line itself decides (bookmarks,
  * ERROR events, lines that aren't events). No network, no thread.
  */
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "k8s_event.h"
+#include "k8s/k8s_event.h"
 
 /* What the callback saw. */
 struct seen {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * velod's Node watch on its own (velod/k8s_node_list.h): a Node object as the API
+ * velod's Node watch on its own (velod/k8s/k8s_node_list.h): a Node object as the API
  * sends it into host-gw's node, and watch events applied to the node list. No
  * network, no thread.
  */
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "k8s_node_list.h"
+#include "k8s/k8s_node_list.h"
 
 #define NODE_A                                                                                   \
 	"{\"kind\": \"Node\", \"metadata\": {\"name\": \"node-a\", \"resourceVersion\": \"7\"}," \

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * velod's ServiceCIDR watch (velod/k8s_servicecidrs.c) on its own: LIST and
+ * velod's ServiceCIDR watch (velod/k8s/k8s_servicecidrs.c) on its own: LIST and
  * watch events through the callbacks it gives its watch, what velod's loop
  * takes, and the ranges policy gets (serviceCidrs first, then the API's,
  * each once). The watch thread (k8s_watch.c) is replaced by a stand-in that
@@ -19,8 +19,8 @@
 
 #include "base/addr.h"
 #include "policy/cidr.h"
-#include "k8s_servicecidrs.h"
-#include "k8s_watch.h"
+#include "k8s/k8s_servicecidrs.h"
+#include "k8s/k8s_watch.h"
 
 /* ---- the stand-in for k8s_watch.c ---- */
 

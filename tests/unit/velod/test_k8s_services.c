@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * velod's Service and EndpointSlice watches (velod/k8s_services.c) on their
+ * velod's Service and EndpointSlice watches (velod/k8s/k8s_services.c) on their
  * own: LIST pages and watch events through the callbacks k8s_services.c gives
  * its watches, then the service table it builds for the node. The watch
  * thread (k8s_watch.c: HTTP, backoff) is replaced by a stand-in that keeps
@@ -23,8 +23,8 @@
 
 #include <cmocka.h>
 
-#include "k8s_services.h"
-#include "k8s_watch.h"
+#include "k8s/k8s_services.h"
+#include "k8s/k8s_watch.h"
 
 enum { SERVICES, SLICES };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * velod's local socket (velod/local_socket.c), where /flows and /policy are
- * served: its path from localSocket and runDir (velod/config.c), the socket
+ * velod's local socket (velod/agent/local_socket.c), where /flows and /policy are
+ * served: its path from localSocket and runDir (velod/agent/config.c), the socket
  * born 0600, an earlier velod's socket replaced, a live one or a file refused.
  */
 #include <errno.h>
@@ -19,8 +19,8 @@
 
 #include <cmocka.h>
 
-#include "config.h"
-#include "local_socket.h"
+#include "agent/config.h"
+#include "agent/local_socket.h"
 
 static struct agent_config config;
 static char dir[] = "/tmp/velotest-velod-sock-XXXXXX";

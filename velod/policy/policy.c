@@ -1,0 +1,581 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * NetworkPolicy's state into the maps and onto the pods (policy.h). One
+ * path for both sources: this node's pods read from the endpoint records
+ * (a new pod is placed as soon as its record has addresses, before the API
+ * shows them), the tables computed, written (only what changed, never a
+ * moment of allow-all or deny-all), then the namespaces file and the
+ * programs. The records are looked at every policySyncMs (their directories'
+ * mtimes: a record is always renamed into place), the file likewise (size,
+ * mtime, inode).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/file_replace.h"
+#include "base/lock.h"
+#include "base/log.h"
+#include "datapath/policy_bpf.h"
+#include "datapath/policy_maps.h"
+#include "features/policy.h"
+#include "policy/cidr.h"
+#include "policy/compute.h"
+#include "policy/describe.h"
+#include "policy/parse.h"
+#include "policy/table.h"
+#include "agent/config.h"
+#include "k8s/k8s_policy.h"
+#include "k8s/k8s_servicecidrs.h"
+#include "policy.h"
+#include "policy_attach.h"
+#include "policy_drops.h"
+#include "policy_ids.h"
+#include "policy_node.h"
+#include "policy_report.h"
+#include "policy_switch.h"
+#include "policy_uplink.h"
+
+#define NS_PER_MS 1000000ull
+#define POLICY_FILE_MAX (256u << 20)
+#define LOCK_TIMEOUT_MS 10000
+#define MAX_NODE_ADDRS 64
+#define RETRY_MS 2000 /* after a sync that failed */
+#define MAX_SERVICE_CIDRS (AGENT_MAX_CLUSTER_CIDRS + 2 * K8S_SERVICECIDRS_MAX)
+
+struct policy_state {
+	const struct agent_config *config;
+	struct k8s_policy *watch; /* policySource "api" */
+	struct k8s_servicecidrs *cidrs; /* the API's Service ranges, with an API client */
+	bool cidrs_taken; /* listed (or found not served) once: the maps may be written */
+	unsigned cidrs_dropped; /* Service ranges that didn't fit at the last sync */
+	struct velo_pol_objects file_objects; /* policySource "file": the last good version */
+	bool file_read; /* the file's current version was read (good or bad) */
+	bool file_good; /* some version of the file was good: file_objects hold the last */
+	long long mtime_ns, size, ino; /* of the file last read */
+	long long records_sig; /* of the record directories last scanned */
+	uint64_t next_look_ns, next_sync_ns;
+	bool dirty; /* something changed since the maps were last written */
+	struct velo_pol_numbering numbering;
+	struct velo_pol_written written;
+	/* What the last sync computed: for /policy and the drop counters' pod names. */
+	struct velo_pol_tables tables;
+	struct velo_pol_local_pod *local;
+	unsigned n_local;
+	__u32 revision;
+	char *namespaces; /* the namespaces file's last content */
+	struct policy_report report; /* the last sync's problems */
+	char *ids_saved; /* the numbering as last saved (policy_ids.h) */
+};
+
+/* ------------------------------------------------------------ sources */
+
+static int read_file(struct policy_state *state, const struct agent_config *config)
+{
+	struct velo_pol_objects objects;
+	char why[256] = "", *text;
+	int ret;
+
+	text = agent_read_file(config->policy_file, POLICY_FILE_MAX);
+	if (!text) {
+		ret = -errno;
+		pr_warn("policy: read %s: %s", config->policy_file, strerror(-ret));
+		return ret;
+	}
+	ret = velo_pol_objects_parse(text, strlen(text), &objects, why, sizeof(why));
+	free(text);
+	if (ret) {
+		pr_warn("policy: %s: %s; the maps stay as they were", config->policy_file, why);
+		return ret;
+	}
+	velo_pol_objects_free(&state->file_objects);
+	state->file_objects = objects;
+	state->file_good = true;
+	return 0;
+}
+
+/* The file, when its size, mtime or inode changed: 1 when it was read anew, 0, -errno. */
+static int look_at_file(struct policy *policy, const struct agent_config *config)
+{
+	struct policy_state *state = policy->state;
+	struct stat st;
+	int ret;
+
+	if (stat(config->policy_file, &st)) {
+		if (state->file_read || !policy->errors)
+			pr_warn("policy: %s: %s", config->policy_file, strerror(errno));
+		state->file_read = false;
+		return -errno;
+	}
+	if (state->file_read && state->ino == (long long)st.st_ino &&
+	    state->size == (long long)st.st_size &&
+	    state->mtime_ns == st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec)
+		return 0;
+	state->ino = (long long)st.st_ino;
+	state->size = (long long)st.st_size;
+	state->mtime_ns = st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec;
+	/* A bad file is not read again until it changes: one warning per version. */
+	state->file_read = true;
+	ret = read_file(state, config);
+	return ret ? ret : 1;
+}
+
+/* ------------------------------------------------------------ one sync */
+
+struct build {
+	const struct velo_pol_node *node;
+	struct velo_pol_numbering *numbering;
+	struct velo_pol_tables *tables;
+	char **namespaces; /* the namespaces file's content */
+	struct policy_report *report; /* what could not be used or placed */
+};
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* One line per namespace holding a NetworkPolicy, sorted, unique. */
+static char *namespaces_text(const struct velo_pol_objects *objects)
+{
+	const char **names = calloc(objects->n_netpols + 1, sizeof(*names));
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	if (!names)
+		return NULL;
+	for (unsigned i = 0; i < objects->n_netpols; i++)
+		names[i] = objects->netpols[i].ns;
+	if (objects->n_netpols)
+		qsort(names, objects->n_netpols, sizeof(*names), cmp_name);
+	out = open_memstream(&text, &len);
+	for (unsigned i = 0; out && i < objects->n_netpols; i++)
+		if (!i || strcmp(names[i - 1], names[i]))
+			fprintf(out, "%s\n", names[i]);
+	if (!out || fclose(out)) {
+		free(text);
+		text = NULL;
+	}
+	free(names);
+	return text;
+}
+
+static int build_fn(const struct velo_pol_objects *objects, void *ctx)
+{
+	struct build *build = ctx;
+	int ret = velo_pol_tables_build(objects, build->node, build->numbering, build->tables);
+
+	if (ret)
+		return ret;
+	*build->namespaces = namespaces_text(objects);
+	if (*build->namespaces && !policy_report_collect(objects, build->tables, build->report))
+		return 0;
+	free(*build->namespaces);
+	*build->namespaces = NULL;
+	velo_pol_tables_free(build->tables);
+	return -ENOMEM;
+}
+
+/* <runDir>/policy/namespaces, written whole and renamed, when its content changed. */
+static void write_namespaces(struct policy_state *state, const struct agent_config *config,
+			     char *text)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	if (state->namespaces && !strcmp(state->namespaces, text)) {
+		free(text);
+		return;
+	}
+	if (snprintf(path, sizeof(path), "%s/%s", config->paths.run_dir,
+		     VELO_POLICY_NAMESPACES_FILE) >= (int)sizeof(path)) {
+		free(text);
+		return;
+	}
+	*strrchr(path, '/') = '\0';
+	lock_mkdirs(path);
+	path[strlen(path)] = '/';
+	ret = velo_file_replace(path, NULL, text, strlen(text), 0644);
+	if (ret) {
+		pr_warn("policy: write %s: %s", path, strerror(-ret));
+		free(text);
+		return;
+	}
+	free(state->namespaces);
+	state->namespaces = text;
+}
+
+static int sync_maps(struct policy *policy, const struct agent_config *config)
+{
+	struct policy_state *state = policy->state;
+	struct velo_pol_cidr addrs[MAX_NODE_ADDRS], services[MAX_SERVICE_CIDRS];
+	struct velo_pol_node node = { .name = config->node_name,
+				      .addrs = addrs,
+				      .service_cidrs = services };
+	struct velo_pol_tables tables;
+	struct velo_pol_write_stats stats;
+	struct policy_attach_counts pass = {};
+	struct policy_report report = {};
+	struct build build = { &node, &state->numbering, &tables, NULL, &report };
+	struct velo_policy_bpf bpf;
+	struct policy_node_pods scan = {};
+	char *namespaces = NULL;
+	uint64_t start = velo_monotonic_ns();
+	unsigned dropped;
+	int ret;
+
+	build.namespaces = &namespaces;
+	ret = policy_node_pods(config, &scan);
+	if (ret) {
+		pr_warn("policy: reading the endpoint records: %s", strerror(-ret));
+		free(scan.local);
+		return ret;
+	}
+	node.local = scan.local;
+	node.n_local = scan.n;
+	node.n_addrs = policy_node_addrs(addrs, MAX_NODE_ADDRS);
+	node.n_service_cidrs = k8s_servicecidrs_ranges(state->cidrs, config, services,
+						       MAX_SERVICE_CIDRS, &dropped);
+	if (dropped && dropped != state->cidrs_dropped)
+		pr_warn("policy: more than %d Service ranges: %u left out", MAX_SERVICE_CIDRS,
+			dropped);
+	state->cidrs_dropped = dropped;
+	ret = state->watch ? k8s_policy_with(state->watch, build_fn, &build)
+			   : build_fn(&state->file_objects, &build);
+	if (ret) {
+		if (ret != -EAGAIN)
+			pr_warn("policy: computing the maps: %s", strerror(-ret));
+		free(scan.local);
+		return ret;
+	}
+	ret = velo_policy_bpf_open(&config->paths, LOCK_TIMEOUT_MS, &bpf);
+	if (ret) {
+		pr_warn("policy: BPF objects can't be loaded: %s", strerror(-ret));
+		goto out;
+	}
+	ret = velo_pol_maps_write(&bpf, &tables, &state->written, &stats);
+	if (ret) {
+		pr_warn("policy: writing the maps: %s", strerror(-ret));
+		velo_policy_bpf_close(&bpf);
+		goto out;
+	}
+	policy->sync_seconds = (double)(velo_monotonic_ns() - start) / 1e9;
+	write_namespaces(state, config, namespaces);
+	namespaces = NULL;
+	policy_attach_pods(config, &bpf, &tables, &pass);
+	policy_unpair_denied(config, &bpf);
+	policy_uplink_sync(config, &bpf, &tables);
+	policy_drops_prune(&bpf, scan.local, scan.n);
+	velo_policy_bpf_close(&bpf);
+	policy_ids_save(config, &state->numbering, &state->ids_saved);
+	pr_info("policy: revision %u: %u identities, %u addresses, %u subjects, %u rules (%u "
+		"entries written, %u removed) in %.3f s; programs attached to %u pod(s), detached "
+		"from %u%s",
+		stats.revision, tables.n_identities, tables.n_ips, tables.n_subjects,
+		tables.n_rules, stats.put, stats.removed, policy->sync_seconds, pass.attached,
+		pass.detached, pass.busy || pass.failed ? " (some left for the next sync)" : "");
+	if (pass.failed)
+		policy->errors++;
+	/* A busy or failed pod is tried again at the next look. */
+	state->dirty = pass.busy || pass.failed;
+	state->revision = stats.revision;
+	policy->identities = tables.n_identities;
+	policy->rules = tables.n_rules;
+	velo_pol_tables_free(&state->tables);
+	state->tables = tables;
+	free(state->local);
+	state->local = scan.local;
+	state->n_local = scan.n;
+	policy_report_log(&state->report, &report);
+	policy_report_free(&state->report);
+	state->report = report;
+	return 0;
+out:
+	policy_report_free(&report);
+	free(namespaces);
+	velo_pol_tables_free(&tables);
+	free(scan.local);
+	return ret;
+}
+
+/* ------------------------------------------------------------ velod's loop */
+
+int policy_start(struct policy *policy, const struct agent_config *config)
+{
+	struct policy_state *state;
+	int ret;
+
+	memset(policy, 0, sizeof(*policy));
+	if (config->policy_source == POLICY_NONE) {
+		policy->synced = true; /* nothing to wait for */
+		/* An unwritten switch is said and swept after, not fatal. */
+		return policy_sweep_start(policy, config) == -ENOMEM ? -ENOMEM : 0;
+	}
+	if (policy_switch_on(config))
+		policy->errors++;
+	state = policy->state = calloc(1, sizeof(*policy->state));
+	if (!state)
+		return -ENOMEM;
+	state->config = config;
+	state->dirty = config->policy_source == POLICY_FILE;
+	policy_ids_load(config, &state->numbering);
+	if (config->policy_source == POLICY_API) {
+		state->watch = k8s_policy_start(config);
+		if (!state->watch)
+			goto err;
+	}
+	/* With an API client the Service ranges follow the API too, whatever the objects' source. */
+	if (agent_nodes_from_api(config)) {
+		state->cidrs = k8s_servicecidrs_start(config);
+		if (!state->cidrs)
+			goto err;
+	}
+	return 0;
+err:
+	ret = -errno;
+	k8s_policy_stop(state->watch);
+	velo_pol_numbering_free(&state->numbering);
+	free(state);
+	policy->state = NULL;
+	return ret;
+}
+
+int policy_fd(const struct policy *policy, unsigned i)
+{
+	const struct policy_state *state = policy->state;
+	unsigned n = state && state->watch ? K8S_POLICY_WATCHES : 0;
+
+	if (i < n)
+		return k8s_policy_fd(state->watch, i);
+	return state && state->cidrs && i == n ? k8s_servicecidrs_fd(state->cidrs) : -1;
+}
+
+void policy_step(struct policy *policy, const struct agent_config *config, uint64_t now_ns)
+{
+	struct policy_state *state = policy->state;
+	long long sig;
+	int ret;
+
+	if (!state) {
+		policy_sweep_step(policy, config, now_ns);
+		return;
+	}
+	if (state->watch && k8s_policy_poll(state->watch))
+		state->dirty = true;
+	if (state->cidrs) {
+		ret = k8s_servicecidrs_take(state->cidrs);
+		if (ret >= 0)
+			state->cidrs_taken = true;
+		if (ret > 0)
+			state->dirty = true;
+	}
+	if (now_ns >= state->next_look_ns) {
+		state->next_look_ns = now_ns + config->policy_sync_ms * NS_PER_MS;
+		if (!state->watch) {
+			ret = look_at_file(policy, config);
+			if (ret > 0)
+				state->dirty = true;
+			else if (ret < 0)
+				policy->errors++;
+		}
+		sig = policy_node_records_sig(config);
+		if (sig != state->records_sig) {
+			state->records_sig = sig;
+			state->dirty = true;
+		}
+	}
+	/* The file source: nothing to write until some version of the file was good; with an
+	 * API client, nothing before the Service ranges were listed (or found not served). */
+	if (!state->dirty || now_ns < state->next_sync_ns || (!state->watch && !state->file_good) ||
+	    (state->cidrs && !state->cidrs_taken))
+		return;
+	state->next_sync_ns = now_ns + config->policy_sync_ms * NS_PER_MS;
+	ret = sync_maps(policy, config);
+	if (ret == -EAGAIN)
+		return; /* the watches haven't all listed yet */
+	if (ret) {
+		/* Tried again, but not at every look: a node without BPF would fill the log. */
+		if (config->policy_sync_ms < RETRY_MS)
+			state->next_sync_ns = now_ns + RETRY_MS * NS_PER_MS;
+		policy->errors++;
+		return;
+	}
+	policy->syncs++;
+	policy->synced = true;
+}
+
+uint64_t policy_deadline(const struct policy *policy)
+{
+	const struct policy_state *state = policy->state;
+	uint64_t deadline;
+
+	if (!state)
+		return policy_sweep_deadline(policy);
+	deadline = state->next_look_ns;
+	if (state->dirty && state->next_sync_ns < deadline)
+		deadline = state->next_sync_ns;
+	return deadline;
+}
+
+void policy_stop(struct policy *policy)
+{
+	struct policy_state *state = policy->state;
+
+	policy_sweep_stop(policy);
+	if (!state)
+		return;
+	k8s_policy_stop(state->watch);
+	k8s_servicecidrs_stop(state->cidrs);
+	velo_pol_objects_free(&state->file_objects);
+	velo_pol_numbering_free(&state->numbering);
+	velo_pol_written_free(&state->written);
+	velo_pol_tables_free(&state->tables);
+	free(state->local);
+	free(state->namespaces);
+	policy_report_free(&state->report);
+	free(state->ids_saved);
+	free(state);
+	policy->state = NULL;
+}
+
+/* ------------------------------------------------------------ what it shows */
+
+struct describe {
+	const struct policy_state *state;
+	const char *pod;
+	cJSON *answer;
+};
+
+static int describe_fn(const struct velo_pol_objects *objects, void *ctx)
+{
+	struct describe *describe = ctx;
+	const struct policy_state *state = describe->state;
+	struct velo_pol_node node = { .local = state->local, .n_local = state->n_local };
+	char ns[VELO_POL_NS_MAX];
+	const char *slash;
+
+	if (!describe->pod) {
+		describe->answer = velo_pol_describe_node(objects, &node);
+		return describe->answer ? 0 : -errno;
+	}
+	slash = strchr(describe->pod, '/');
+	if (!slash || (size_t)(slash - describe->pod) >= sizeof(ns))
+		return -EINVAL;
+	snprintf(ns, sizeof(ns), "%.*s", (int)(slash - describe->pod), describe->pod);
+	describe->answer = velo_pol_describe_pod(objects, &node, &state->tables, ns, slash + 1);
+	return describe->answer ? 0 : -errno;
+}
+
+static char *error_body(const char *text)
+{
+	cJSON *json = cJSON_CreateObject();
+	char *body;
+
+	cJSON_AddStringToObject(json, "error", text);
+	body = cJSON_PrintUnformatted(json);
+	cJSON_Delete(json);
+	return body;
+}
+
+char *policy_http(const struct policy *policy, const char *pod, unsigned *status)
+{
+	const struct policy_state *state = policy->state;
+	struct describe describe = { state, pod, NULL };
+	char *body, text[512];
+	int ret;
+
+	if (!state) {
+		*status = 404;
+		return error_body("velod has no policy source (policySource \"none\")");
+	}
+	if (!policy->synced) {
+		*status = 503;
+		return error_body("velod has not synced its policy source yet");
+	}
+	ret = state->watch ? k8s_policy_with(state->watch, describe_fn, &describe)
+			   : describe_fn(&state->file_objects, &describe);
+	if (ret == -ENOENT || ret == -EINVAL) {
+		*status = 404;
+		snprintf(text, sizeof(text), "no pod %s in velod's policy state", pod ? pod : "");
+		return error_body(text);
+	}
+	if (ret) {
+		*status = 500;
+		snprintf(text, sizeof(text), "describing the policy: %s", strerror(-ret));
+		return error_body(text);
+	}
+	cJSON_AddNumberToObject(describe.answer, "revision", state->revision);
+	policy_report_json(&state->report, pod, describe.answer);
+	cJSON_AddItemToObject(describe.answer, "serviceCidrs",
+			      k8s_servicecidrs_json(state->cidrs, state->config));
+	body = cJSON_PrintUnformatted(describe.answer);
+	cJSON_Delete(describe.answer);
+	*status = body ? 200 : 500;
+	return body;
+}
+
+const struct policy_report *policy_problems(const struct policy *policy)
+{
+	return policy->state ? &policy->state->report : NULL;
+}
+
+const char *policy_pod_of(const struct policy *policy, const uint8_t addr[16], char *buf,
+			  size_t len)
+{
+	const struct policy_state *state = policy->state;
+
+	for (unsigned i = 0; state && i < state->n_local; i++) {
+		for (unsigned a = 0; a < state->local[i].n_ips; a++) {
+			struct velo_pol_ip_key key;
+
+			velo_pol_cidr_key(&state->local[i].ips[a], &key);
+			if (!memcmp(key.addr, addr, 16)) {
+				snprintf(buf, len, "%s/%s", state->local[i].ns,
+					 state->local[i].name);
+				return buf;
+			}
+		}
+	}
+	return NULL;
+}
+
+struct isolating {
+	const struct policy_state *state;
+	uint32_t identity;
+	bool ingress;
+	char *buf;
+	size_t len;
+};
+
+static int isolating_fn(const struct velo_pol_objects *objects, void *ctx)
+{
+	struct isolating *ask = ctx;
+
+	velo_pol_isolating(objects, &ask->state->tables, ask->identity, ask->ingress, ask->buf,
+			   ask->len);
+	return 0;
+}
+
+void policy_isolating(const struct policy *policy, uint32_t identity, bool ingress, char *buf,
+		      size_t len)
+{
+	const struct policy_state *state = policy->state;
+	struct isolating ask = { state, identity, ingress, buf, len };
+
+	if (len)
+		buf[0] = '\0';
+	if (!state || !policy->synced)
+		return;
+	if (state->watch)
+		k8s_policy_with(state->watch, isolating_fn, &ask);
+	else
+		isolating_fn(&state->file_objects, &ask);
+}

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Source-address guard for pods on the routed path: a strict reverse-path
+ * check in nftables (table inet velo_guard, raw prerouting) on every pod's
+ * host veth, for IPv4 and IPv6 alike. The plugin sets rp_filter per veth for
+ * IPv4; IPv6 has no rp_filter, so without this a pod with CAP_NET_RAW could
+ * send with another pod's IPv6 address. A packet whose source the node
+ * doesn't route back out of the veth it came in on is dropped.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "agent/agent.h"
+#include "agent/nft.h"
+#include "guard.h"
+
+int guard_apply(const struct agent_config *config)
+{
+	char text[1024];
+	int n, ret;
+
+	n = snprintf(text, sizeof(text),
+		     "table inet velo_guard\ndelete table inet velo_guard\n"
+		     "table inet velo_guard {\n"
+		     "\tchain prerouting {\n"
+		     "\t\ttype filter hook prerouting priority raw; policy accept;\n"
+		     "\t\tiifname \"%s*\" fib saddr . iif oif missing counter drop\n"
+		     "\t}\n}\n",
+		     config->guard_prefix);
+	if (n < 0 || (size_t)n >= sizeof(text))
+		return -E2BIG;
+	ret = nft_apply("guard", text);
+	if (!ret)
+		pr_info("guard: strict source check on %s* (table inet velo_guard)",
+			config->guard_prefix);
+	return ret;
+}
