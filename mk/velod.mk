@@ -9,3 +9,12 @@ MHD_LIBS     := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmi
 $(OBJ)/velod/%.o: CPPFLAGS += -Ivelod $(MHD_CFLAGS) -DVELO_VERSION='"$(VELO_VERSION)"'
 $(OBJ)/veloctl/%.o: CPPFLAGS += -DVELO_VERSION='"$(VELO_VERSION)"'
 AGENT_LDLIBS += $(MHD_LIBS) $(shell pkg-config --libs libnftables 2>/dev/null || echo -lnftables)
+
+# velod's config file: the loader, its keys' table (docs/velod.md's reference is printed from it:
+# `make docs`), the reference's printer. Unit tests of the config link these.
+VELOD_CONFIG_OBJS := $(OBJ)/velod/agent/config.o $(OBJ)/velod/agent/config_fields.o \
+		     $(OBJ)/velod/agent/config_doc.o
+
+.PHONY: docs
+docs: $(BUILD)/velod ## rewrite docs/velod.md's config reference from velod's key table
+	hack/velod-config-doc.sh $(BUILD)/velod docs/velod.md

@@ -20,6 +20,7 @@
 #include "base/log.h"
 #include "net/retire.h"
 #include "agent/config.h"
+#include "agent/config_doc.h"
 #include "agent/part.h"
 #include "node/reconcile.h"
 #include "parts.h"
@@ -67,6 +68,7 @@ static void usage(FILE *out)
 		"endpoints whose pod netns vanished without a DEL, BPF cost sampling.\n"
 		"  -c, --config FILE  JSON config (docs/velod.md)\n"
 		"      --once         one reconciliation pass, then exit (no HTTP, no sampling)\n"
+		"      --config-reference  print docs/velod.md's config reference (markdown)\n"
 		"  -V, --version      print the version\n"
 		"  -h, --help         this text\n");
 }
@@ -136,6 +138,7 @@ int main(int argc, char **argv)
 	static const struct option options[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "once", no_argument, NULL, 'o' },
+		{ "config-reference", no_argument, NULL, 'R' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -154,6 +157,9 @@ int main(int argc, char **argv)
 		case 'o':
 			once = true;
 			break;
+		case 'R':
+			config_doc_print(stdout);
+			return 0;
 		case 'V':
 			printf("velod %s\n", VELO_VERSION);
 			return 0;

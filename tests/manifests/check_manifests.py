@@ -192,10 +192,10 @@ def check_daemonset(docs, _args):
 
 
 def velod_keys(path):
-    """The top-level keys velod's config parser accepts, read from its source."""
+    """The top-level keys velod's config accepts, read from its key table's source."""
     try:
         with open(path, encoding="utf-8") as stream:
-            return set(re.findall(r'!strcmp\(key, "([A-Za-z]+)"\)', stream.read()))
+            return set(re.findall(r'\.(?:key|alias) = "([A-Za-z]+)"', stream.read()))
     except FileNotFoundError:
         return None
 
@@ -297,7 +297,7 @@ def main():
     parser.add_argument("check", choices=sorted(CHECKS))
     parser.add_argument("--manifest", default="manifests/velo.yaml")
     parser.add_argument("--kind", default="e2e/kind/cluster.yaml")
-    parser.add_argument("--velod-config-c", default="velod/config.c")
+    parser.add_argument("--velod-config-c", default="velod/agent/config_fields.c")
     parser.add_argument("--readme", default="README.md")
     args = parser.parse_args()
     docs = load_all(args.manifest) if args.check not in ("kind", "readme") else []
