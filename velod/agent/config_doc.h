@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* docs/velod.md's config reference, printed from velod's key table (config_doc.c). */
-#ifndef VELOD_CONFIG_DOC_H
-#define VELOD_CONFIG_DOC_H
+#ifndef VELOD_AGENT_CONFIG_DOC_H
+#define VELOD_AGENT_CONFIG_DOC_H
 
 #include <stdio.h>
 

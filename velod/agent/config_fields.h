@@ -5,8 +5,8 @@
  * The parser (config.c), the defaults and docs/velod.md's reference
  * (config_doc.c) all read it.
  */
-#ifndef VELOD_CONFIG_FIELDS_H
-#define VELOD_CONFIG_FIELDS_H
+#ifndef VELOD_AGENT_CONFIG_FIELDS_H
+#define VELOD_AGENT_CONFIG_FIELDS_H
 
 #include <stddef.h>
 
