@@ -133,9 +133,9 @@ static void run_loop(struct agent *agent, struct http_server *server)
 		max_fd = signal_pipe[0];
 		if (agent->hostgw.watch) {
 			/* The Node watch changed the list: routes follow within the loop's turn. */
-			FD_SET(k8s_nodes_fd(agent->hostgw.watch), &rs);
-			if (k8s_nodes_fd(agent->hostgw.watch) > max_fd)
-				max_fd = k8s_nodes_fd(agent->hostgw.watch);
+			FD_SET(k8s_watch_set_fd(agent->hostgw.watch, 0), &rs);
+			if (k8s_watch_set_fd(agent->hostgw.watch, 0) > max_fd)
+				max_fd = k8s_watch_set_fd(agent->hostgw.watch, 0);
 		}
 		for (unsigned i = 0; services_fd(&agent->services, i) >= 0; i++) {
 			/* A Service watch changed the state or has log lines. */
@@ -260,7 +260,7 @@ int main(int argc, char **argv)
 	}
 	if (services_start(&agent.services, &agent.config)) {
 		pr_err("Service watches: %s", strerror(errno));
-		k8s_nodes_stop(agent.hostgw.watch);
+		k8s_watch_set_stop(agent.hostgw.watch);
 		reaper_stop(&agent.reaper);
 		http_stop(server);
 		return 1;
@@ -269,7 +269,7 @@ int main(int argc, char **argv)
 	if (ret) {
 		pr_err("policy source: %s", strerror(-ret));
 		services_stop(&agent.services);
-		k8s_nodes_stop(agent.hostgw.watch);
+		k8s_watch_set_stop(agent.hostgw.watch);
 		reaper_stop(&agent.reaper);
 		http_stop(server);
 		return 1;
@@ -289,7 +289,7 @@ int main(int argc, char **argv)
 
 	pr_info("velod stopping (signal %d)", (int)stop_signal);
 	sampler_fini(&agent.sampler);
-	k8s_nodes_stop(agent.hostgw.watch);
+	k8s_watch_set_stop(agent.hostgw.watch);
 	services_stop(&agent.services);
 	policy_stop(&agent.policy);
 	reaper_stop(&agent.reaper);

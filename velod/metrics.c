@@ -390,11 +390,11 @@ static void put_counter_maps(const struct agent *agent, struct text *text)
 
 /* ---- agent ---- */
 
-static void put_node_watch(struct k8s_nodes *watch, struct text *text)
+static void put_node_watch(struct k8s_watch_set *watch, struct text *text)
 {
 	struct k8s_watch_stats stats;
 
-	k8s_nodes_stats(watch, &stats);
+	k8s_watch_set_stats(watch, 0, &stats);
 	header(text, "velo_k8s_nodes", "gauge", "Nodes in the list the Node watch keeps.");
 	put(text, "velo_k8s_nodes %u\n", stats.objects);
 	header(text, "velo_k8s_node_lists_total", "counter",
@@ -498,7 +498,7 @@ int agent_health(const struct agent *agent, char *buf, size_t len)
 	if (agent->hostgw.watch && !agent->hostgw.synced) {
 		struct k8s_watch_stats stats;
 
-		k8s_nodes_stats(agent->hostgw.watch, &stats);
+		k8s_watch_set_stats(agent->hostgw.watch, 0, &stats);
 		snprintf(buf, len, "waiting for the first Node LIST and route sync%s%s\n",
 			 stats.last_error[0] ? ": " : "", stats.last_error);
 		return -EAGAIN;
