@@ -15,16 +15,16 @@ $(BUILD)/tests/test_k8s_event: tests/unit/velod/test_k8s_event.c $(OBJ)/velod/k8
 	$(CC) $(CPPFLAGS) -Ivelod $(CFLAGS) -Wno-missing-prototypes -o $@ $< \
 		$(OBJ)/velod/k8s/k8s_event.o $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka
 
-# tests/unit/velod/test_k8s_services.c: the Service and EndpointSlice watches' state and table
-# (velod/k8s/k8s_services.c), with the watch thread (k8s_watch.c) replaced by the test's stand-in.
-$(BUILD)/tests/test_k8s_services: tests/unit/velod/test_k8s_services.c $(OBJ)/velod/k8s/k8s_services.o \
-		$(LIB) | $(BUILD)/tests
-	$(CC) $(CPPFLAGS) -Ivelod $(CFLAGS) -Wno-missing-prototypes -o $@ $< \
-		$(OBJ)/velod/k8s/k8s_services.o $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka
-
-# tests/unit/velod/test_k8s_servicecidrs.c: the ServiceCIDR watch's ranges
-# (velod/k8s/k8s_servicecidrs.c), with the watch thread (k8s_watch.c) replaced by the test's stand-in.
-$(BUILD)/tests/test_k8s_servicecidrs: tests/unit/velod/test_k8s_servicecidrs.c \
-		$(OBJ)/velod/k8s/k8s_servicecidrs.o $(LIB) | $(BUILD)/tests
-	$(CC) $(CPPFLAGS) -Ivelod $(CFLAGS) -Wno-missing-prototypes -o $@ $< \
-		$(OBJ)/velod/k8s/k8s_servicecidrs.o $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka
+# The watch set's tests link a stand-in for the watch thread (velod/k8s/k8s_watch.c) that keeps the
+# callbacks a set gives its watches (tests/unit/velod/k8s_watch_standin.c), and velod/k8s/k8s_watch_set.c.
+# tests/unit/velod/test_k8s_watch_set.c: the set itself, with a toy resource set.
+# tests/unit/velod/test_k8s_services.c: the Service and EndpointSlice set and its table.
+# tests/unit/velod/test_k8s_servicecidrs.c: the ServiceCIDR set's ranges.
+K8S_SET_TESTS := $(addprefix $(BUILD)/tests/,test_k8s_watch_set test_k8s_services test_k8s_servicecidrs)
+K8S_SET_TEST_OBJS := $(OBJ)/velod/k8s/k8s_watch_set.o $(OBJ)/tests/unit/velod/k8s_watch_standin.o
+$(OBJ)/tests/unit/velod/k8s_watch_standin.o: CPPFLAGS += -Ivelod
+$(BUILD)/tests/test_k8s_services: $(OBJ)/velod/k8s/k8s_services.o
+$(BUILD)/tests/test_k8s_servicecidrs: $(OBJ)/velod/k8s/k8s_servicecidrs.o
+$(K8S_SET_TESTS): $(BUILD)/tests/%: tests/unit/velod/%.c $(K8S_SET_TEST_OBJS) $(LIB) | $(BUILD)/tests
+	$(CC) $(CPPFLAGS) -Ivelod -Itests/unit/velod $(CFLAGS) -Wno-missing-prototypes -o $@ $< \
+		$(filter %.o,$^) $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka

@@ -112,7 +112,7 @@ struct node_list {
 	struct node nodes[HOSTGW_MAX_NODES];
 };
 
-struct k8s_nodes; /* the Node watch (k8s_nodes.h) */
+struct k8s_watch_set; /* API watches (k8s_watch_set.h): Nodes (k8s_nodes.h), Services */
 
 /* Routes to other nodes' pod CIDRs via their addresses (hostgw.c). */
 struct hostgw_stats {
@@ -120,7 +120,7 @@ struct hostgw_stats {
 	unsigned routes; /* installed by the last pass */
 	uint64_t syncs;
 	uint64_t errors; /* unreadable node list, next hops not on a local link, netlink */
-	struct k8s_nodes *watch; /* the API source; NULL with nodesFile */
+	struct k8s_watch_set *watch; /* the API source (k8s_nodes.h); NULL with nodesFile */
 	bool synced; /* routes were synced from a read or listed node list once (gates /healthz) */
 };
 
@@ -132,11 +132,10 @@ struct service_port {
 
 struct velo_svc_reap; /* plugin/datapath/svc_reap.h */
 struct velo_svc_written; /* plugin/datapath/svc_maps.h */
-struct k8s_services; /* the Service and EndpointSlice watches (k8s_services.h) */
 
 /* Service translation's maps from servicesFile or the API (services.c). */
 struct services {
-	struct k8s_services *watch; /* the API source; NULL otherwise */
+	struct k8s_watch_set *watch; /* the API source (k8s_services.h); NULL otherwise */
 	bool dirty; /* the API's state changed since the maps were last written */
 	struct velo_svc_reap *reap; /* closes connections to gone backends; NULL: not loaded */
 	int reap_err; /* why it can't be loaded (0: not tried yet or loaded) */

@@ -62,11 +62,12 @@ static void print_type(FILE *out, const struct config_field *field)
 
 void config_doc_print(FILE *out)
 {
-	fprintf(out, "<!-- velod --config-reference: begin. Generated from velod/agent/config_fields.c "
-		     "by `make docs`; edit the table there. -->\n"
-		     "## Config file (JSON; every key optional, unknown keys are errors)\n\n"
-		     "| key | type | default | meaning |\n"
-		     "|---|---|---|---|\n");
+	fprintf(out,
+		"<!-- velod --config-reference: begin. Generated from velod/agent/config_fields.c "
+		"by `make docs`; edit the table there. -->\n"
+		"## Config file (JSON; every key optional, unknown keys are errors)\n\n"
+		"| key | type | default | meaning |\n"
+		"|---|---|---|---|\n");
 	for (unsigned i = 0; i < config_fields_count; i++) {
 		const struct config_field *field = &config_fields[i];
 

@@ -103,7 +103,7 @@ int k8s_node_list_upsert(struct node_list *list, const struct node *node, char *
 	return 1;
 }
 
-static int remove_node(struct node_list *list, const char *name)
+int k8s_node_list_remove(struct node_list *list, const char *name)
 {
 	struct node *slot = find_node(list, name);
 
@@ -124,7 +124,7 @@ int k8s_node_change(void *list, bool deleted, const cJSON *object, char *why, si
 	if (ret)
 		return ret;
 	if (deleted)
-		return remove_node(list, node.name);
+		return k8s_node_list_remove(list, node.name);
 	return k8s_node_list_upsert(list, &node, why, why_size);
 }
 

@@ -32,6 +32,9 @@ int k8s_nodes_apply_event(struct node_list *list, const char *line, size_t len, 
 int k8s_node_list_upsert(struct node_list *list, const struct node *node, char *why,
 			 size_t why_size);
 
+/* Removes the node of that name from list: 1 when it was there, 0 when not. */
+int k8s_node_list_remove(struct node_list *list, const char *name);
+
 /* A watch event's Node applied to list (a k8s_event_fn): DELETED removes, else upsert. */
 int k8s_node_change(void *list, bool deleted, const cJSON *object, char *why, size_t why_size);
 

@@ -1,144 +1,71 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The Node watch (k8s_nodes.h): the node list as a resource of the shared
- * watch (k8s_watch.c). The thread edits current (a LIST fills scratch, which
- * then becomes current); publishing copies current to shared, which velod's
- * loop takes. Only a change of a node's name, pod CIDRs or InternalIPs
- * publishes: status heartbeats don't wake the loop.
+ * The Node watch (k8s_nodes.h): the node list as the state of a watch set
+ * (k8s_watch_set.c) of one resource. Only a change of a node's name, pod
+ * CIDRs or InternalIPs counts: status heartbeats don't wake the loop.
  */
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "k8s_node_list.h"
 #include "k8s_nodes.h"
-#include "k8s_watch.h"
 
-struct k8s_nodes {
-	struct k8s_watch *watch;
-	struct node_list *current, *scratch; /* the watch thread's */
-	struct node_list *shared; /* under the watch's lock */
-};
-
-static void list_begin(void *ctx)
+static int parse(unsigned kind, const cJSON *json, void *node, char *why, size_t why_size)
 {
-	struct k8s_nodes *nodes = ctx;
-
-	nodes->scratch->n = 0;
+	(void)kind;
+	return k8s_node_parse(json, node, why, why_size);
 }
 
-static int list_item(void *ctx, const cJSON *object, char *why, size_t why_size)
+static int put(unsigned kind, void *list, void *node, char *why, size_t why_size)
 {
-	struct k8s_nodes *nodes = ctx;
-	struct node node;
-	int ret;
-
-	ret = k8s_node_parse(object, &node, why, why_size);
-	if (ret)
-		return ret;
-	ret = k8s_node_list_upsert(nodes->scratch, &node, why, why_size);
-	return ret < 0 ? ret : 0;
+	(void)kind;
+	return k8s_node_list_upsert(list, node, why, why_size);
 }
 
-static void list_end(void *ctx)
+static int del(unsigned kind, void *list, const char *ns, const char *name)
 {
-	struct k8s_nodes *nodes = ctx;
-	struct node_list *done = nodes->current;
-
-	nodes->current = nodes->scratch;
-	nodes->scratch = done;
+	(void)kind;
+	(void)ns;
+	return k8s_node_list_remove(list, name);
 }
 
-static int change(void *ctx, bool deleted, const cJSON *object, char *why, size_t why_size)
+static unsigned count(unsigned kind, const void *list)
 {
-	struct k8s_nodes *nodes = ctx;
-
-	return k8s_node_change(nodes->current, deleted, object, why, why_size);
+	(void)kind;
+	return ((const struct node_list *)list)->n;
 }
 
-static unsigned publish(void *ctx)
+struct k8s_watch_set *k8s_nodes_start(const struct agent_config *config)
 {
-	struct k8s_nodes *nodes = ctx;
-
-	nodes->shared->n = nodes->current->n;
-	memcpy(nodes->shared->nodes, nodes->current->nodes,
-	       nodes->current->n * sizeof(nodes->current->nodes[0]));
-	return nodes->current->n;
-}
-
-static void free_nodes(struct k8s_nodes *nodes)
-{
-	free(nodes->current);
-	free(nodes->scratch);
-	free(nodes->shared);
-	free(nodes);
-}
-
-struct k8s_nodes *k8s_nodes_start(const struct agent_config *config)
-{
-	struct k8s_resource resource = {
+	static const struct k8s_watch_set_resource nodes = {
 		.name = "nodes",
 		.path = "/api/v1/nodes",
-		.list_begin = list_begin,
-		.list_item = list_item,
-		.list_end = list_end,
-		.change = change,
-		.publish = publish,
+		.cluster_scoped = true,
 	};
-	struct k8s_nodes *nodes = calloc(1, sizeof(*nodes));
-	int ret;
+	/* A node list is plain memory: relists copy it whole. */
+	static const struct k8s_watch_set_ops ops = {
+		.state_size = sizeof(struct node_list),
+		.object_size = sizeof(struct node),
+		.parse = parse,
+		.put = put,
+		.del = del,
+		.count = count,
+	};
 
-	if (!nodes)
-		return NULL;
-	nodes->current = malloc(sizeof(*nodes->current));
-	nodes->scratch = malloc(sizeof(*nodes->scratch));
-	nodes->shared = malloc(sizeof(*nodes->shared));
-	if (!nodes->current || !nodes->scratch || !nodes->shared) {
-		free_nodes(nodes);
-		errno = ENOMEM;
-		return NULL;
-	}
-	nodes->current->n = 0;
-	resource.ctx = nodes;
-	nodes->watch = k8s_watch_start(&resource, config);
-	if (!nodes->watch) {
-		ret = errno;
-		free_nodes(nodes);
-		errno = ret;
-		return NULL;
-	}
-	return nodes;
+	return k8s_watch_set_start(&nodes, 1, &ops, config);
 }
 
-int k8s_nodes_fd(const struct k8s_nodes *nodes)
+static int copy_list(const void *state, void *out)
 {
-	return k8s_watch_fd(nodes->watch);
+	const struct node_list *list = state;
+	struct node_list *copy = out;
+
+	copy->n = list->n;
+	copy->self = NULL;
+	memcpy(copy->nodes, list->nodes, list->n * sizeof(list->nodes[0]));
+	return 1;
 }
 
-static void copy_list(void *ctx, void *out)
+int k8s_nodes_take(struct k8s_watch_set *nodes, struct node_list *list)
 {
-	struct k8s_nodes *nodes = ctx;
-	struct node_list *list = out;
-
-	list->n = nodes->shared->n;
-	list->self = NULL;
-	memcpy(list->nodes, nodes->shared->nodes, list->n * sizeof(list->nodes[0]));
-}
-
-int k8s_nodes_take(struct k8s_nodes *nodes, struct node_list *list)
-{
-	return k8s_watch_take(nodes->watch, copy_list, list);
-}
-
-void k8s_nodes_stats(struct k8s_nodes *nodes, struct k8s_watch_stats *stats)
-{
-	k8s_watch_stats(nodes->watch, stats);
-}
-
-void k8s_nodes_stop(struct k8s_nodes *nodes)
-{
-	if (!nodes)
-		return;
-	k8s_watch_stop(nodes->watch);
-	free_nodes(nodes);
+	return k8s_watch_set_take(nodes, copy_list, list);
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The ServiceCIDR watch (k8s_servicecidrs.h), shaped as the Node watch
- * (k8s_nodes.c): the thread edits current (a LIST fills scratch, which then
- * becomes current); publishing copies current to shared, which velod's loop
- * takes. A few objects of two ranges at most: copies are cheap.
+ * The ServiceCIDR watch (k8s_servicecidrs.h): the objects' ranges by name as
+ * the state of a watch set (k8s_watch_set.c) of one optional resource; a
+ * take copies them for velod's loop. A few objects of two ranges at most:
+ * copies are cheap.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 
 #include "policy/cidr.h"
 #include "k8s_servicecidrs.h"
-#include "k8s_watch.h"
+#include "k8s_watch_set.h"
 
 struct servicecidr {
 	char name[K8S_SERVICECIDR_NAME_MAX];
@@ -26,9 +26,7 @@ struct cidr_set {
 };
 
 struct k8s_servicecidrs {
-	struct k8s_watch *watch;
-	struct cidr_set *current, *scratch; /* the watch thread's */
-	struct cidr_set *shared; /* under the watch's lock */
+	struct k8s_watch_set *watch; /* keeps a cidr_set */
 	struct cidr_set *taken; /* velod's loop's: what the last take saw */
 };
 
@@ -74,127 +72,84 @@ static struct servicecidr *find(struct cidr_set *set, const char *name)
 	return NULL;
 }
 
-/* object into set by name: 1 when set changed, 0 when not, -EINVAL, -ENOSPC (why says). */
-static int upsert(struct cidr_set *set, const cJSON *object, char *why, size_t why_size)
+static int parse(unsigned kind, const cJSON *json, void *object, char *why, size_t why_size)
 {
-	struct servicecidr one, *slot;
-	int ret;
+	struct servicecidr *one = object;
 
-	memset(&one, 0, sizeof(one));
-	ret = k8s_servicecidr_parse(object, one.name, sizeof(one.name), one.cidrs, &one.n, why,
-				    why_size);
-	if (ret)
-		return ret;
-	slot = find(set, one.name);
-	if (slot && !memcmp(slot, &one, sizeof(one)))
+	(void)kind;
+	memset(one, 0, sizeof(*one));
+	return k8s_servicecidr_parse(json, one->name, sizeof(one->name), one->cidrs, &one->n, why,
+				     why_size);
+}
+
+/* object into the set by name: 1 when the set changed, 0 when not, -ENOSPC (why says). */
+static int put(unsigned kind, void *state, void *object, char *why, size_t why_size)
+{
+	struct cidr_set *set = state;
+	struct servicecidr *one = object, *slot = find(set, one->name);
+
+	(void)kind;
+	if (slot && !memcmp(slot, one, sizeof(*one)))
 		return 0;
 	if (!slot) {
 		if (set->n == K8S_SERVICECIDRS_MAX) {
 			snprintf(why, why_size, "more than %d ServiceCIDRs: %.200s left out",
-				 K8S_SERVICECIDRS_MAX, one.name);
+				 K8S_SERVICECIDRS_MAX, one->name);
 			return -ENOSPC;
 		}
 		slot = &set->items[set->n++];
 	}
-	*slot = one;
+	*slot = *one;
 	return 1;
 }
 
-static void list_begin(void *ctx)
+static int del(unsigned kind, void *state, const char *ns, const char *name)
 {
-	struct k8s_servicecidrs *cidrs = ctx;
+	struct cidr_set *set = state;
+	struct servicecidr *gone = find(set, name);
 
-	cidrs->scratch->n = 0;
-}
-
-static int list_item(void *ctx, const cJSON *object, char *why, size_t why_size)
-{
-	struct k8s_servicecidrs *cidrs = ctx;
-	int ret = upsert(cidrs->scratch, object, why, why_size);
-
-	return ret < 0 ? ret : 0;
-}
-
-static void list_end(void *ctx)
-{
-	struct k8s_servicecidrs *cidrs = ctx;
-	struct cidr_set *done = cidrs->current;
-
-	cidrs->current = cidrs->scratch;
-	cidrs->scratch = done;
-}
-
-static int change(void *ctx, bool deleted, const cJSON *object, char *why, size_t why_size)
-{
-	struct k8s_servicecidrs *cidrs = ctx;
-	const cJSON *metadata = cJSON_GetObjectItemCaseSensitive(object, "metadata");
-	const cJSON *name = cJSON_GetObjectItemCaseSensitive(metadata, "name");
-	struct cidr_set *set = cidrs->current;
-	struct servicecidr *gone;
-
-	if (!deleted)
-		return upsert(set, object, why, why_size);
-	if (!cJSON_IsString(name)) {
-		snprintf(why, why_size, "a deleted ServiceCIDR without metadata.name");
-		return -EINVAL;
-	}
-	gone = find(set, name->valuestring);
+	(void)kind;
+	(void)ns;
 	if (!gone)
 		return 0;
 	*gone = set->items[--set->n];
 	return 1;
 }
 
-static unsigned publish(void *ctx)
+static unsigned count(unsigned kind, const void *set)
 {
-	struct k8s_servicecidrs *cidrs = ctx;
-
-	cidrs->shared->n = cidrs->current->n;
-	memcpy(cidrs->shared->items, cidrs->current->items,
-	       cidrs->current->n * sizeof(cidrs->current->items[0]));
-	return cidrs->current->n;
-}
-
-static void free_cidrs(struct k8s_servicecidrs *cidrs)
-{
-	free(cidrs->current);
-	free(cidrs->scratch);
-	free(cidrs->shared);
-	free(cidrs->taken);
-	free(cidrs);
+	(void)kind;
+	return ((const struct cidr_set *)set)->n;
 }
 
 struct k8s_servicecidrs *k8s_servicecidrs_start(const struct agent_config *config)
 {
-	struct k8s_resource resource = {
+	static const struct k8s_watch_set_resource servicecidrs = {
 		.name = "servicecidrs",
 		.path = "/apis/networking.k8s.io/v1/servicecidrs",
+		.cluster_scoped = true,
 		.optional = true,
-		.list_begin = list_begin,
-		.list_item = list_item,
-		.list_end = list_end,
-		.change = change,
-		.publish = publish,
+	};
+	static const struct k8s_watch_set_ops ops = {
+		.state_size = sizeof(struct cidr_set),
+		.object_size = sizeof(struct servicecidr),
+		.parse = parse,
+		.put = put,
+		.del = del,
+		.count = count,
 	};
 	struct k8s_servicecidrs *cidrs = calloc(1, sizeof(*cidrs));
 	int ret;
 
 	if (!cidrs)
 		return NULL;
-	cidrs->current = calloc(1, sizeof(*cidrs->current));
-	cidrs->scratch = calloc(1, sizeof(*cidrs->scratch));
-	cidrs->shared = calloc(1, sizeof(*cidrs->shared));
 	cidrs->taken = calloc(1, sizeof(*cidrs->taken));
-	if (!cidrs->current || !cidrs->scratch || !cidrs->shared || !cidrs->taken) {
-		free_cidrs(cidrs);
-		errno = ENOMEM;
-		return NULL;
-	}
-	resource.ctx = cidrs;
-	cidrs->watch = k8s_watch_start(&resource, config);
+	if (cidrs->taken)
+		cidrs->watch = k8s_watch_set_start(&servicecidrs, 1, &ops, config);
 	if (!cidrs->watch) {
-		ret = errno;
-		free_cidrs(cidrs);
+		ret = cidrs->taken ? errno : ENOMEM;
+		free(cidrs->taken);
+		free(cidrs);
 		errno = ret;
 		return NULL;
 	}
@@ -203,16 +158,7 @@ struct k8s_servicecidrs *k8s_servicecidrs_start(const struct agent_config *confi
 
 int k8s_servicecidrs_fd(const struct k8s_servicecidrs *cidrs)
 {
-	return k8s_watch_fd(cidrs->watch);
-}
-
-static void copy_set(void *ctx, void *out)
-{
-	struct k8s_servicecidrs *cidrs = ctx;
-	struct cidr_set *set = out;
-
-	set->n = cidrs->shared->n;
-	memcpy(set->items, cidrs->shared->items, set->n * sizeof(set->items[0]));
+	return k8s_watch_set_fd(cidrs->watch, 0);
 }
 
 static bool same(const struct velo_pol_cidr *a, const struct velo_pol_cidr *b)
@@ -264,6 +210,17 @@ unsigned k8s_servicecidrs_ranges(const struct k8s_servicecidrs *cidrs,
 	return n;
 }
 
+/* The watch's ServiceCIDRs into taken. */
+static int copy_set(const void *state, void *taken)
+{
+	const struct cidr_set *set = state;
+	struct cidr_set *copy = taken;
+
+	copy->n = set->n;
+	memcpy(copy->items, set->items, set->n * sizeof(set->items[0]));
+	return 1;
+}
+
 int k8s_servicecidrs_take(struct k8s_servicecidrs *cidrs)
 {
 	struct velo_pol_cidr before[2 * K8S_SERVICECIDRS_MAX], after[2 * K8S_SERVICECIDRS_MAX];
@@ -271,7 +228,7 @@ int k8s_servicecidrs_take(struct k8s_servicecidrs *cidrs)
 	int ret;
 
 	add_set(cidrs->taken, before, &n_before, 2 * K8S_SERVICECIDRS_MAX);
-	ret = k8s_watch_take(cidrs->watch, copy_set, cidrs->taken);
+	ret = k8s_watch_set_take(cidrs->watch, copy_set, cidrs->taken);
 	if (ret <= 0)
 		return ret;
 	/* A relist or a renamed object publishes the same ranges: only a new set counts. */
@@ -314,6 +271,7 @@ void k8s_servicecidrs_stop(struct k8s_servicecidrs *cidrs)
 {
 	if (!cidrs)
 		return;
-	k8s_watch_stop(cidrs->watch);
-	free_cidrs(cidrs);
+	k8s_watch_set_stop(cidrs->watch);
+	free(cidrs->taken);
+	free(cidrs);
 }

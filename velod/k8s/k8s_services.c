@@ -1,255 +1,130 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The Service and EndpointSlice watches (k8s_services.h). Each watch thread
- * fills its own scratch state during a LIST (plugin/k8s/svc_parse.c objects)
- * and swaps it in whole at the end; watch events edit the shared state one
- * object at a time. The shared state is under this file's lock (taken
- * inside a watch's lock, never the other way round); velod's loop builds the
- * service table under it.
+ * The Service and EndpointSlice watches (k8s_services.h): one svc_state
+ * (plugin/k8s/svc_parse.c objects) as the state of a watch set
+ * (k8s_watch_set.c), Services from one watch and slices from the other.
+ * velod's loop builds the service table under the set's lock.
  */
 #include <errno.h>
-#include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "k8s/svc_parse.h"
 #include "k8s_services.h"
-#include "k8s_watch.h"
 
 enum { KIND_SERVICES, KIND_SLICES };
 
-struct kind {
-	struct k8s_services *services;
-	unsigned index;
-	struct velo_svc_state scratch; /* the watch thread's: a LIST in progress */
-};
-
-struct k8s_services {
-	pthread_mutex_t lock;
-	struct velo_svc_state state; /* under lock: svcs from one watch, slices from the other */
-	bool listed[K8S_SERVICES_WATCHES]; /* under lock */
-	uint64_t generation, polled; /* under lock */
-	struct kind kinds[K8S_SERVICES_WATCHES];
-	struct k8s_watch *watches[K8S_SERVICES_WATCHES];
-};
-
-static void list_begin(void *ctx)
-{
-	struct kind *kind = ctx;
-
-	velo_svc_state_free(&kind->scratch);
-}
-
-/* An object into state: -EINVAL (unusable, why says why), -ENOMEM, or 0. */
-static int put(struct kind *kind, struct velo_svc_state *state, const cJSON *object, char *why,
-	       size_t why_size)
-{
-	struct velo_k8s_slice slice;
+union object {
 	struct velo_k8s_svc svc;
+	struct velo_k8s_slice slice;
+};
+
+static int parse(unsigned kind, const cJSON *json, void *object, char *why, size_t why_size)
+{
+	union object *one = object;
+
+	return kind == KIND_SERVICES ? velo_k8s_svc_parse(json, &one->svc, why, why_size)
+				     : velo_k8s_slice_parse(json, &one->slice, why, why_size);
+}
+
+static int put(unsigned kind, void *state, void *object, char *why, size_t why_size)
+{
+	union object *one = object;
 	int ret;
 
-	if (kind->index == KIND_SERVICES) {
-		ret = velo_k8s_svc_parse(object, &svc, why, why_size);
-		if (!ret)
-			ret = velo_svc_state_put_svc(state, &svc);
-		velo_k8s_svc_free(&svc);
-		return ret;
-	}
-	ret = velo_k8s_slice_parse(object, &slice, why, why_size);
-	if (!ret)
-		ret = velo_svc_state_put_slice(state, &slice);
-	velo_k8s_slice_free(&slice);
-	return ret;
-}
-
-static int list_item(void *ctx, const cJSON *object, char *why, size_t why_size)
-{
-	struct kind *kind = ctx;
-
-	return put(kind, &kind->scratch, object, why, why_size);
-}
-
-static void list_end(void *ctx)
-{
-	struct kind *kind = ctx;
-	struct k8s_services *services = kind->services;
-	struct velo_svc_state *state = &services->state, old = {};
-
-	pthread_mutex_lock(&services->lock);
-	if (kind->index == KIND_SERVICES) {
-		old.svcs = state->svcs;
-		old.n_svcs = state->n_svcs;
-		state->svcs = kind->scratch.svcs;
-		state->n_svcs = kind->scratch.n_svcs;
-	} else {
-		old.slices = state->slices;
-		old.n_slices = state->n_slices;
-		state->slices = kind->scratch.slices;
-		state->n_slices = kind->scratch.n_slices;
-	}
-	services->listed[kind->index] = true;
-	services->generation++;
-	pthread_mutex_unlock(&services->lock);
-	memset(&kind->scratch, 0, sizeof(kind->scratch));
-	velo_svc_state_free(&old);
-}
-
-static const char *meta_string(const cJSON *object, const char *name)
-{
-	const cJSON *metadata = cJSON_GetObjectItemCaseSensitive(object, "metadata");
-	const cJSON *value = cJSON_GetObjectItemCaseSensitive(metadata, name);
-
-	return cJSON_IsString(value) ? value->valuestring : NULL;
-}
-
-/* The object ns/name out of the shared state: 1 when it was there, else 0. */
-static int forget(struct kind *kind, const char *ns, const char *name)
-{
-	struct k8s_services *services = kind->services;
-	int ret;
-
-	pthread_mutex_lock(&services->lock);
-	ret = kind->index == KIND_SERVICES ? velo_svc_state_del_svc(&services->state, ns, name)
-					   : velo_svc_state_del_slice(&services->state, ns, name);
-	services->generation += ret == 1;
-	pthread_mutex_unlock(&services->lock);
-	return ret;
-}
-
-static int change(void *ctx, bool deleted, const cJSON *object, char *why, size_t why_size)
-{
-	struct kind *kind = ctx;
-	struct k8s_services *services = kind->services;
-	const char *ns = meta_string(object, "namespace"), *name = meta_string(object, "name");
-	struct velo_svc_state one = {};
-	int ret;
-
-	if (deleted) {
-		/* Only the name counts: an object velod could not use goes too. */
-		if (!ns || !name) {
-			snprintf(why, why_size, "a deleted object without namespace and name");
-			return -EINVAL;
-		}
-		return forget(kind, ns, name);
-	}
-	/* Parsed outside the lock, moved in under it. */
-	ret = put(kind, &one, object, why, why_size);
-	/* The API's object is now one velod can't use: its old version goes, or its ClusterIP
-	 * would be translated on to what it was (kube-proxy takes it now). */
-	if (ret == -EINVAL && ns && name)
-		forget(kind, ns, name);
-	if (ret)
-		return ret;
-	pthread_mutex_lock(&services->lock);
-	if (kind->index == KIND_SERVICES)
-		ret = velo_svc_state_put_svc(&services->state, &one.svcs[0]);
-	else
-		ret = velo_svc_state_put_slice(&services->state, &one.slices[0]);
-	if (!ret)
-		services->generation++;
-	pthread_mutex_unlock(&services->lock);
-	velo_svc_state_free(&one);
+	(void)why;
+	(void)why_size;
+	ret = kind == KIND_SERVICES ? velo_svc_state_put_svc(state, &one->svc)
+				    : velo_svc_state_put_slice(state, &one->slice);
 	return ret ? ret : 1;
 }
 
-static unsigned publish(void *ctx)
+static void object_free(unsigned kind, void *object)
 {
-	struct kind *kind = ctx;
-	struct k8s_services *services = kind->services;
-	unsigned n;
+	union object *one = object;
 
-	pthread_mutex_lock(&services->lock);
-	n = kind->index == KIND_SERVICES ? services->state.n_svcs : services->state.n_slices;
-	pthread_mutex_unlock(&services->lock);
-	return n;
+	if (kind == KIND_SERVICES)
+		velo_k8s_svc_free(&one->svc);
+	else
+		velo_k8s_slice_free(&one->slice);
 }
 
-struct k8s_services *k8s_services_start(const struct agent_config *config)
+static int del(unsigned kind, void *state, const char *ns, const char *name)
 {
-	static const char *const names[] = { "services", "endpointslices" };
-	static const char *const paths[] = { "/api/v1/services",
-					     "/apis/discovery.k8s.io/v1/endpointslices" };
-	struct k8s_services *services = calloc(1, sizeof(*services));
-	int ret;
+	return kind == KIND_SERVICES ? velo_svc_state_del_svc(state, ns, name)
+				     : velo_svc_state_del_slice(state, ns, name);
+}
 
-	if (!services)
-		return NULL;
-	pthread_mutex_init(&services->lock, NULL);
-	for (unsigned i = 0; i < K8S_SERVICES_WATCHES; i++) {
-		struct k8s_resource resource = {
-			.name = names[i],
-			.path = paths[i],
-			.ctx = &services->kinds[i],
-			.list_begin = list_begin,
-			.list_item = list_item,
-			.list_end = list_end,
-			.change = change,
-			.publish = publish,
-		};
+static void replace(unsigned kind, void *state, void *scratch)
+{
+	struct velo_svc_state *to = state, *from = scratch, old = *to;
 
-		services->kinds[i].services = services;
-		services->kinds[i].index = i;
-		services->watches[i] = k8s_watch_start(&resource, config);
-		if (!services->watches[i]) {
-			ret = errno;
-			k8s_services_stop(services);
-			errno = ret;
-			return NULL;
-		}
+	if (kind == KIND_SERVICES) {
+		to->svcs = from->svcs;
+		to->n_svcs = from->n_svcs;
+		from->svcs = old.svcs;
+		from->n_svcs = old.n_svcs;
+	} else {
+		to->slices = from->slices;
+		to->n_slices = from->n_slices;
+		from->slices = old.slices;
+		from->n_slices = old.n_slices;
 	}
-	return services;
 }
 
-int k8s_services_fd(const struct k8s_services *services, unsigned i)
+static unsigned count(unsigned kind, const void *state)
 {
-	return k8s_watch_fd(services->watches[i]);
+	const struct velo_svc_state *svc_state = state;
+
+	return kind == KIND_SERVICES ? svc_state->n_svcs : svc_state->n_slices;
 }
 
-bool k8s_services_poll(struct k8s_services *services)
+static void state_free(void *state)
 {
-	bool changed;
-
-	for (unsigned i = 0; i < K8S_SERVICES_WATCHES; i++)
-		k8s_watch_take(services->watches[i], NULL, NULL);
-	pthread_mutex_lock(&services->lock);
-	changed = services->listed[KIND_SERVICES] && services->listed[KIND_SLICES] &&
-		  services->generation != services->polled;
-	services->polled = services->generation;
-	pthread_mutex_unlock(&services->lock);
-	return changed;
+	velo_svc_state_free(state);
 }
 
-int k8s_services_build(struct k8s_services *services, const char *node,
+struct k8s_watch_set *k8s_services_start(const struct agent_config *config)
+{
+	static const struct k8s_watch_set_resource resources[K8S_SERVICES_WATCHES] = {
+		[KIND_SERVICES] = { .name = "services", .path = "/api/v1/services" },
+		[KIND_SLICES] = { .name = "endpointslices",
+				  .path = "/apis/discovery.k8s.io/v1/endpointslices" },
+	};
+	static const struct k8s_watch_set_ops ops = {
+		.state_size = sizeof(struct velo_svc_state),
+		.object_size = sizeof(union object),
+		.parse = parse,
+		.put = put,
+		.object_free = object_free,
+		.del = del,
+		.replace = replace,
+		.count = count,
+		.state_free = state_free,
+		/* Else a Service's ClusterIP would be translated on to what it was (kube-proxy
+		 * takes it now). */
+		.drop_unusable = true,
+	};
+
+	return k8s_watch_set_start(resources, K8S_SERVICES_WATCHES, &ops, config);
+}
+
+struct build {
+	const char *node;
+	struct velo_svc_table *table;
+};
+
+static int build_fn(const void *state, void *ctx)
+{
+	struct build *build = ctx;
+
+	return velo_svc_table_build(state, build->node, build->table);
+}
+
+int k8s_services_build(struct k8s_watch_set *services, const char *node,
 		       struct velo_svc_table *table)
 {
-	int ret = -EAGAIN;
+	struct build build = { .node = node, .table = table };
 
-	pthread_mutex_lock(&services->lock);
-	if (services->listed[KIND_SERVICES] && services->listed[KIND_SLICES])
-		ret = velo_svc_table_build(&services->state, node, table);
-	pthread_mutex_unlock(&services->lock);
-	return ret;
-}
-
-const char *k8s_services_stats(struct k8s_services *services, unsigned i,
-			       struct k8s_watch_stats *stats)
-{
-	k8s_watch_stats(services->watches[i], stats);
-	return i == KIND_SERVICES ? "services" : "endpointslices";
-}
-
-void k8s_services_stop(struct k8s_services *services)
-{
-	if (!services)
-		return;
-	for (unsigned i = 0; i < K8S_SERVICES_WATCHES; i++)
-		k8s_watch_cancel(services->watches[i]);
-	for (unsigned i = 0; i < K8S_SERVICES_WATCHES; i++) {
-		k8s_watch_stop(services->watches[i]);
-		velo_svc_state_free(&services->kinds[i].scratch);
-	}
-	velo_svc_state_free(&services->state);
-	pthread_mutex_destroy(&services->lock);
-	free(services);
+	return k8s_watch_set_with(services, build_fn, &build);
 }

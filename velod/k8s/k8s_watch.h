@@ -4,8 +4,8 @@
  * resource's path, then WATCHes from the list's resourceVersion, hands every
  * object to the resource's callbacks (k8s_list_watch.h) and wakes velod's loop
  * (an eventfd) when they changed something. 410 Gone relists; failures back
- * off. velod's loop never blocks on the API. Nodes (k8s_nodes.c), Services
- * and EndpointSlices (k8s_services.c) are watches of this one kind.
+ * off. velod's loop never blocks on the API. Every watch velod runs belongs
+ * to a watch set (k8s_watch_set.h), which gives it its callbacks.
  */
 #ifndef VELOD_K8S_K8S_WATCH_H
 #define VELOD_K8S_K8S_WATCH_H

@@ -52,7 +52,7 @@
 
 struct policy_state {
 	const struct agent_config *config;
-	struct k8s_policy *watch; /* policySource "api" */
+	struct k8s_watch_set *watch; /* policySource "api" (k8s_policy.h) */
 	struct k8s_servicecidrs *cidrs; /* the API's Service ranges, with an API client */
 	bool cidrs_taken; /* listed (or found not served) once: the maps may be written */
 	unsigned cidrs_dropped; /* Service ranges that didn't fit at the last sync */
@@ -341,7 +341,7 @@ int policy_start(struct policy *policy, const struct agent_config *config)
 	return 0;
 err:
 	ret = -errno;
-	k8s_policy_stop(state->watch);
+	k8s_watch_set_stop(state->watch);
 	velo_pol_numbering_free(&state->numbering);
 	free(state);
 	policy->state = NULL;
@@ -354,7 +354,7 @@ int policy_fd(const struct policy *policy, unsigned i)
 	unsigned n = state && state->watch ? K8S_POLICY_WATCHES : 0;
 
 	if (i < n)
-		return k8s_policy_fd(state->watch, i);
+		return k8s_watch_set_fd(state->watch, i);
 	return state && state->cidrs && i == n ? k8s_servicecidrs_fd(state->cidrs) : -1;
 }
 
@@ -368,7 +368,7 @@ void policy_step(struct policy *policy, const struct agent_config *config, uint6
 		policy_sweep_step(policy, config, now_ns);
 		return;
 	}
-	if (state->watch && k8s_policy_poll(state->watch))
+	if (state->watch && k8s_watch_set_poll(state->watch) == 1)
 		state->dirty = true;
 	if (state->cidrs) {
 		ret = k8s_servicecidrs_take(state->cidrs);
@@ -432,7 +432,7 @@ void policy_stop(struct policy *policy)
 	policy_sweep_stop(policy);
 	if (!state)
 		return;
-	k8s_policy_stop(state->watch);
+	k8s_watch_set_stop(state->watch);
 	k8s_servicecidrs_stop(state->cidrs);
 	velo_pol_objects_free(&state->file_objects);
 	velo_pol_numbering_free(&state->numbering);

@@ -13,11 +13,11 @@ static void header(FILE *text, const char *name, const char *type, const char *h
 	fprintf(text, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-static void put_node_watch(struct k8s_nodes *watch, FILE *text)
+static void put_node_watch(struct k8s_watch_set *watch, FILE *text)
 {
 	struct k8s_watch_stats stats;
 
-	k8s_nodes_stats(watch, &stats);
+	k8s_watch_set_stats(watch, 0, &stats);
 	header(text, "velo_k8s_nodes", "gauge", "Nodes in the list the Node watch keeps.");
 	fprintf(text, "velo_k8s_nodes %u\n", stats.objects);
 	header(text, "velo_k8s_node_lists_total", "counter",
@@ -73,7 +73,7 @@ int hostgw_health(const struct agent *agent, char *buf, size_t len)
 	if (agent->hostgw.watch && !agent->hostgw.synced) {
 		struct k8s_watch_stats stats;
 
-		k8s_nodes_stats(agent->hostgw.watch, &stats);
+		k8s_watch_set_stats(agent->hostgw.watch, 0, &stats);
 		snprintf(buf, len, "waiting for the first Node LIST and route sync%s%s\n",
 			 stats.last_error[0] ? ": " : "", stats.last_error);
 		return -EAGAIN;

@@ -101,7 +101,7 @@ static void hostgw_poll(struct agent *agent, struct agent_poll *poll)
 {
 	/* The Node watch changed the list: routes follow within the loop's turn. */
 	if (agent->hostgw.watch)
-		agent_poll_read(poll, k8s_nodes_fd(agent->hostgw.watch));
+		agent_poll_read(poll, k8s_watch_set_fd(agent->hostgw.watch, 0));
 }
 
 static void hostgw_part_step(struct agent *agent, uint64_t now_ns)
@@ -116,7 +116,7 @@ static uint64_t hostgw_part_deadline(const struct agent *agent)
 
 static void hostgw_stop(struct agent *agent)
 {
-	k8s_nodes_stop(agent->hostgw.watch);
+	k8s_watch_set_stop(agent->hostgw.watch);
 	agent->hostgw.watch = NULL;
 }
 

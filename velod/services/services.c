@@ -257,8 +257,7 @@ int services_start(struct services *services, const struct agent_config *config)
 
 int services_fd(const struct services *services, unsigned i)
 {
-	return services->watch && i < K8S_SERVICES_WATCHES ? k8s_services_fd(services->watch, i)
-							   : -1;
+	return services->watch ? k8s_watch_set_fd(services->watch, i) : -1;
 }
 
 /*
@@ -271,7 +270,7 @@ static void step_api(struct services *services, const struct agent_config *confi
 	struct velo_svc_table table;
 	int ret;
 
-	if (k8s_services_poll(services->watch))
+	if (k8s_watch_set_poll(services->watch) == 1)
 		services->dirty = true;
 	if (!services->dirty || now_ns < services->next_ns)
 		return;
@@ -332,7 +331,7 @@ uint64_t services_deadline(const struct services *services, const struct agent_c
 
 void services_stop(struct services *services)
 {
-	k8s_services_stop(services->watch);
+	k8s_watch_set_stop(services->watch);
 	services->watch = NULL;
 	velo_svc_reap_close(services->reap);
 	services->reap = NULL;

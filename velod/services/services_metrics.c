@@ -27,7 +27,7 @@ static void split_name(const char *name, char *service, size_t service_len, char
 }
 
 /* The Service and EndpointSlice watches, one series per resource and counter. */
-static void put_watches(struct k8s_services *watch, FILE *text)
+static void put_watches(struct k8s_watch_set *watch, FILE *text)
 {
 	static const char *const metrics[][3] = {
 		{ "velo_k8s_service_objects", "gauge", "Objects the watch keeps." },
@@ -44,7 +44,7 @@ static void put_watches(struct k8s_services *watch, FILE *text)
 	const char *names[K8S_SERVICES_WATCHES];
 
 	for (unsigned i = 0; i < K8S_SERVICES_WATCHES; i++)
-		names[i] = k8s_services_stats(watch, i, &stats[i]);
+		names[i] = k8s_watch_set_stats(watch, i, &stats[i]);
 	for (unsigned m = 0; m < sizeof(metrics) / sizeof(metrics[0]); m++) {
 		fprintf(text, "# HELP %s %s\n# TYPE %s %s\n", metrics[m][0], metrics[m][2],
 			metrics[m][0], metrics[m][1]);

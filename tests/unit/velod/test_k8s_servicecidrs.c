@@ -3,8 +3,9 @@
  * velod's ServiceCIDR watch (velod/k8s/k8s_servicecidrs.c) on its own: LIST and
  * watch events through the callbacks it gives its watch, what velod's loop
  * takes, and the ranges policy gets (serviceCidrs first, then the API's,
- * each once). The watch thread (k8s_watch.c) is replaced by a stand-in that
- * keeps the callbacks and publishes on demand.
+ * each once). The watch thread (k8s_watch.c) is replaced by a stand-in
+ * (k8s_watch_standin.c) that keeps the callbacks the watch set
+ * (k8s_watch_set.c) gives it.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -20,43 +21,9 @@
 #include "base/addr.h"
 #include "policy/cidr.h"
 #include "k8s/k8s_servicecidrs.h"
-#include "k8s/k8s_watch.h"
+#include "k8s_watch_standin.h"
 
-/* ---- the stand-in for k8s_watch.c ---- */
-
-static struct k8s_watch the_watch;
-static bool listed, published;
-
-struct k8s_watch *k8s_watch_start(const struct k8s_resource *resource,
-				  const struct agent_config *config)
-{
-	(void)config;
-	the_watch.resource = *resource;
-	return &the_watch;
-}
-
-int k8s_watch_fd(const struct k8s_watch *watch)
-{
-	(void)watch;
-	return -1;
-}
-
-/* As k8s_watch.c: -EAGAIN before the first LIST, copy and 1 after a publish. */
-int k8s_watch_take(struct k8s_watch *watch, void (*copy)(void *ctx, void *out), void *out)
-{
-	if (!listed)
-		return -EAGAIN;
-	if (!published)
-		return 0;
-	published = false;
-	copy(watch->resource.ctx, out);
-	return 1;
-}
-
-void k8s_watch_stop(struct k8s_watch *watch)
-{
-	(void)watch;
-}
+static struct k8s_watch *const the_watch = &standin_watches[0];
 
 /* ---- driving it ---- */
 
@@ -66,12 +33,12 @@ static struct agent_config config;
 static int setup(void **state)
 {
 	(void)state;
-	listed = published = false;
+	standin_reset();
 	memset(&config, 0, sizeof(config));
 	cidrs = k8s_servicecidrs_start(&config);
 	assert_non_null(cidrs);
-	assert_string_equal(the_watch.resource.path, "/apis/networking.k8s.io/v1/servicecidrs");
-	assert_true(the_watch.resource.optional);
+	assert_string_equal(the_watch->resource.path, "/apis/networking.k8s.io/v1/servicecidrs");
+	assert_true(the_watch->resource.optional);
 	return 0;
 }
 
@@ -82,15 +49,15 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void publish(void)
+/* As the thread does after a LIST or a change: the count for /metrics. */
+static unsigned publish(void)
 {
-	the_watch.resource.publish(the_watch.resource.ctx);
-	published = true;
+	return the_watch->resource.publish(the_watch->resource.ctx);
 }
 
 static void list(const char *items)
 {
-	const struct k8s_resource *resource = &the_watch.resource;
+	const struct k8s_resource *resource = &the_watch->resource;
 	cJSON *array = cJSON_Parse(items), *item;
 	char why[200];
 
@@ -100,7 +67,6 @@ static void list(const char *items)
 		assert_int_equal(resource->list_item(resource->ctx, item, why, sizeof(why)), 0);
 	resource->list_end(resource->ctx);
 	cJSON_Delete(array);
-	listed = true;
 	publish();
 }
 
@@ -111,7 +77,7 @@ static int event(bool deleted, const char *object)
 	int ret;
 
 	assert_non_null(json);
-	ret = the_watch.resource.change(the_watch.resource.ctx, deleted, json, why, sizeof(why));
+	ret = the_watch->resource.change(the_watch->resource.ctx, deleted, json, why, sizeof(why));
 	cJSON_Delete(json);
 	if (ret == 1)
 		publish();

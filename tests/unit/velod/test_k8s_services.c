@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * velod's Service and EndpointSlice watches (velod/k8s/k8s_services.c) on their
- * own: LIST pages and watch events through the callbacks k8s_services.c gives
- * its watches, then the service table it builds for the node. The watch
- * thread (k8s_watch.c: HTTP, backoff) is replaced by a stand-in that keeps
- * the callbacks; everything after them is velod's own code. The EndpointSlice
+ * own: LIST pages and watch events through the callbacks its watch set
+ * (k8s_watch_set.c) gives the watches, then the service table it builds for
+ * the node. The watch thread (k8s_watch.c: HTTP, backoff) is replaced by a
+ * stand-in (k8s_watch_standin.c) that keeps the callbacks; everything after
+ * them is velod's own code. The EndpointSlice
  * cases the API sends: named target ports per slice, ready/serving/terminating
  * fallbacks, internalTrafficPolicy Local, dual-stack, a slice that moves to
  * another Service, more backends than a service port holds.
@@ -24,57 +25,13 @@
 #include <cmocka.h>
 
 #include "k8s/k8s_services.h"
-#include "k8s/k8s_watch.h"
+#include "k8s_watch_standin.h"
 
 enum { SERVICES, SLICES };
 
-/* ---- the stand-in for k8s_watch.c: keeps each resource's callbacks ---- */
-
-static struct k8s_watch watches[K8S_SERVICES_WATCHES];
-static unsigned n_watches;
-
-struct k8s_watch *k8s_watch_start(const struct k8s_resource *resource,
-				  const struct agent_config *config)
-{
-	(void)config;
-	assert_true(n_watches < K8S_SERVICES_WATCHES);
-	watches[n_watches].resource = *resource;
-	return &watches[n_watches++];
-}
-
-int k8s_watch_fd(const struct k8s_watch *watch)
-{
-	(void)watch;
-	return -1;
-}
-
-int k8s_watch_take(struct k8s_watch *watch, void (*copy)(void *ctx, void *out), void *out)
-{
-	(void)watch;
-	(void)copy;
-	(void)out;
-	return 0;
-}
-
-void k8s_watch_stats(struct k8s_watch *watch, struct k8s_watch_stats *stats)
-{
-	(void)watch;
-	memset(stats, 0, sizeof(*stats));
-}
-
-void k8s_watch_cancel(struct k8s_watch *watch)
-{
-	(void)watch;
-}
-
-void k8s_watch_stop(struct k8s_watch *watch)
-{
-	(void)watch;
-}
-
 /* ---- driving it ---- */
 
-static struct k8s_services *services;
+static struct k8s_watch_set *services;
 static struct velo_svc_table table;
 
 static int setup(void **state)
@@ -82,13 +39,13 @@ static int setup(void **state)
 	static struct agent_config config;
 
 	(void)state;
-	n_watches = 0;
+	standin_reset();
 	memset(&table, 0, sizeof(table));
 	services = k8s_services_start(&config);
 	assert_non_null(services);
-	assert_int_equal(n_watches, K8S_SERVICES_WATCHES);
-	assert_string_equal(watches[SERVICES].resource.name, "services");
-	assert_string_equal(watches[SLICES].resource.name, "endpointslices");
+	assert_int_equal(standin_started, K8S_SERVICES_WATCHES);
+	assert_string_equal(standin_watches[SERVICES].resource.name, "services");
+	assert_string_equal(standin_watches[SLICES].resource.name, "endpointslices");
 	return 0;
 }
 
@@ -96,7 +53,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	velo_svc_table_free(&table);
-	k8s_services_stop(services);
+	k8s_watch_set_stop(services);
 	return 0;
 }
 
@@ -112,7 +69,7 @@ static cJSON *parse(const char *text)
 /* A complete LIST of kind: the items of the JSON array, as the watch thread hands them on. */
 static void list(unsigned kind, const char *items)
 {
-	const struct k8s_resource *resource = &watches[kind].resource;
+	const struct k8s_resource *resource = &standin_watches[kind].resource;
 	cJSON *array = parse(items), *item;
 	char why[200];
 
@@ -126,7 +83,7 @@ static void list(unsigned kind, const char *items)
 /* A watch event (ADDED/MODIFIED: deleted false): what change() answered. */
 static int event(unsigned kind, bool deleted, const char *object)
 {
-	const struct k8s_resource *resource = &watches[kind].resource;
+	const struct k8s_resource *resource = &standin_watches[kind].resource;
 	cJSON *json = parse(object);
 	char why[200] = "";
 	int ret;
@@ -140,7 +97,7 @@ static int event(unsigned kind, bool deleted, const char *object)
 static void build(void)
 {
 	velo_svc_table_free(&table);
-	assert_true(k8s_services_poll(services));
+	assert_true(k8s_watch_set_poll(services) == 1);
 	assert_int_equal(k8s_services_build(services, "a", &table), 0);
 }
 
@@ -196,14 +153,14 @@ static void test_nothing_before_both_listed(void **state)
 	(void)state;
 	list(SERVICES, "[" SVC("web", "\"clusterIP\": \"10.96.0.10\", " PORT80) "]");
 	/* Services alone: a Service written without its slices would refuse every connect. */
-	assert_false(k8s_services_poll(services));
+	assert_false(k8s_watch_set_poll(services) == 1);
 	assert_int_equal(k8s_services_build(services, "a", &table), -EAGAIN);
 	list(SLICES,
 	     "[" SLICE("web-1", "web", "IPv4", HTTP(8080), EP("10.244.1.5", READY, "a")) "]");
 	build();
 	assert_string_equal(backends(entry("10.96.0.10", 80, IPPROTO_TCP)), "10.244.1.5:8080");
 	/* Nothing changed since: the loop has nothing to write. */
-	assert_false(k8s_services_poll(services));
+	assert_false(k8s_watch_set_poll(services) == 1);
 }
 
 static void test_named_port_per_slice(void **state)
@@ -424,7 +381,7 @@ static void test_slice_moves_between_services(void **state)
 	assert_string_equal(backends(entry("10.96.0.2", 80, IPPROTO_TCP)), "");
 	/* Deleting what is not there changes nothing. */
 	assert_int_equal(event(SLICES, true, SLICE("s-1", "b", "IPv4", HTTP(8080), "")), 0);
-	assert_false(k8s_services_poll(services));
+	assert_false(k8s_watch_set_poll(services) == 1);
 }
 
 /* n endpoints 10.245.x.y, all ready on node "a", in one slice's JSON (malloc'd). */
