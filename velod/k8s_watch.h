@@ -13,9 +13,6 @@
 #include "agent.h"
 #include "k8s_list_watch.h"
 
-/* Where the kubelet mounts a pod's service account: token, ca.crt. */
-#define K8S_SERVICE_ACCOUNT_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
-
 /*
  * Starts the thread for resource with config's kubeconfig or in-cluster
  * service account. NULL with errno (ENOENT: libcurl is not installed).

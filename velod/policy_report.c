@@ -5,10 +5,11 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "k8s_event_post.h"
 #include "policy_report.h"
 
 static int add(struct policy_report *out, unsigned *cap, const char *kind, const char *ns,
-	       const char *name, const char *reason, bool unplaced)
+	       const char *name, const char *reason, bool unplaced, bool local)
 {
 	struct policy_problem *item;
 
@@ -26,6 +27,7 @@ static int add(struct policy_report *out, unsigned *cap, const char *kind, const
 	snprintf(item->ns, sizeof(item->ns), "%s", ns);
 	snprintf(item->name, sizeof(item->name), "%s", name);
 	item->unplaced = unplaced;
+	item->local = local;
 	item->reason = strdup(reason);
 	if (!item->reason)
 		return -ENOMEM;
@@ -63,18 +65,21 @@ int policy_report_collect(const struct velo_pol_objects *objects,
 	for (unsigned i = 0; !ret && i < objects->n_netpols; i++)
 		if (objects->netpols[i].problem)
 			ret = add(out, &cap, "NetworkPolicy", objects->netpols[i].ns,
-				  objects->netpols[i].name, objects->netpols[i].problem, false);
+				  objects->netpols[i].name, objects->netpols[i].problem, false,
+				  false);
 	for (unsigned i = 0; !ret && i < objects->n_pods; i++)
 		if (objects->pods[i].problem)
 			ret = add(out, &cap, "Pod", objects->pods[i].ns, objects->pods[i].name,
-				  objects->pods[i].problem, false);
+				  objects->pods[i].problem, false,
+				  velo_pol_tables_placed(tables, objects->pods[i].ns,
+							 objects->pods[i].name) != NULL);
 	for (unsigned i = 0; !ret && i < tables->n_placed; i++) {
 		const struct velo_pol_placed *placed = &tables->placed[i];
 
 		if (placed->id == VELO_ID_NONE && placed->unplaced &&
 		    has_policy(objects, placed->ns))
 			ret = add(out, &cap, "Pod", placed->ns, placed->name, placed->unplaced,
-				  true);
+				  true, true);
 	}
 	if (ret) {
 		policy_report_free(out);
@@ -190,6 +195,62 @@ void policy_report_json(const struct policy_report *report, const char *pod, cJS
 		cJSON_AddBoolToObject(one, "unplaced", item->unplaced);
 		cJSON_AddItemToArray(list, one);
 	}
+}
+
+/* What an Event says about item: the reason's name, and the problem with what it means. */
+static int event_note(const struct policy_problem *item, struct k8s_event_note *note)
+{
+	const char *reason, *meaning;
+	char *message;
+
+	if (item->unplaced) {
+		reason = "PolicyPodUnplaced";
+		meaning = "velod can't place this pod for NetworkPolicy (its traffic is dropped "
+			  "as policy-pending until it can)";
+	} else if (strcmp(item->kind, "Pod")) {
+		reason = "PolicyUnusable";
+		meaning = "velod can't use all of this NetworkPolicy and failed closed";
+	} else {
+		reason = "PolicyPodFieldsUnusable";
+		meaning = "velod left out fields of this pod for NetworkPolicy";
+	}
+	if (asprintf(&message, "%s: %s", meaning, item->reason) < 0)
+		return -ENOMEM;
+	*note = (struct k8s_event_note){
+		.kind = item->kind,
+		.api_version = strcmp(item->kind, "Pod") ? "networking.k8s.io/v1" : "v1",
+		.ns = item->ns,
+		.name = item->name,
+		.reason = reason,
+		.message = message,
+	};
+	return 0;
+}
+
+void policy_report_events(const struct policy_report *report, struct k8s_event_post *post,
+			  uint64_t now_ns)
+{
+	struct k8s_event_note *notes;
+	unsigned n = 0;
+
+	if (!post)
+		return;
+	notes = calloc(report->n + 1, sizeof(*notes));
+	if (!notes)
+		return;
+	for (unsigned i = 0; i < report->n; i++) {
+		const struct policy_problem *item = &report->items[i];
+
+		/* Every node sees every Pod: a pod's problem is its own node's to say. */
+		if (!strcmp(item->kind, "Pod") && !item->local)
+			continue;
+		if (!event_note(item, &notes[n]))
+			n++;
+	}
+	k8s_event_post_sync(post, notes, n, now_ns);
+	for (unsigned i = 0; i < n; i++)
+		free((char *)notes[i].message);
+	free(notes);
 }
 
 void policy_report_free(struct policy_report *report)
