@@ -29,6 +29,7 @@ k8_certs() {
 		contexts: [{name: "vt", context: {cluster: "vt", user: "vt"}}],
 		"current-context": "vt"}' >"$K8_API/kubeconfig"
 	: >"$K8_API/events"
+	: >"$K8_API/writes"
 }
 
 # The fake API server. State: the event log ($K8_API/events, one {"type","object"} per line;
