@@ -25,6 +25,7 @@ struct policy_problem {
 	const char *kind; /* "Pod" or "NetworkPolicy" */
 	char ns[VELO_POL_NS_MAX];
 	char name[VELO_POL_NAME_MAX];
+	char uid[VELO_POL_UID_MAX]; /* the object's, "" when velod has none */
 	char *reason;
 	/* A pod of this node velod could not place (with programs, its traffic waits: pending). */
 	bool unplaced;

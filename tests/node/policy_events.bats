@@ -1,10 +1,11 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: Apache-2.0
-# velod's Kubernetes Events (docs/policy.md, "What velod can't use"): a pod of this node velod
-# can't place and a NetworkPolicy it can't read each get one core/v1 Event naming the object
-# and the reason, posted to the API velod watches (the fake API server, k8s_fake_api.bash,
-# which records writes); syncs after that don't post it again, a restarted velod doesn't make
-# a second one (409), and a pod that is placed at last is said again if it is lost again.
+# velod's Kubernetes Events (docs/policy.md, "Objects velod can't use, pods it can't place"): a
+# pod of this node velod can't place, a NetworkPolicy it can't read and a pod of this node with
+# a field it left out each get one core/v1 Event naming the object (its uid where velod has
+# the object) and the reason, posted to the API velod watches (the fake API server,
+# k8s_fake_api.bash, which records writes); syncs after that don't post it again, a restarted
+# velod doesn't make a second one (409), and a pod placed at last is said again if it is lost.
 
 load lib
 load cgroup_lib
@@ -43,8 +44,14 @@ pe_velod() {
 	pol_wait_sync 1
 }
 
-# pe_pod KEY: a grid pod's Pod object as the API serves it.
-pe_pod() { pol_pod_json "$1" | jq -c '. + {kind: "Pod", apiVersion: "v1"}'; }
+# pe_pod KEY: a grid pod's Pod object as the API serves it, with a uid.
+pe_pod() {
+	pol_pod_json "$1" | jq -c --arg uid "$(pe_uid "$1")" \
+		'. + {kind: "Pod", apiVersion: "v1"} | .metadata.uid = $uid'
+}
+
+# pe_uid NAME: a fixed uid for an object of the test.
+pe_uid() { echo "00000000-0000-4000-8000-$(printf '%s' "$1" | md5sum | cut -c1-12)"; }
 
 # pe_posts KIND NAME: the Event POSTs about the object KIND x/NAME, one JSON body a line.
 pe_posts() {
@@ -85,17 +92,21 @@ pe_syncs() {
 			metadata: {name: $n, labels: {ns: $n}}}')"
 	done
 	pol_add x a '{}'
-	k8_object ADDED "$(pe_pod x/a)"
+	# x/a is placed, but one of its container ports velod can't read (left out).
+	k8_object ADDED "$(pe_pod x/a | jq -c '.spec.containers[0].ports += [{name: "big",
+		containerPort: 70000, protocol: "TCP"}]')"
 	k8_object ADDED "$(pol_np x other '{"podSelector": {"matchLabels": {"pod": "b"}}}')"
 	# Its first rule has a peer with nothing in it: velod leaves the rule out, fails closed.
 	k8_object ADDED "$(pol_np x bad '{"podSelector": {"matchLabels": {"pod": "b"}},
-		"ingress": [{"from": [{}]}, {"ports": [{"port": 53, "protocol": "UDP"}]}]}')"
+		"ingress": [{"from": [{}]}, {"ports": [{"port": 53, "protocol": "UDP"}]}]}' |
+		jq -c --arg uid "$(pe_uid x/bad)" '.metadata.uid = $uid')"
 	k8_server
 	pe_velod
 	# x/c: wired in a namespace with policies, but the API has no Pod object for it.
 	pol_add x c '{}'
 	pe_wait_posts Pod c 1
 	pe_wait_posts NetworkPolicy bad 1
+	pe_wait_posts Pod a 1
 
 	body="$(pe_posts Pod c)"
 	echo "$body"
@@ -107,11 +118,15 @@ pe_syncs() {
 		.source == {component: "velod", host: $node} and .count == 1' <<<"$body"
 	body="$(pe_posts NetworkPolicy bad)"
 	echo "$body"
-	jq -e '.involvedObject == {kind: "NetworkPolicy", apiVersion: "networking.k8s.io/v1",
-		namespace: "x", name: "bad"} and .reason == "PolicyUnusable" and
+	jq -e --arg uid "$(pe_uid x/bad)" '.involvedObject == {kind: "NetworkPolicy",
+		apiVersion: "networking.k8s.io/v1", namespace: "x", name: "bad", uid: $uid} and
+		.reason == "PolicyUnusable" and
 		(.message | test("failed closed: spec.ingress\\[0\\]"))' <<<"$body"
-	# x/a is placed and its Pod object is fine: nothing about it.
-	[ -z "$(pe_posts Pod a)" ]
+	body="$(pe_posts Pod a)"
+	echo "$body"
+	jq -e --arg uid "$(pe_uid x/a)" '.involvedObject == {kind: "Pod", apiVersion: "v1",
+		namespace: "x", name: "a", uid: $uid} and .reason == "PolicyPodFieldsUnusable" and
+		(.message | test("spec.containers\\[0\\].ports\\[[0-9]+\\]: bad name"))' <<<"$body"
 
 	# Syncs while both problems stay: no second POST, no PATCH (that waits 30 min).
 	run pe_syncs 5
@@ -119,6 +134,7 @@ pe_syncs() {
 	[ "$status" -eq 0 ]
 	[ "$(pe_posts Pod c | wc -l)" -eq 1 ]
 	[ "$(pe_posts NetworkPolicy bad | wc -l)" -eq 1 ]
+	[ "$(pe_posts Pod a | wc -l)" -eq 1 ]
 	run jq -c 'select(.method != "POST")' "$K8_API/writes"
 	[ -z "$output" ]
 	grep -q "k8s events: Event x/c.velo-[0-9a-f]* posted" "$VT/velod.log"
@@ -137,7 +153,7 @@ pe_syncs() {
 		"$VT/velod.log"
 }
 
-@test "a pod placed at last is forgotten, and said again when it can't be placed anew" {
+@test "a pod placed at last is forgotten, and said again when it can't be placed anew; another reason is another Event" {
 	k8_event ADDED "$POL_NODE_NAME" "$VT_NODE_ADDR4" "10.99.0.0/24"
 	k8_object ADDED '{"kind": "Namespace", "apiVersion": "v1",
 		"metadata": {"name": "x", "labels": {"ns": "x"}}}'
@@ -154,4 +170,11 @@ pe_syncs() {
 	k8_object DELETED "$(pe_pod x/c)"
 	pe_wait_posts Pod c 2
 	[ "$(pe_posts Pod c | wc -l)" -eq 2 ]
+	# Its Pod object back, scheduled to another node: another reason, another Event, the uid.
+	k8_object ADDED "$(pe_pod x/c | jq -c '.spec.nodeName = "node-b"')"
+	pe_wait_posts Pod c 3
+	pe_posts Pod c | tail -n 1 | jq -e --arg uid "$(pe_uid x/c)" '.involvedObject.uid == $uid and
+		.reason == "PolicyPodUnplaced" and
+		(.message | test(": its Pod object is scheduled to another node$"))'
+	[ "$(pe_posts Pod c | jq -r .metadata.name | sort -u | wc -l)" -eq 2 ]
 }
