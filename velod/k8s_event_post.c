@@ -69,6 +69,7 @@ struct k8s_event_post {
 	struct entry *entries;
 	unsigned n_entries, cap;
 	unsigned dropped; /* since the last log line that said so */
+	uint64_t next_sync_ns;
 };
 
 /* ------------------------------------------------------------ the thread */
@@ -346,6 +347,21 @@ static void answered(struct k8s_event_post *post, const struct request *req, uin
 		entry->said = SAID_FAILED;
 		entry->next_ns = now_ns + K8S_EVENT_RETRY_S * NS_PER_S;
 	}
+}
+
+bool k8s_event_post_due(struct k8s_event_post *post, uint64_t now_ns)
+{
+	bool answered;
+
+	if (!post)
+		return false;
+	pthread_mutex_lock(&post->lock);
+	answered = post->n_done > 0;
+	pthread_mutex_unlock(&post->lock);
+	if (!answered && now_ns < post->next_sync_ns)
+		return false;
+	post->next_sync_ns = now_ns + NS_PER_S;
+	return true;
 }
 
 void k8s_event_post_sync(struct k8s_event_post *post, const struct k8s_event_note *notes,

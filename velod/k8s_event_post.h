@@ -13,6 +13,7 @@
 #ifndef VELOD_K8S_EVENT_POST_H
 #define VELOD_K8S_EVENT_POST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "agent.h"
@@ -29,6 +30,11 @@ struct k8s_event_post;
  * NULL with errno (ENOENT: libcurl is not installed).
  */
 struct k8s_event_post *k8s_event_post_start(const struct agent_config *config);
+/*
+ * Whether a sync is worth building notes for: an answer came back, or a second
+ * passed since the last (new problems wait at most that long).
+ */
+bool k8s_event_post_due(struct k8s_event_post *post, uint64_t now_ns);
 /*
  * Every problem velod has now (notes[n]): the new ones queued as POSTs, the
  * ones due counted again, the ones not among them forgotten. Writes the

@@ -249,7 +249,7 @@ void policy_report_events(const struct policy_report *report, struct k8s_event_p
 	struct k8s_event_note *notes;
 	unsigned n = 0;
 
-	if (!post)
+	if (!k8s_event_post_due(post, now_ns))
 		return;
 	notes = calloc(report->n + 1, sizeof(*notes));
 	if (!notes)
