@@ -167,6 +167,8 @@ pe_syncs() {
 	run pe_syncs 2
 	[ "$status" -eq 0 ]
 	[ "$(pe_posts Pod c | wc -l)" -eq 1 ]
+	# velod matches its problems with what it said once a second: let it see this one gone.
+	sleep 2.5
 	k8_object DELETED "$(pe_pod x/c)"
 	pe_wait_posts Pod c 2
 	[ "$(pe_posts Pod c | wc -l)" -eq 2 ]
