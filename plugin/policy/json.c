@@ -39,6 +39,12 @@ int velo_pol_json_meta(const cJSON *object, char *ns, char *name, size_t name_si
 	return 0;
 }
 
+void velo_pol_json_uid(const cJSON *object, char *uid)
+{
+	if (velo_json_string(velo_json_field(object, "metadata"), "uid", uid, VELO_POL_UID_MAX))
+		uid[0] = '\0';
+}
+
 static int cmp_label(const void *a, const void *b)
 {
 	return strcmp(((const struct velo_pol_label *)a)->key,

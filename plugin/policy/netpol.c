@@ -260,6 +260,7 @@ int velo_pol_netpol_parse(const cJSON *json, struct velo_pol_netpol *out, char *
 			 "a NetworkPolicy without a usable metadata.namespace and name");
 		return -EINVAL;
 	}
+	velo_pol_json_uid(json, out->uid);
 	if (!cJSON_IsObject(spec)) {
 		velo_pol_note(notes, sizeof(notes), "spec: not an object");
 		out->ingress = out->egress = closed = true;

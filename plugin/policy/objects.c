@@ -100,7 +100,7 @@ static bool problem_equal(const char *a, const char *b)
 bool velo_pol_pod_equal(const struct velo_pol_pod *a, const struct velo_pol_pod *b)
 {
 	return problem_equal(a->problem, b->problem) && !strcmp(a->ns, b->ns) &&
-	       !strcmp(a->name, b->name) && !strcmp(a->node, b->node) &&
+	       !strcmp(a->name, b->name) && !strcmp(a->node, b->node) && !strcmp(a->uid, b->uid) &&
 	       a->host_network == b->host_network && a->finished == b->finished &&
 	       ips_ports_equal(a, b) && labels_equal(&a->labels, &b->labels);
 }

@@ -14,6 +14,7 @@
 
 #define VELO_POL_NS_MAX 64 /* a DNS-1123 label and its NUL */
 #define VELO_POL_NAME_MAX 254 /* a DNS-1123 subdomain and its NUL */
+#define VELO_POL_UID_MAX 40 /* metadata.uid, a UUID, and its NUL */
 #define VELO_POL_PORT_NAME_MAX 16 /* an IANA_SVC_NAME (15 characters) and its NUL */
 #define VELO_POL_MAX_POD_IPS 4 /* status.podIPs: one per family, some room */
 #define VELO_POL_MAX_LIST 4096 /* any list inside one object (labels, ports, peers, ...) */
@@ -54,6 +55,7 @@ struct velo_pol_pod {
 	char ns[VELO_POL_NS_MAX];
 	char name[VELO_POL_NAME_MAX];
 	char node[VELO_POL_NAME_MAX]; /* spec.nodeName; "" = not scheduled */
+	char uid[VELO_POL_UID_MAX]; /* metadata.uid, "" when absent: velod's Events name it */
 	struct velo_pol_labels labels;
 	unsigned n_ips;
 	struct velo_pol_cidr ips[VELO_POL_MAX_POD_IPS]; /* status.podIPs (full length) */
@@ -119,6 +121,7 @@ struct velo_pol_np_rule {
 struct velo_pol_netpol {
 	char ns[VELO_POL_NS_MAX];
 	char name[VELO_POL_NAME_MAX];
+	char uid[VELO_POL_UID_MAX]; /* metadata.uid, "" when absent: velod's Events name it */
 	struct velo_pol_selector subject; /* spec.podSelector */
 	bool ingress, egress; /* spec.policyTypes, defaults applied */
 	unsigned n_ingress, n_egress;

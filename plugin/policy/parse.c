@@ -182,6 +182,7 @@ int velo_pol_pod_parse(const cJSON *json, struct velo_pol_pod *out, char *why, s
 		snprintf(why, why_size, "a Pod without a usable metadata.namespace and name");
 		return -EINVAL;
 	}
+	velo_pol_json_uid(json, out->uid);
 	ret = velo_pol_json_labels(velo_json_field(velo_json_field(json, "metadata"), "labels"),
 				   &out->labels);
 	if (ret == -EINVAL)

@@ -87,7 +87,7 @@ wait_for_file() {
 	[ "$status" -eq 0 ]
 }
 
-@test "manifests: RBAC is get/list/watch pods, list/watch nodes, services, namespaces, endpointslices, networkpolicies: no wildcards, no secrets, no writes" {
+@test "manifests: RBAC is get/list/watch pods, list/watch nodes, services, namespaces, endpointslices, networkpolicies, create/patch events: no wildcards, no secrets, no other writes" {
 	run $CHECK rbac
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -117,7 +117,7 @@ wait_for_file() {
 	[ "$status" -eq 0 ]
 }
 
-@test "structural checks fail on broken manifests (wildcard, secrets, no Bidirectional)" {
+@test "structural checks fail on broken manifests (wildcard, secrets, a write beyond Events, no Bidirectional)" {
 	sed 's/verbs: \["get", "list", "watch"\]/verbs: ["*"]/' manifests/velo.yaml >"$VT/wild.yaml"
 	run $CHECK rbac --manifest "$VT/wild.yaml"
 	[ "$status" -eq 1 ]
@@ -127,6 +127,11 @@ wait_for_file() {
 	run $CHECK rbac --manifest "$VT/secrets.yaml"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"secrets"* ]]
+	sed 's/verbs: \["create", "patch"\]/verbs: ["create", "patch", "delete"]/' manifests/velo.yaml \
+		>"$VT/delete.yaml"
+	run $CHECK rbac --manifest "$VT/delete.yaml"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"events: write verbs ['delete']"* ]]
 	sed 's/mountPropagation: Bidirectional/mountPropagation: HostToContainer/' \
 		manifests/velo.yaml >"$VT/prop.yaml"
 	run $CHECK daemonset --manifest "$VT/prop.yaml"

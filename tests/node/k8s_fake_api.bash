@@ -29,6 +29,7 @@ k8_certs() {
 		contexts: [{name: "vt", context: {cluster: "vt", user: "vt"}}],
 		"current-context": "vt"}' >"$K8_API/kubeconfig"
 	: >"$K8_API/events"
+	: >"$K8_API/writes"
 }
 
 # The fake API server. State: the event log ($K8_API/events, one {"type","object"} per line;
@@ -42,12 +43,16 @@ k8_certs() {
 # forbid-RESOURCE (403 to both, as RBAC without it),
 # compacted (a watch from an older resourceVersion gets HTTP 410), drop (a new number ends
 # every open watch), expire (a new number: open watches send an ERROR 410 event and end).
+# Writes: POST and PATCH of core/v1 Events (/api/v1/namespaces/NS/events[/NAME]) are kept in
+# memory (a second POST of a name gets 409, a PATCH of an unknown one 404) and appended to
+# $K8_API/writes (one {"method","path","body"} per line); forbid-events answers them 403.
 k8_server() {
 	cat >"$K8_API/server.py" <<'PY'
 import base64, http.server, json, os, ssl, sys, time, urllib.parse
 
 d = sys.argv[1]
 BASE = 100
+MADE = {}  # (namespace, name) -> the Event posted
 KINDS = {"/api/v1/nodes": "Node", "/api/v1/services": "Service",
          "/apis/discovery.k8s.io/v1/endpointslices": "EndpointSlice",
          "/api/v1/namespaces": "Namespace", "/api/v1/pods": "Pod",
@@ -108,6 +113,38 @@ class H(http.server.BaseHTTPRequestHandler):
                 os.path.exists(os.path.join(d, "fail-list-" + url.path.split("/")[-1])):
             return self.status(500, "InternalError", "etcd is having a bad day")
         self.list(kind, query.get("continue"))
+
+    def write(self, method):
+        url = urllib.parse.urlsplit(self.path)
+        parts = url.path.split("/")
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
+        auth = self.headers.get("Authorization", "")
+        log("%s %s %s" % (auth, method, self.path))
+        if auth != "Bearer " + text("accepted-token"):
+            return self.status(401, "Unauthorized", "Unauthorized")
+        if len(parts) not in (6, 7) or parts[1:4] != ["api", "v1", "namespaces"] or \
+                parts[5] != "events" or (method == "PATCH") != (len(parts) == 7):
+            return self.status(405, "MethodNotAllowed", "not an Event write")
+        if os.path.exists(os.path.join(d, "forbid-events")):
+            return self.status(403, "Forbidden", "events is forbidden")
+        with open(os.path.join(d, "writes"), "a") as f:
+            f.write(json.dumps({"method": method, "path": url.path, "body": body}) + "\n")
+        if method == "POST":
+            name = (parts[4], body.get("metadata", {}).get("name", ""))
+            if name in MADE:
+                return self.status(409, "AlreadyExists", "events %s already exists" % name[1])
+            MADE[name] = body
+            return self.answer(201, body)
+        if (parts[4], parts[6]) not in MADE:
+            return self.status(404, "NotFound", "events %s not found" % parts[6])
+        MADE[(parts[4], parts[6])].update(body)
+        self.answer(200, MADE[(parts[4], parts[6])])
+
+    def do_POST(self):
+        self.write("POST")
+
+    def do_PATCH(self):
+        self.write("PATCH")
 
     def list(self, kind, token):
         log_events = events()

@@ -19,6 +19,7 @@
 
 #include "base/log.h"
 #include "k8s/kubeconfig.h"
+#include "k8s_api_target.h"
 #include "k8s_event.h"
 
 #define K8S_RV_MAX 128 /* a resourceVersion longer than this is not kept */
@@ -70,8 +71,7 @@ struct k8s_watch {
 	bool stop; /* under lock; the transfer's progress callback reads it atomically */
 	int event_fd;
 	const struct curl_api *curl;
-	char kubeconfig[PATH_MAX]; /* "" = in cluster */
-	char service_host[256], service_port[16];
+	struct k8s_api_source source;
 	char rv[K8S_RV_MAX]; /* the thread's own */
 	/* Shared with velod's loop, under lock. */
 	bool listed;

@@ -22,40 +22,11 @@
 #include "base/log.h"
 #include "k8s/curl_lazy.h"
 #include "k8s/kubeconfig.h"
+#include "k8s_api_target.h"
 #include "k8s_watch.h"
 
 #define BACKOFF_MIN_MS 500
 #define BACKOFF_MAX_MS 30000
-
-/* The service account as a kubeconfig: the plugin's parser reads the token and checks it. */
-static int in_cluster_target(const struct k8s_watch *watch, struct k8s_api_target *target,
-			     char *why, size_t why_size)
-{
-	bool v6 = strchr(watch->service_host, ':') != NULL;
-	char *text;
-	int ret;
-
-	if (asprintf(&text,
-		     "{\"clusters\": [{\"name\": \"in-cluster\", \"cluster\": {"
-		     "\"server\": \"https://%s%s%s:%s\", "
-		     "\"certificate-authority\": \"" K8S_SERVICE_ACCOUNT_DIR "/ca.crt\"}}], "
-		     "\"users\": [{\"name\": \"velo\", \"user\": {"
-		     "\"tokenFile\": \"" K8S_SERVICE_ACCOUNT_DIR "/token\"}}]}",
-		     v6 ? "[" : "", watch->service_host, v6 ? "]" : "", watch->service_port) < 0)
-		return -ENOMEM;
-	ret = velo_k8s_kubeconfig_parse(K8S_SERVICE_ACCOUNT_DIR "/", text, strlen(text), target,
-					why, why_size);
-	free(text);
-	return ret;
-}
-
-static int load_target(const struct k8s_watch *watch, struct k8s_api_target *target, char *why,
-		       size_t why_size)
-{
-	if (watch->kubeconfig[0])
-		return velo_k8s_kubeconfig_load(watch->kubeconfig, target, why, why_size);
-	return in_cluster_target(watch, target, why, why_size);
-}
 
 /* Sleeps ms unless stop comes first. */
 static void pause_ms(struct k8s_watch *watch, unsigned ms)
@@ -117,7 +88,7 @@ static void *run(void *arg)
 		char why[400] = "";
 		int ret;
 
-		ret = load_target(watch, &target, why, sizeof(why));
+		ret = k8s_api_source_load(&watch->source, &target, why, sizeof(why));
 		if (!ret && need_list) {
 			ret = k8s_list_watch_list(watch, &target, why, sizeof(why));
 			if (!ret) {
@@ -197,24 +168,6 @@ static int curl_init(const struct curl_api *curl)
 	return 0;
 }
 
-static int set_service_address(struct k8s_watch *watch)
-{
-	const char *host = getenv("KUBERNETES_SERVICE_HOST"),
-		   *port = getenv("KUBERNETES_SERVICE_PORT");
-
-	/* Only what a Service address can be: the kubeconfig text is built from them. */
-	if (!host || !port || strlen(host) >= sizeof(watch->service_host) ||
-	    strlen(port) >= sizeof(watch->service_port) ||
-	    strspn(host, "0123456789abcdefABCDEF.:-") != strlen(host) ||
-	    strspn(port, "0123456789") != strlen(port) || !host[0] || !port[0]) {
-		pr_err("inCluster: KUBERNETES_SERVICE_HOST/PORT are missing or malformed");
-		return EINVAL;
-	}
-	snprintf(watch->service_host, sizeof(watch->service_host), "%s", host);
-	snprintf(watch->service_port, sizeof(watch->service_port), "%s", port);
-	return 0;
-}
-
 struct k8s_watch *k8s_watch_start(const struct k8s_resource *resource,
 				  const struct agent_config *config)
 {
@@ -231,12 +184,9 @@ struct k8s_watch *k8s_watch_start(const struct k8s_resource *resource,
 		ret = errno;
 		goto err;
 	}
-	snprintf(watch->kubeconfig, sizeof(watch->kubeconfig), "%s", config->kubeconfig);
-	if (!config->kubeconfig[0]) {
-		ret = set_service_address(watch);
-		if (ret)
-			goto err;
-	}
+	ret = k8s_api_source_init(&watch->source, config->kubeconfig);
+	if (ret)
+		goto err;
 	watch->curl = curl_api_get();
 	if (!watch->curl) {
 		pr_err("the %s watch needs libcurl (libcurl4), which is not installed",

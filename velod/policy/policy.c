@@ -32,6 +32,7 @@
 #include "policy/parse.h"
 #include "policy/table.h"
 #include "agent/config.h"
+#include "k8s/k8s_event_post.h"
 #include "k8s/k8s_policy.h"
 #include "k8s/k8s_servicecidrs.h"
 #include "policy.h"
@@ -54,6 +55,7 @@ struct policy_state {
 	const struct agent_config *config;
 	struct k8s_watch_set *watch; /* policySource "api" (k8s_policy.h) */
 	struct k8s_servicecidrs *cidrs; /* the API's Service ranges, with an API client */
+	struct k8s_event_post *events; /* the problems' Events, with an API client */
 	bool cidrs_taken; /* listed (or found not served) once: the maps may be written */
 	unsigned cidrs_dropped; /* Service ranges that didn't fit at the last sync */
 	struct velo_pol_objects file_objects; /* policySource "file": the last good version */
@@ -337,6 +339,9 @@ int policy_start(struct policy *policy, const struct agent_config *config)
 		state->cidrs = k8s_servicecidrs_start(config);
 		if (!state->cidrs)
 			goto err;
+		state->events = k8s_event_post_start(config);
+		if (!state->events)
+			pr_warn("policy: no Events: %s", strerror(errno));
 	}
 	return 0;
 err:
@@ -386,6 +391,7 @@ void policy_step(struct policy *policy, const struct agent_config *config, uint6
 			else if (ret < 0)
 				policy->errors++;
 		}
+		policy_report_events(&state->report, state->events, now_ns);
 		sig = policy_node_records_sig(config);
 		if (sig != state->records_sig) {
 			state->records_sig = sig;
@@ -434,6 +440,7 @@ void policy_stop(struct policy *policy)
 		return;
 	k8s_watch_set_stop(state->watch);
 	k8s_servicecidrs_stop(state->cidrs);
+	k8s_event_post_stop(state->events);
 	velo_pol_objects_free(&state->file_objects);
 	velo_pol_numbering_free(&state->numbering);
 	velo_pol_written_free(&state->written);

@@ -5,10 +5,12 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "k8s/k8s_event_post.h"
 #include "policy_report.h"
 
-static int add(struct policy_report *out, unsigned *cap, const char *kind, const char *ns,
-	       const char *name, const char *reason, bool unplaced)
+/* A problem into out, unplaced, local and uid unset; NULL when out of memory. */
+static struct policy_problem *add(struct policy_report *out, unsigned *cap, const char *kind,
+				  const char *ns, const char *name, const char *reason)
 {
 	struct policy_problem *item;
 
@@ -17,7 +19,7 @@ static int add(struct policy_report *out, unsigned *cap, const char *kind, const
 			realloc(out->items, (*cap = *cap ? *cap * 2 : 8) * sizeof(*grown));
 
 		if (!grown)
-			return -ENOMEM;
+			return NULL;
 		out->items = grown;
 	}
 	item = &out->items[out->n];
@@ -25,12 +27,11 @@ static int add(struct policy_report *out, unsigned *cap, const char *kind, const
 	item->kind = kind;
 	snprintf(item->ns, sizeof(item->ns), "%s", ns);
 	snprintf(item->name, sizeof(item->name), "%s", name);
-	item->unplaced = unplaced;
 	item->reason = strdup(reason);
 	if (!item->reason)
-		return -ENOMEM;
+		return NULL;
 	out->n++;
-	return 0;
+	return item;
 }
 
 static int cmp_problem(const void *a, const void *b)
@@ -56,33 +57,52 @@ static bool has_policy(const struct velo_pol_objects *objects, const char *ns)
 int policy_report_collect(const struct velo_pol_objects *objects,
 			  const struct velo_pol_tables *tables, struct policy_report *out)
 {
+	struct policy_problem *item = NULL;
 	unsigned cap = 0;
-	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
-	for (unsigned i = 0; !ret && i < objects->n_netpols; i++)
-		if (objects->netpols[i].problem)
-			ret = add(out, &cap, "NetworkPolicy", objects->netpols[i].ns,
-				  objects->netpols[i].name, objects->netpols[i].problem, false);
-	for (unsigned i = 0; !ret && i < objects->n_pods; i++)
-		if (objects->pods[i].problem)
-			ret = add(out, &cap, "Pod", objects->pods[i].ns, objects->pods[i].name,
-				  objects->pods[i].problem, false);
-	for (unsigned i = 0; !ret && i < tables->n_placed; i++) {
-		const struct velo_pol_placed *placed = &tables->placed[i];
+	for (unsigned i = 0; i < objects->n_netpols; i++) {
+		const struct velo_pol_netpol *netpol = &objects->netpols[i];
 
-		if (placed->id == VELO_ID_NONE && placed->unplaced &&
-		    has_policy(objects, placed->ns))
-			ret = add(out, &cap, "Pod", placed->ns, placed->name, placed->unplaced,
-				  true);
+		if (!netpol->problem)
+			continue;
+		item = add(out, &cap, "NetworkPolicy", netpol->ns, netpol->name, netpol->problem);
+		if (!item)
+			goto fail;
+		snprintf(item->uid, sizeof(item->uid), "%s", netpol->uid);
 	}
-	if (ret) {
-		policy_report_free(out);
-		return ret;
+	for (unsigned i = 0; i < objects->n_pods; i++) {
+		const struct velo_pol_pod *pod = &objects->pods[i];
+
+		if (!pod->problem)
+			continue;
+		item = add(out, &cap, "Pod", pod->ns, pod->name, pod->problem);
+		if (!item)
+			goto fail;
+		item->local = velo_pol_tables_placed(tables, pod->ns, pod->name) != NULL;
+		snprintf(item->uid, sizeof(item->uid), "%s", pod->uid);
+	}
+	for (unsigned i = 0; i < tables->n_placed; i++) {
+		const struct velo_pol_placed *placed = &tables->placed[i];
+		const struct velo_pol_pod *pod;
+
+		if (placed->id != VELO_ID_NONE || !placed->unplaced ||
+		    !has_policy(objects, placed->ns))
+			continue;
+		item = add(out, &cap, "Pod", placed->ns, placed->name, placed->unplaced);
+		if (!item)
+			goto fail;
+		item->unplaced = item->local = true;
+		pod = velo_pol_objects_pod(objects, placed->ns, placed->name);
+		if (pod)
+			snprintf(item->uid, sizeof(item->uid), "%s", pod->uid);
 	}
 	if (out->n)
 		qsort(out->items, out->n, sizeof(*out->items), cmp_problem);
 	return 0;
+fail:
+	policy_report_free(out);
+	return -ENOMEM;
 }
 
 static bool same(const struct policy_problem *a, const struct policy_problem *b)
@@ -190,6 +210,63 @@ void policy_report_json(const struct policy_report *report, const char *pod, cJS
 		cJSON_AddBoolToObject(one, "unplaced", item->unplaced);
 		cJSON_AddItemToArray(list, one);
 	}
+}
+
+/* What an Event says about item: the reason's name, and the problem with what it means. */
+static int event_note(const struct policy_problem *item, struct k8s_event_note *note)
+{
+	const char *reason, *meaning;
+	char *message;
+
+	if (item->unplaced) {
+		reason = "PolicyPodUnplaced";
+		meaning = "velod can't place this pod for NetworkPolicy (its traffic is dropped "
+			  "as policy-pending until it can)";
+	} else if (strcmp(item->kind, "Pod")) {
+		reason = "PolicyUnusable";
+		meaning = "velod can't use all of this NetworkPolicy and failed closed";
+	} else {
+		reason = "PolicyPodFieldsUnusable";
+		meaning = "velod left out fields of this pod for NetworkPolicy";
+	}
+	if (asprintf(&message, "%s: %s", meaning, item->reason) < 0)
+		return -ENOMEM;
+	*note = (struct k8s_event_note){
+		.kind = item->kind,
+		.api_version = strcmp(item->kind, "Pod") ? "networking.k8s.io/v1" : "v1",
+		.ns = item->ns,
+		.name = item->name,
+		.uid = item->uid,
+		.reason = reason,
+		.message = message,
+	};
+	return 0;
+}
+
+void policy_report_events(const struct policy_report *report, struct k8s_event_post *post,
+			  uint64_t now_ns)
+{
+	struct k8s_event_note *notes;
+	unsigned n = 0;
+
+	if (!k8s_event_post_due(post, now_ns))
+		return;
+	notes = calloc(report->n + 1, sizeof(*notes));
+	if (!notes)
+		return;
+	for (unsigned i = 0; i < report->n; i++) {
+		const struct policy_problem *item = &report->items[i];
+
+		/* Every node sees every Pod: a pod's problem is its own node's to say. */
+		if (!strcmp(item->kind, "Pod") && !item->local)
+			continue;
+		if (!event_note(item, &notes[n]))
+			n++;
+	}
+	k8s_event_post_sync(post, notes, n, now_ns);
+	for (unsigned i = 0; i < n; i++)
+		free((char *)notes[i].message);
+	free(notes);
 }
 
 void policy_report_free(struct policy_report *report)

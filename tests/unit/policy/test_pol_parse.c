@@ -132,6 +132,28 @@ static void test_pod(void **state)
 	velo_pol_pod_free(&pod);
 }
 
+/* metadata.uid is kept for velod's Events; absent or unusable it is "", never a problem. */
+static void test_pod_uid(void **state)
+{
+	struct velo_pol_pod pod;
+	char why[200] = "";
+
+	(void)state;
+	assert_int_equal(pod_parse("{\"metadata\": {\"name\": \"p\", \"uid\": "
+				   "\"6f1c2d3e-0000-4000-8000-0123456789ab\"}}",
+				   &pod, why),
+			 0);
+	assert_string_equal(pod.uid, "6f1c2d3e-0000-4000-8000-0123456789ab");
+	velo_pol_pod_free(&pod);
+	assert_int_equal(pod_parse("{\"metadata\": {\"name\": \"p\", \"uid\": 7}}", &pod, why), 0);
+	assert_string_equal(pod.uid, "");
+	assert_null(pod.problem);
+	velo_pol_pod_free(&pod);
+	assert_int_equal(pod_parse("{\"metadata\": {\"name\": \"p\"}}", &pod, why), 0);
+	assert_string_equal(pod.uid, "");
+	velo_pol_pod_free(&pod);
+}
+
 /*
  * A field velod can't read degrades alone: the pod is kept with the rest,
  * the field named in pod.problem; only a missing name rejects a Pod.
@@ -344,6 +366,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_namespace),
 		cmocka_unit_test(test_pod),
+		cmocka_unit_test(test_pod_uid),
 		cmocka_unit_test(test_pod_degrades),
 		cmocka_unit_test(test_pod_port_name_twice),
 		cmocka_unit_test(test_objects_by_name),
