@@ -39,6 +39,9 @@ done
 cluster=${VELO_BENCH_CLUSTER:-velo-peers}
 [ "$cluster" != velo ] || { echo "cluster.sh: not the default cluster 'velo'" >&2; exit 2; }
 export VELO_KIND_CLUSTER=$cluster VELO_KIND_TIMEOUT=${VELO_KIND_TIMEOUT:-900s}
+# velo's image from this checkout under a tag of its own: a `hack/kind.sh build` elsewhere
+# (the default cluster's) retags velo:dev from its own checkout, mid-run.
+export VELO_IMAGE=${VELO_IMAGE:-velo-kind/velo-bench:dev}
 export KUBECONFIG=$VELO_KIND_CACHE/kubeconfig-$cluster
 export PATH=$VELO_KIND_CACHE/bin/$K8S_VERSION:$PATH
 kind_sh=$top/hack/kind.sh

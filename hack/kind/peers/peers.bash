@@ -1,4 +1,4 @@
-# shellcheck shell=bash disable=SC2154 # kind.sh sets here, top, cluster and timeout
+# shellcheck shell=bash disable=SC2154 # kind.sh sets here, top, cluster, timeout and velo_image
 # SPDX-License-Identifier: Apache-2.0
 # `hack/kind.sh up --cni NAME`: the CNIs velo is measured against (issue 42), in the same kind
 # cluster, on the same node image and Kubernetes build. Sourced by hack/kind.sh, whose cluster,
@@ -40,9 +40,9 @@ peer_install() {
 	log "installing $name"
 	case $name in
 	velo-best)
-		kind load docker-image velo:dev --name "$cluster"
+		kind load docker-image "$velo_image" --name "$cluster"
 		"$here/kind/manifest.py" "$top/manifests/velo.yaml" "$top/e2e/kind/velo-overrides.json" \
-			velo:dev "$here/kind/peers/velo-best.json" | kc apply -f -
+			"$velo_image" "$here/kind/peers/velo-best.json" | kc apply -f -
 		kc -n velo-system rollout status daemonset/velo --timeout="$timeout"
 		;;
 	cilium | cilium-best)
