@@ -43,7 +43,9 @@ export VELO_KIND_CLUSTER=$cluster VELO_KIND_TIMEOUT=${VELO_KIND_TIMEOUT:-900s}
 # (the default cluster's) retags velo:dev from its own checkout, mid-run.
 export VELO_IMAGE=${VELO_IMAGE:-velo-kind/velo-bench:dev}
 export KUBECONFIG=$VELO_KIND_CACHE/kubeconfig-$cluster
-export PATH=$VELO_KIND_CACHE/bin/$K8S_VERSION:$PATH
+# kind.sh's docker shim too: `kind load` runs `docker exec --privileged`, which runc refuses
+# where the host lacks a capability (hack/kind/shim/docker).
+export PATH=$top/hack/kind/shim:$VELO_KIND_CACHE/bin/$K8S_VERSION:$PATH
 kind_sh=$top/hack/kind.sh
 rr_count=20000
 conns=2000
