@@ -190,9 +190,10 @@ spec:
 ---
 EOF
 	done >"$out/start-pods.yaml"
-	# The watch prints each pod's Ready time as it sees it; started before the create.
-	timeout 900 kubectl -n velobench-start get pods --watch -o json |
-		python3 "$top/bench/cluster_start.py" 50 >"$out/start-ready.txt" &
+	# The watch prints each pod's Ready time as it sees it; started before the create. It ends
+	# (and stops kubectl's watch) after the 50th pod.
+	python3 "$top/bench/cluster_start.py" 50 timeout 900 kubectl -n velobench-start get pods \
+		--watch -o json >"$out/start-ready.txt" &
 	local watch=$! t0
 	sleep 2
 	t0=$(date +%s.%N)
@@ -202,6 +203,7 @@ EOF
 		[ "$(wc -l <"$out/start-ready.txt")" -ge 50 ] && break
 		sleep 0.2
 	done
+	# It has ended by itself after the 50th pod; if it missed one, it stops its kubectl on TERM.
 	kill "$watch" 2>/dev/null || true
 	wait "$watch" 2>/dev/null || true
 	read -r p50 p99 < <(awk -v t0="$t0" '{ print $2 - t0 }' "$out/start-ready.txt" | sort -g |
