@@ -39,8 +39,13 @@ done
 cluster=${VELO_BENCH_CLUSTER:-velo-peers}
 [ "$cluster" != velo ] || { echo "cluster.sh: not the default cluster 'velo'" >&2; exit 2; }
 export VELO_KIND_CLUSTER=$cluster VELO_KIND_TIMEOUT=${VELO_KIND_TIMEOUT:-900s}
+# velo's image from this checkout under a tag of its own: a `hack/kind.sh build` elsewhere
+# (the default cluster's) retags velo:dev from its own checkout, mid-run.
+export VELO_IMAGE=${VELO_IMAGE:-velo-kind/velo-bench:dev}
 export KUBECONFIG=$VELO_KIND_CACHE/kubeconfig-$cluster
-export PATH=$VELO_KIND_CACHE/bin/$K8S_VERSION:$PATH
+# kind.sh's docker shim too: `kind load` runs `docker exec --privileged`, which runc refuses
+# where the host lacks a capability (hack/kind/shim/docker).
+export PATH=$top/hack/kind/shim:$VELO_KIND_CACHE/bin/$K8S_VERSION:$PATH
 kind_sh=$top/hack/kind.sh
 rr_count=20000
 conns=2000
@@ -185,9 +190,10 @@ spec:
 ---
 EOF
 	done >"$out/start-pods.yaml"
-	# The watch prints each pod's Ready time as it sees it; started before the create.
-	timeout 900 kubectl -n velobench-start get pods --watch -o json |
-		python3 "$top/bench/cluster_start.py" 50 >"$out/start-ready.txt" &
+	# The watch prints each pod's Ready time as it sees it; started before the create. It ends
+	# (and stops kubectl's watch) after the 50th pod.
+	python3 "$top/bench/cluster_start.py" 50 timeout 900 kubectl -n velobench-start get pods \
+		--watch -o json >"$out/start-ready.txt" &
 	local watch=$! t0
 	sleep 2
 	t0=$(date +%s.%N)
@@ -197,6 +203,7 @@ EOF
 		[ "$(wc -l <"$out/start-ready.txt")" -ge 50 ] && break
 		sleep 0.2
 	done
+	# It has ended by itself after the 50th pod; if it missed one, it stops its kubectl on TERM.
 	kill "$watch" 2>/dev/null || true
 	wait "$watch" 2>/dev/null || true
 	read -r p50 p99 < <(awk -v t0="$t0" '{ print $2 - t0 }' "$out/start-ready.txt" | sort -g |

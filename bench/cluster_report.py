@@ -76,7 +76,8 @@ def main():
     others = [c for c in cnis if c != "velo"]
     print()
     print("Each CNI's median over velo's (default) median. Verdict per peer: velo **ahead** or")
-    print("**behind** only when the two min-max spreads don't overlap, else `~`.")
+    print("**behind** only when the two min-max spreads don't overlap, else `~`; `n=1`: one")
+    print("sample of either, no spread, no verdict.")
     print()
     print("| class | " + " | ".join(others) + " |")
     print("|---|" + "---:|" * len(others))
@@ -91,13 +92,16 @@ def main():
                 cells.append("-")
                 continue
             ratio = s[0] / v[0]
-            if v[1] > s[2]:
+            if min(v[3], s[3]) < 2:
+                verdict = "n=1"  # one sample has no spread: no verdict
+            elif v[1] > s[2]:
                 verdict = "ahead" if hib else "behind"
             elif v[2] < s[1]:
                 verdict = "behind" if hib else "ahead"
             else:
                 verdict = "~"
-            cells.append(f"{ratio:.2f}x {verdict if verdict == '~' else '**' + verdict + '**'}")
+            plain = verdict in ("~", "n=1")
+            cells.append(f"{ratio:.2f}x {verdict if plain else '**' + verdict + '**'}")
         print(f"| {label} | " + " | ".join(cells) + " |")
 
 

@@ -3,7 +3,8 @@
 # velo's main job on one machine: a "node" (its own network namespace, forwarding
 # off until velo turns it on per device) with pairs of pods wired by velo through
 # the CNI protocol - routed, tc fast path, XDP fast path, sockmap - traffic through
-# each checked by digest, throughput measured side by side, what velo's BPF
+# each checked by digest, throughput measured side by side (rounds that alternate
+# the paths: median and min-max; VELO_DEMO_ROUNDS, 3), what velo's BPF
 # programs cost (veloctl top), a second node on an underlay bridge with velod
 # keeping host-gw routes between the two (a pod on each side, traffic checked),
 # a ClusterIP Service with a backend on each node (connect-time translation, and a
@@ -111,14 +112,18 @@ pod() {
 		"$(jq -r '.interfaces[0].name' <<<"$result")" $(((end - start) / 1000000)) "$annotations"
 }
 
-# in_pod NAME CMD...: CMD in the pod's netns, as a process of the pod's cgroup.
-in_pod() {
+# pod_exec NAME CMD...: the shell becomes CMD, in the pod's netns, as a process of the pod's
+# cgroup. A server started as `pod_exec ... &` is then the job itself: when cleanup's
+# cgroup.kill ends it, no subshell is left waiting for it to print "Killed".
+pod_exec() {
 	local name=$1
 	shift
 	# shellcheck disable=SC2016
-	nsenter --net="/run/netns/velodemo-$name-$$" sh -c \
+	exec nsenter --net="/run/netns/velodemo-$name-$$" sh -c \
 		'[ -z "$1" ] || echo $$ >"$1/cgroup.procs"; shift; exec "$@"' sh "${cg[$name]:-}" "$@"
 }
+# in_pod NAME CMD...: CMD in the pod, as pod_exec, for the shell to wait for.
+in_pod() { (pod_exec "$@"); }
 
 echo "Pods wired by velo (node namespace $node, forwarding sysctls 0 at start):"
 pod r1 '{}'
@@ -140,7 +145,7 @@ head -c 16777216 /dev/urandom >"$work/payload"
 want=$(sha256sum <"$work/payload" | cut -d' ' -f1)
 # transfer FROM TO: 16 MiB over TCP, checked by digest.
 transfer() {
-	in_pod "$2" socat -u TCP4-LISTEN:5001,reuseaddr OPEN:"$work/received",creat,trunc &
+	pod_exec "$2" socat -u TCP4-LISTEN:5001,reuseaddr OPEN:"$work/received",creat,trunc &
 	local listener=$! got
 	sleep 0.3
 	in_pod "$1" socat -u OPEN:"$work/payload" TCP4:"${ip4[$2]}":5001
@@ -149,36 +154,68 @@ transfer() {
 	[ "$want" = "$got" ] || { echo "  $1 -> $2: DIGEST MISMATCH" >&2; exit 1; }
 }
 
-# iperf PAIR_FROM PAIR_TO LEN: one 3-second TCP stream, Gbit/s received.
+# iperf FROM TO LEN: one TCP stream of $secs seconds, Gbit/s received.
 iperf() {
-	in_pod "$2" iperf3 -s -1 -B "${ip4[$2]}" >/dev/null 2>&1 &
+	pod_exec "$2" iperf3 -s -1 -B "${ip4[$2]}" >/dev/null 2>&1 &
 	local server=$!
 	sleep 0.3
-	in_pod "$1" iperf3 -c "${ip4[$2]}" -t 3 -l "$3" -J | jq '.end.sum_received.bits_per_second / 1e9'
+	in_pod "$1" iperf3 -c "${ip4[$2]}" -t "$secs" -l "$3" -J | jq '.end.sum_received.bits_per_second / 1e9'
 	wait "$server"
 }
 
+# One stream says little on a shared machine: each path is measured in every round, the paths
+# alternating (in an order rotated per round) so that the machine's drift hits them alike, and
+# shown as median (min-max). A path differs from routed only where the two spreads don't overlap.
+rounds=${VELO_DEMO_ROUNDS:-3} secs=${VELO_DEMO_SECONDS:-2}
+paths=(r t x s)
+declare -A label=([r]=routed [t]="tc fast path" [x]="XDP fast path" [s]=sockmap) gbps
 echo
-echo "Throughput, one TCP stream, 3 s each (iperf3), 16 MiB digest-checked first:"
-printf '  %-16s %12s %12s\n' path "128K writes" "1K writes"
-declare -A gbps
-for pair in r t x s; do
-	transfer "${pair}1" "${pair}2"
-	gbps[$pair-128K]=$(iperf "${pair}1" "${pair}2" 128K)
-	gbps[$pair-1K]=$(iperf "${pair}1" "${pair}2" 1K)
+echo "Throughput, one TCP stream (iperf3), 16 MiB digest-checked first; $rounds rounds of $secs s"
+echo "per path and write size, the paths alternating within each round; median (min-max):"
+for pair in "${paths[@]}"; do transfer "${pair}1" "${pair}2"; done
+for round in $(seq "$rounds"); do
+	for i in "${!paths[@]}"; do
+		pair=${paths[$(((i + round - 1) % ${#paths[@]}))]}
+		for len in 128K 1K; do
+			gbps[$pair-$len]+=" $(iperf "${pair}1" "${pair}2" "$len")"
+		done
+	done
 done
-for pair in r t x s; do
-	case $pair in r) label=routed ;; t) label="tc fast path" ;; x) label="XDP fast path" ;; s) label=sockmap ;; esac
-	printf '  %-16s %7.2f Gb/s %7.2f Gb/s   (%.2fx / %.2fx routed)\n' "$label" \
-		"${gbps[$pair-128K]}" "${gbps[$pair-1K]}" \
-		"$(jq -n "${gbps[$pair-128K]} / ${gbps[r-128K]}")" "$(jq -n "${gbps[$pair-1K]} / ${gbps[r-1K]}")"
+# stats VALUES...: "median min max".
+stats() {
+	printf '%s\n' "$@" | sort -g |
+		awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			print m, v[1], v[NR] }'
+}
+# versus PAIR LEN: PAIR's median over routed's, and where the spreads part ("~": they overlap).
+versus() {
+	local med lo hi rmed rlo rhi
+	# shellcheck disable=SC2086 # the samples, one word each
+	read -r med lo hi < <(stats ${gbps[$1-$2]})
+	# shellcheck disable=SC2086
+	read -r rmed rlo rhi < <(stats ${gbps[r-$2]})
+	awk -v m="$med" -v lo="$lo" -v hi="$hi" -v rm="$rmed" -v rlo="$rlo" -v rhi="$rhi" 'BEGIN {
+		v = lo > rhi ? "faster" : hi < rlo ? "slower" : "~"
+		printf "%.2fx %s", m / rm, v }'
+}
+printf '  %-14s %22s %22s   %s\n' path "128K writes, Gb/s" "1K writes, Gb/s" "vs routed (128K / 1K)"
+for pair in "${paths[@]}"; do
+	cells=()
+	for len in 128K 1K; do
+		# shellcheck disable=SC2086
+		cells+=("$(stats ${gbps[$pair-$len]} | awk '{ printf "%.2f (%.2f-%.2f)", $1, $2, $3 }')")
+	done
+	vs=
+	[ "$pair" = r ] || vs="$(versus "$pair" 128K) / $(versus "$pair" 1K)"
+	printf '  %-14s %22s %22s%s\n' "${label[$pair]}" "${cells[0]}" "${cells[1]}" "${vs:+   $vs}"
 done
+echo "  (~: the spreads overlap, so this run shows no difference from routed)"
 
 echo
 echo "What velo's BPF programs cost while tc pods talk (veloctl top, BPF_ENABLE_STATS for 2 s):"
-in_pod t2 iperf3 -s -1 -B "${ip4[t2]}" >/dev/null 2>&1 &
+pod_exec t2 iperf3 -s -1 -B "${ip4[t2]}" >/dev/null 2>&1 &
 sleep 0.3
-in_pod t1 iperf3 -c "${ip4[t2]}" -t 3 -l 1K >/dev/null &
+pod_exec t1 iperf3 -c "${ip4[t2]}" -t 3 -l 1K >/dev/null &
 sleep 0.5
 build/veloctl --bpffs "$work/bpffs/velo" --state-dir "$work/state" top -i 2 -n 1 | sed 's/^/  /'
 wait
@@ -267,8 +304,8 @@ for _ in $(seq 100); do
 	grep -q 'services: 2 service ports' "$work/velod.log" 2>/dev/null && break
 	sleep 0.1
 done
-in_pod b1 socat TCP4-LISTEN:8080,fork,reuseaddr SYSTEM:'echo b1' &
-in_pod c1 socat TCP4-LISTEN:8080,fork,reuseaddr SYSTEM:'echo c1' &
+pod_exec b1 socat TCP4-LISTEN:8080,fork,reuseaddr SYSTEM:'echo b1' &
+pod_exec c1 socat TCP4-LISTEN:8080,fork,reuseaddr SYSTEM:'echo c1' &
 sleep 0.3
 declare -A served=([b1]=0 [c1]=0)
 for _ in $(seq 20); do
@@ -284,11 +321,11 @@ fi
 build/veloctl --state-dir "$work/state" --run-dir "$work/run" --bpffs "$work/bpffs/velo" services |
 	sed 's/^/  /'
 # pod -> Service -> pod in the sockhash: 16 MiB v1 -> 10.96.0.11:80 (b1), digest-checked.
-in_pod b1 socat -u TCP4-LISTEN:5001,reuseaddr OPEN:"$work/received",creat,trunc &
+pod_exec b1 socat -u TCP4-LISTEN:5001,reuseaddr OPEN:"$work/received",creat,trunc &
 listener=$!
 sleep 0.3
 # The connection idles for a second first, for veloctl to see it.
-in_pod v1 sh -c "{ sleep 1; cat '$work/payload'; } | socat -u - TCP4:10.96.0.11:80" &
+pod_exec v1 sh -c "{ sleep 1; cat '$work/payload'; } | socat -u - TCP4:10.96.0.11:80" &
 idle=$!
 for _ in $(seq 20); do
 	sockets=$(build/veloctl --state-dir "$work/state" --run-dir "$work/run" --bpffs "$work/bpffs/velo" \

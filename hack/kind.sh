@@ -18,7 +18,8 @@
 # Needs root, Docker, Go and debootstrap (hack/install-deps.sh). Caches under $VELO_KIND_CACHE
 # (/var/cache/velo-kind). Environment: VELO_KIND_CLUSTER (velo), VELO_KIND_TIMEOUT (300s),
 # VELO_KIND_SKIP_BUILD=1 (use what is built), VELO_CONFORMANCE_FOCUS, VELO_CONFORMANCE_SKIP,
-# VELO_CONFORMANCE_NODES (parallel ginkgo nodes, 4), VELO_NETPOL_FOCUS, VELO_NETPOL_SKIP.
+# VELO_CONFORMANCE_NODES (parallel ginkgo nodes, 4), VELO_NETPOL_FOCUS, VELO_NETPOL_SKIP,
+# VELO_IMAGE (velo:dev).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -29,6 +30,8 @@ top=$(cd "$here/.." && pwd)
 
 cluster=${VELO_KIND_CLUSTER:-velo}
 timeout=${VELO_KIND_TIMEOUT:-300s}
+# images.sh builds it under this tag too: a second cluster's bench keeps its own velo image.
+velo_image=${VELO_IMAGE:-velo:dev}
 bin=$VELO_KIND_CACHE/bin/$K8S_VERSION
 artifacts=${VELO_KIND_ARTIFACTS:-$VELO_KIND_CACHE/artifacts}
 export PATH=$here/kind/shim:$bin:$PATH
@@ -105,11 +108,11 @@ cmd_up() {
 		log "up ($cni) in $(($(date +%s) - start)) s: KUBECONFIG=$KUBECONFIG"
 		return 0
 	fi
-	kind load docker-image velo:dev --name "$cluster"
+	kind load docker-image "$velo_image" --name "$cluster"
 	log "installing velo"
 	# The shipped manifest enforces NetworkPolicy: no separate profile.
 	"$here/kind/manifest.py" "$top/manifests/velo.yaml" "$top/e2e/kind/velo-overrides.json" \
-		velo:dev | kc apply -f -
+		"$velo_image" | kc apply -f -
 	if ! kc -n velo-system rollout status daemonset/velo --timeout="$timeout" ||
 		! kc wait --for=condition=Ready node --all --timeout="$timeout" ||
 		! kc -n kube-system rollout status deployment/coredns --timeout="$timeout"; then
@@ -218,7 +221,7 @@ conformance) cmd_conformance ;;
 netpol) cmd_netpol ;;
 down) cmd_down ;;
 *)
-	sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac

@@ -47,6 +47,7 @@ image() {
 		cat "$dockerfile"
 		docker image inspect -f '{{.Id}}' "$base"
 		(cd "$ctx" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
+		(cd "$ctx" && find . -type f -printf '%m %p\n' | sort) # modes: exec bits matter
 	} | sha256sum | cut -d' ' -f1)
 	[ "$(docker image inspect -f '{{index .Config.Labels "dev.velo.inputs"}}' "$tag" \
 		2>/dev/null)" = "$inputs" ] && return 0
@@ -66,6 +67,8 @@ cilium_images() {
 		"$ctx/bpf/Makefile" "$ctx/bpf/Makefile.bpf" "$ctx/bpf/.gitignore"
 	cp "$dir/src/images/cilium/init-container.sh" "$dir/src/plugins/cilium-cni/install-plugin.sh" \
 		"$dir/src/plugins/cilium-cni/cni-uninstall.sh" "$ctx/"
+	# The module cache keeps no exec bits; the chart's init containers exec these.
+	chmod 755 "$ctx/init-container.sh" "$ctx/install-plugin.sh" "$ctx/cni-uninstall.sh"
 	image "velo-kind/cilium:$CILIUM_VERSION" "$here/cilium.Dockerfile" "$ctx"
 	image "velo-kind/cilium-operator-generic:$CILIUM_VERSION" "$here/cilium-operator.Dockerfile" \
 		"$ctx"

@@ -14,6 +14,8 @@ RUN apt-get update \
 	&& update-alternatives --set iptables /usr/sbin/iptables-nft \
 	&& update-alternatives --set ip6tables /usr/sbin/ip6tables-nft
 COPY bin/ /usr/bin/
+# install-plugin.sh (the install-cni-binaries init container) copies the plugin from here.
+RUN mkdir -p /opt/cni/bin && cp /usr/bin/cilium-cni /opt/cni/bin/cilium-cni
 COPY bpf /var/lib/cilium/bpf
 COPY init-container.sh install-plugin.sh cni-uninstall.sh /
 ENV INITSYSTEM=SYSTEMD

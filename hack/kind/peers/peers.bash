@@ -1,4 +1,4 @@
-# shellcheck shell=bash disable=SC2154 # kind.sh sets here, top, cluster and timeout
+# shellcheck shell=bash disable=SC2154 # kind.sh sets here, top, cluster, timeout and velo_image
 # SPDX-License-Identifier: Apache-2.0
 # `hack/kind.sh up --cni NAME`: the CNIs velo is measured against (issue 42), in the same kind
 # cluster, on the same node image and Kubernetes build. Sourced by hack/kind.sh, whose cluster,
@@ -35,30 +35,33 @@ peer_build() {
 }
 
 # peer_install NAME: NAME into the cluster, then every node Ready and CoreDNS rolled out.
+# Each step returns on failure: kind.sh calls it after `||`, where set -e does not hold.
 peer_install() {
 	local name=$1
 	log "installing $name"
 	case $name in
 	velo-best)
-		kind load docker-image velo:dev --name "$cluster"
+		kind load docker-image "$velo_image" --name "$cluster" || return 1
 		"$here/kind/manifest.py" "$top/manifests/velo.yaml" "$top/e2e/kind/velo-overrides.json" \
-			velo:dev "$here/kind/peers/velo-best.json" | kc apply -f -
-		kc -n velo-system rollout status daemonset/velo --timeout="$timeout"
+			"$velo_image" "$here/kind/peers/velo-best.json" | kc apply -f - || return 1
+		kc -n velo-system rollout status daemonset/velo --timeout="$timeout" || return 1
 		;;
 	cilium | cilium-best)
 		kind load docker-image "velo-kind/cilium:$CILIUM_VERSION" \
-			"velo-kind/cilium-operator-generic:$CILIUM_VERSION" --name "$cluster"
-		cilium_manifest "$name" | kc apply -f -
-		kc -n kube-system rollout status daemonset/cilium --timeout="$timeout"
-		kc -n kube-system rollout status deployment/cilium-operator --timeout="$timeout"
+			"velo-kind/cilium-operator-generic:$CILIUM_VERSION" --name "$cluster" || return 1
+		cilium_manifest "$name" | kc apply -f - || return 1
+		kc -n kube-system rollout status daemonset/cilium --timeout="$timeout" || return 1
+		kc -n kube-system rollout status deployment/cilium-operator --timeout="$timeout" ||
+			return 1
 		;;
 	flannel | flannel-vxlan)
 		local backend=host-gw
 		[ "$name" = flannel ] || backend=vxlan
-		kind load docker-image "velo-kind/flannel:$FLANNEL_VERSION" --name "$cluster"
+		kind load docker-image "velo-kind/flannel:$FLANNEL_VERSION" --name "$cluster" || return 1
 		sed -e "s/BACKEND/$backend/" -e "s/FLANNEL_VERSION/$FLANNEL_VERSION/" \
-			"$here/kind/peers/flannel.yaml" | kc apply -f -
-		kc -n kube-flannel rollout status daemonset/kube-flannel-ds --timeout="$timeout"
+			"$here/kind/peers/flannel.yaml" | kc apply -f - || return 1
+		kc -n kube-flannel rollout status daemonset/kube-flannel-ds --timeout="$timeout" ||
+			return 1
 		;;
 	esac
 	kc wait --for=condition=Ready node --all --timeout="$timeout" &&
