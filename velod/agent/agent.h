@@ -191,5 +191,10 @@ int agent_foreach_network(const struct agent_config *config, agent_network_fn fn
 
 /* The wall clock (CLOCK_REALTIME) in seconds. */
 double agent_now_unix(void);
+/*
+ * A number that changes whenever a record of any network is written or
+ * removed, ADDs in flight included (renames touch the directories).
+ */
+long long agent_records_sig(const struct agent_config *config);
 
 #endif

@@ -46,6 +46,7 @@ struct flow_pods {
 	struct pod_cgroup seen[CGROUP_CACHE];
 	unsigned n_seen;
 	uint64_t scanned_ns;
+	long long records_sig; /* agent_records_sig at the last scan */
 	bool scanned;
 	int mount_fd; /* the cgroup2 mount, for open_by_handle_at; -1 when unknown */
 };
@@ -116,6 +117,8 @@ static void scan(struct flow_pods *pods, uint64_t now_ns)
 {
 	const struct agent_config *config = pods->config;
 
+	/* Taken first: a record written during the scan makes the next miss scan again. */
+	pods->records_sig = agent_records_sig(config);
 	pods->n_names = pods->n_addrs = pods->n_cgroups = pods->n_ifs = pods->n_seen = 0;
 	if (config->n_networks)
 		for (unsigned i = 0; i < config->n_networks; i++)
@@ -126,11 +129,17 @@ static void scan(struct flow_pods *pods, uint64_t now_ns)
 	pods->scanned = true;
 }
 
+/*
+ * Scans when the last scan is old, or on a miss (missed) when a record came
+ * or went since (a pod just added: its first events must name it), else at
+ * most once a second.
+ */
 static void maybe_scan(struct flow_pods *pods, uint64_t now_ns, bool missed)
 {
 	uint64_t after = missed ? MISS_RESCAN_NS : RESCAN_NS;
 
-	if (!pods->scanned || now_ns - pods->scanned_ns >= after)
+	if (!pods->scanned || now_ns - pods->scanned_ns >= after ||
+	    (missed && agent_records_sig(pods->config) != pods->records_sig))
 		scan(pods, now_ns);
 }
 

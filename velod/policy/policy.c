@@ -392,7 +392,7 @@ void policy_step(struct policy *policy, const struct agent_config *config, uint6
 				policy->errors++;
 		}
 		policy_report_events(&state->report, state->events, now_ns);
-		sig = policy_node_records_sig(config);
+		sig = agent_records_sig(config);
 		if (sig != state->records_sig) {
 			state->records_sig = sig;
 			state->dirty = true;

@@ -17,8 +17,6 @@ struct policy_node_pods {
 
 /* This node's pods from every network's records (ADDs in flight included): 0 or -errno. */
 int policy_node_pods(const struct agent_config *config, struct policy_node_pods *pods);
-/* A number that changes whenever a record is written or removed (renames touch the dir). */
-long long policy_node_records_sig(const struct agent_config *config);
 /* The node's own addresses (kubelet's probes come from them), link-local ones aside. */
 unsigned policy_node_addrs(struct velo_pol_cidr *out, unsigned max);
 

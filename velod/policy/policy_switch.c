@@ -142,7 +142,7 @@ static void sweep(struct policy_sweep *state, struct policy *policy,
 	bool have_maps = !velo_policy_bpf_open_pinned(&config->paths, &bpf);
 	unsigned orphans;
 
-	state->records_sig = policy_node_records_sig(config);
+	state->records_sig = agent_records_sig(config);
 	pass.bpf = have_maps ? &bpf : NULL;
 	if (agent_foreach_network(config, sweep_network, &pass))
 		policy->errors++;
@@ -183,7 +183,7 @@ void policy_sweep_step(struct policy *policy, const struct agent_config *config,
 	if (!state || now_ns < state->next_ns)
 		return;
 	state->next_ns = now_ns + config->policy_sync_ms * NS_PER_MS;
-	if (state->again || policy_node_records_sig(config) != state->records_sig)
+	if (state->again || agent_records_sig(config) != state->records_sig)
 		sweep(state, policy, config);
 }
 
