@@ -75,32 +75,35 @@ ALL_FWD6=false
 [ -e /proc/sys/net/ipv6/conf/lo/force_forwarding ] || ALL_FWD6=true
 
 # A pod's bpffs dir and VELO_SOCKMAP_MODE (the benchmark's pods differ): this test's by default;
-# its namespace and name (CNI_ARGS' K8S_POD_NAMESPACE, K8S_POD_NAME): velotest and POD by default.
-declare -A POD_BPFFS POD_SMMODE POD_NS POD_NAME
+# its namespace and name (CNI_ARGS' K8S_POD_NAMESPACE, K8S_POD_NAME): velotest and POD by default;
+# its IPv4 address: host-local's pick unless POD_ADDR4 pins it.
+declare -A POD_BPFFS POD_SMMODE POD_NS POD_NAME POD_ADDR4
 pod_bpffs() { echo "${POD_BPFFS[$1]:-$BPFFS/velotest-$TEST}"; }
 
 # config ANNOTATIONS_JSON POD: velo's dual-stack config for one pod of the current test.
 config() {
 	jq -cn --arg t $T --arg b "$(pod_bpffs "$2")" --argjson a "$1" \
-		--arg cg "/velotest-$2" --argjson fwd6 $ALL_FWD6 '{
+		--arg cg "/velotest-$2" --argjson fwd6 $ALL_FWD6 --arg r4 "${POD_ADDR4[$2]:-}" '{
 		cniVersion: "1.0.0", name: "velotest", type: "velo", vethPrefix: "vt",
 		stateDir: ($t + "/state"), runDir: ($t + "/run"), bpffsDir: $b,
 		logFile: ($t + "/log/cni.log"), logLevel: "debug", ipv6AllForwarding: $fwd6,
 		ipam: {type: "host-local", dataDir: ($t + "/ipam"),
-		       ranges: [[{subnet: "10.99.0.0/24"}], [{subnet: "fd99::/120"}]]},
+		       ranges: [[{subnet: "10.99.0.0/24"} +
+				(if $r4 == "" then {} else {rangeStart: $r4, rangeEnd: $r4} end)],
+			[{subnet: "fd99::/120"}]]},
 		runtimeConfig: {"io.kubernetes.cri.pod-annotations": $a, cgroupPath: $cg}}'
 }
 
 # cni VERB POD ANNOTATIONS: runs velo in the node; sets RC, OUT.
 cni() {
-	local err=$T/work/err
+	local err=$T/work/err-$2 out=$T/work/out-$2
 	RC=0
-	vs_cni $NODE $V/velo "$(config "$3" "$2")" $T/work/out "$err" CNI_COMMAND="$1" \
+	vs_cni $NODE $V/velo "$(config "$3" "$2")" "$out" "$err" CNI_COMMAND="$1" \
 		CNI_CONTAINERID="ctr-$2" CNI_NETNS="/run/netns/velotest-pod-$2" CNI_IFNAME=eth0 \
 		CNI_PATH=$V \
 		CNI_ARGS="K8S_POD_NAMESPACE=${POD_NS[$2]:-velotest};K8S_POD_NAME=${POD_NAME[$2]:-$2}" \
 		VELO_SOCKMAP_MODE="${POD_SMMODE[$2]:-}" || RC=$?
-	OUT=$(cat $T/work/out)
+	OUT=$(cat "$out")
 	if [ "$RC" -ne 0 ]; then
 		echo "$1 of pod $2 failed (rc $RC): $OUT $(cat "$err")"
 		return 1
@@ -857,37 +860,52 @@ POL_NODE_NETNS=$NODE
 POL_WORK=$T/work
 VT_SUBNET4=10.99.0.0/24
 
-# pol_grid ANNOTATIONS_JSON: the nine pods x/a .. z/c in the table's order, each must get the
-# address the table was computed for (host-local's, from a fresh range); their servers started.
+# pol_grid ANNOTATIONS_JSON: the nine pods x/a .. z/c at the table's addresses, added at once
+# (as a runtime starts pods), their servers started.
 pol_grid() {
-	local key ip p lines line
+	local key ip p lines line pids=() bad=0 i
 	mapfile -t lines <"$POL_TABLE/grid"
 	for line in "${lines[@]}"; do
 		read -r key ip <<<"$line"
 		p=${key/\//-}
-		POD_NS[$p]=${key%/*} POD_NAME[$p]=${key#*/}
-		add "$p" "$1" || return 1
-		[ "${IP4[$p]}" = "$ip" ] ||
-			{ echo "pod $key got ${IP4[$p]}, the table was computed for $ip"; return 1; }
+		POD_NS[$p]=${key%/*} POD_NAME[$p]=${key#*/} POD_ADDR4[$p]=$ip ANN[$p]=$1
 		POL_KEYS+=("$key")
 		POL_IP[$key]=$ip POL_NS[$key]=velotest-pod-$p POL_CG[$key]=/velotest-$p
+		add "$p" "$1" >"$T/work/add-$p" 2>&1 &
+		pids+=($!)
+	done
+	for i in "${!pids[@]}"; do
+		wait "${pids[$i]}" && continue
+		bad=1
+		echo "pod ${POL_KEYS[$i]}: $(cat "$T/work/add-${POL_KEYS[$i]/\//-}")"
+	done
+	[ "$bad" -eq 0 ] || return 1
+	POL_PODS_JSON=
+	for key in "${POL_KEYS[@]}"; do
+		p=${key/\//-}
+		IP4[$p]=$(jq -r '[.ips[].address | select(test(":") | not)][0] | split("/")[0]' \
+			"$T/work/out-$p")
+		[ "${IP4[$p]}" = "${POL_IP[$key]}" ] ||
+			{ echo "pod $key got ${IP4[$p]}, not ${POL_IP[$key]}"; return 1; }
 		pol_run "$key" $V/policy_probe serve "${POL_PORTS[@]}" >"$T/work/serve-$p" 2>&1 &
 	done
-	POL_PODS_JSON=
 	for key in "${POL_KEYS[@]}"; do
 		pol_listening "$T/work/serve-${key/\//-}" "servers in $key" || return 1
 	done
 }
 
-# pol_grid_del: the grid's pods deleted, their addresses released and the range fresh again
-# (the next grid must get the same addresses).
+# pol_grid_del: the grid's pods deleted at once.
 pol_grid_del() {
-	local key
+	local key pids=() bad=0 pid
 	for key in "${POL_KEYS[@]}"; do
-		del "${key/\//-}" || return 1
+		del "${key/\//-}" >"$T/work/del-${key/\//-}" 2>&1 &
+		pids+=($!)
 	done
+	for pid in "${pids[@]}"; do
+		wait "$pid" || bad=1
+	done
+	[ "$bad" -eq 0 ] || { cat "$T"/work/del-*; return 1; }
 	POL_KEYS=()
-	rm -rf "${T:?}"/ipam/*
 }
 
 # pol_table PATH: every case, all probes at once (every pod and the node to every pod, TCP, UDP
@@ -1028,7 +1046,7 @@ cleanup() {
 		rmdir "$cg" 2>/dev/null
 	done
 	rm -rf "$BPFFS/velotest-$TEST" "$BPFFS/velotest-$TEST"-* $T/state/* $T/ipam/*
-	POD_BPFFS=() POD_SMMODE=() POD_NS=() POD_NAME=()
+	POD_BPFFS=() POD_SMMODE=() POD_NS=() POD_NAME=() POD_ADDR4=()
 	POL_KEYS=() POL_PODS_JSON=
 	node ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep '^vt' |
 		while read -r l; do node ip link del "$l"; done

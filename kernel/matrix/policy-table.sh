@@ -6,10 +6,9 @@
 # wire, and the verdicts tests/node/policy_model.py gives for every probe.
 #
 # Usage: kernel/matrix/policy-table.sh OUT_DIR
-# OUT_DIR gets: grid ("KEY ADDRESS" per pod, in the order the guest adds them: host-local's
-# addresses for a fresh range, which the guest checks), probes-<src> (policy_probe's input per
-# source), and per case (listed in cases) CASE.json (the policy file) and CASE.expect ("ID
-# allow|deny"). The node probes from 10.98.0.1, as in the guest and on the host.
+# OUT_DIR gets: grid ("KEY ADDRESS" per pod: the guest pins each pod's address to it),
+# probes-<src> (policy_probe's input per source), and per case (listed in cases) CASE.json (the
+# policy file) and CASE.expect ("ID allow|deny"). The node probes from 10.98.0.1, as in the guest and on the host.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
