@@ -860,51 +860,33 @@ POL_NODE_NETNS=$NODE
 POL_WORK=$T/work
 VT_SUBNET4=10.99.0.0/24
 
-# pol_grid ANNOTATIONS_JSON: the nine pods x/a .. z/c at the table's addresses, added at once
-# (as a runtime starts pods), their servers started.
+# pol_grid ANNOTATIONS_JSON: the nine pods x/a .. z/c, each at the address the table was
+# computed for (host-local's rangeStart = rangeEnd), their servers started. One ADD at a time:
+# nine at once under TCG outwait velo's bounded lock waits (10 s: "try again later").
 pol_grid() {
-	local key ip p lines line pids=() bad=0 i
+	local key ip p lines line
 	mapfile -t lines <"$POL_TABLE/grid"
 	for line in "${lines[@]}"; do
 		read -r key ip <<<"$line"
 		p=${key/\//-}
-		POD_NS[$p]=${key%/*} POD_NAME[$p]=${key#*/} POD_ADDR4[$p]=$ip ANN[$p]=$1
+		POD_NS[$p]=${key%/*} POD_NAME[$p]=${key#*/} POD_ADDR4[$p]=$ip
+		add "$p" "$1" || return 1
+		[ "${IP4[$p]}" = "$ip" ] || { echo "pod $key got ${IP4[$p]}, not $ip"; return 1; }
 		POL_KEYS+=("$key")
 		POL_IP[$key]=$ip POL_NS[$key]=velotest-pod-$p POL_CG[$key]=/velotest-$p
-		add "$p" "$1" >"$T/work/add-$p" 2>&1 &
-		pids+=($!)
-	done
-	for i in "${!pids[@]}"; do
-		wait "${pids[$i]}" && continue
-		bad=1
-		echo "pod ${POL_KEYS[$i]}: $(cat "$T/work/add-${POL_KEYS[$i]/\//-}")"
-	done
-	[ "$bad" -eq 0 ] || return 1
-	POL_PODS_JSON=
-	for key in "${POL_KEYS[@]}"; do
-		p=${key/\//-}
-		IP4[$p]=$(jq -r '[.ips[].address | select(test(":") | not)][0] | split("/")[0]' \
-			"$T/work/out-$p")
-		[ "${IP4[$p]}" = "${POL_IP[$key]}" ] ||
-			{ echo "pod $key got ${IP4[$p]}, not ${POL_IP[$key]}"; return 1; }
 		pol_run "$key" $V/policy_probe serve "${POL_PORTS[@]}" >"$T/work/serve-$p" 2>&1 &
 	done
+	POL_PODS_JSON=
 	for key in "${POL_KEYS[@]}"; do
 		pol_listening "$T/work/serve-${key/\//-}" "servers in $key" || return 1
 	done
 }
 
-# pol_grid_del: the grid's pods deleted at once.
 pol_grid_del() {
-	local key pids=() bad=0 pid
+	local key
 	for key in "${POL_KEYS[@]}"; do
-		del "${key/\//-}" >"$T/work/del-${key/\//-}" 2>&1 &
-		pids+=($!)
+		del "${key/\//-}" || return 1
 	done
-	for pid in "${pids[@]}"; do
-		wait "$pid" || bad=1
-	done
-	[ "$bad" -eq 0 ] || { cat "$T"/work/del-*; return 1; }
 	POL_KEYS=()
 }
 
@@ -1045,7 +1027,9 @@ cleanup() {
 		vs_cgroup_kill "$cg"
 		rmdir "$cg" 2>/dev/null
 	done
-	rm -rf "$BPFFS/velotest-$TEST" "$BPFFS/velotest-$TEST"-* $T/state/* $T/ipam/*
+	# The whole state dir: velod's policy switch (.policy-switch) outlives velod, as on a node.
+	rm -rf "$BPFFS/velotest-$TEST" "$BPFFS/velotest-$TEST"-* $T/state $T/ipam/*
+	mkdir -p $T/state
 	POD_BPFFS=() POD_SMMODE=() POD_NS=() POD_NAME=() POD_ADDR4=()
 	POL_KEYS=() POL_PODS_JSON=
 	node ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep '^vt' |
