@@ -882,6 +882,7 @@ pol_grid() {
 	done
 }
 
+# pol_grid_del: the grid's pods deleted (their addresses free for the next grid).
 pol_grid_del() {
 	local key
 	for key in "${POL_KEYS[@]}"; do
