@@ -966,6 +966,8 @@ t_policy() {
 	[ "$(cat $T/state/.policy-switch 2>/dev/null)" = on ] ||
 		{ echo "velod did not turn the switch on: $(tail -n 5 $T/log/velod.log)"; return 1; }
 	echo "velod turned the switch on after $((SECONDS - start)) s"
+	# Without SCTP sockets (no sctp module here) the probes carry SCTP as raw packets.
+	echo "SCTP: $($V/policy_probe sctp)"
 	pol_path routed '{}' || return 1
 	pol_path tc '{"velo.dev/fastpath": "tc"}' || return 1
 	# Egress through a ClusterIP is judged in netfilter once a pod's egress is isolated
