@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Builds the kernel matrix's initramfs: busybox-static, iproute2's ip, nsenter, jq, bash, bpftool,
 # velo, velod and their test helpers (each with the libraries ldd names), host-local, the guest test
-# script, and the modules they need from an unpacked kernel (with their dependencies, depmod'ed).
+# script with the helpers it shares with tests/node and the policy truth table, and the modules
+# they need from an unpacked kernel (with their dependencies, depmod'ed).
 #
 # Usage: hack/kernel-initramfs.sh OUT.cpio.gz [MODULES_ROOT KERNEL_RELEASE]
 #   MODULES_ROOT holds lib/modules/KERNEL_RELEASE (a dpkg-deb -x of a linux-image deb); without
@@ -72,6 +73,10 @@ for obj in "$build"/bpf/*.bpf.o; do
 done
 install -m 0755 "$top/kernel/matrix/init" "$stage/init"
 install -m 0755 "$top/kernel/matrix/guest-tests.sh" "$stage/velotest/guest-tests.sh"
+# The helpers the guest shares with tests/node, and the NetworkPolicy truth table with the
+# model's verdicts (the guest has no python to compute them).
+install -m 0644 "$top/tests/node/guest_shared.bash" "$stage/velotest/guest_shared.bash"
+"$top/kernel/matrix/policy-table.sh" "$stage/velotest/policy" || die "kernel/matrix/policy-table.sh failed"
 
 # Modules: the Debian debs ship no modules.dep, so depmod the unpacked tree, take each module
 # with its dependencies in load order, and depmod the copy (busybox modprobe reads modules.dep).

@@ -59,8 +59,7 @@ vtc_config() {
 vtc_run() {
 	local pod="$1" cg="$VTC_MOUNT$2"
 	shift 2
-	# shellcheck disable=SC2016 # expanded by the inner sh
-	nsenter --net="/run/netns/$pod" sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" "$@"
+	vs_in_cgroup "/run/netns/$pod" "$cg" "$@"
 }
 
 # vtc_counter CGROUP_REL FIELD: a velo_cg_counters field summed over CPUs; prints nothing

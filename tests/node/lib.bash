@@ -15,6 +15,9 @@
 # tests of velo-only behaviour skip). VELOTEST_KEEP=1 keeps $VT for debugging.
 
 VELOTEST_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# What the kernel matrix's guest shares with these tests (CNI invocation, cgroups, the policy grid).
+# shellcheck source=tests/node/guest_shared.bash
+. "$(dirname "${BASH_SOURCE[0]}")/guest_shared.bash"
 VELOTEST_PLUGIN="${VELOTEST_PLUGIN:-velo}"
 VELOTEST_REF_CNI_DIR="${VELOTEST_REF_CNI_DIR:-/usr/lib/cni}"
 VT_NETWORK=velotest
@@ -284,8 +287,8 @@ vt_cni_env() {
 	local config="$1" out="$VT/work/out.$BASHPID.$RANDOM" err="$VT/work/err.$BASHPID.$RANDOM"
 	shift
 	VT_RC=0
-	nsenter --net="/run/netns/$VT_NODE" env -i PATH="$PATH" "$@" \
-		"${VT_EXEC:-$VT_BIN/$VELOTEST_PLUGIN}" <<<"$config" >"$out" 2>"$err" || VT_RC=$?
+	vs_cni "$VT_NODE" "${VT_EXEC:-$VT_BIN/$VELOTEST_PLUGIN}" "$config" "$out" "$err" "$@" ||
+		VT_RC=$?
 	VT_OUT="$(cat "$out")"
 	VT_ERR="$(cat "$err")"
 	rm -f "$out" "$err"
@@ -497,20 +500,8 @@ vt_assert_nothing_left() {
 	fi
 }
 
-# vt_cgroup_kill CGROUP [SECONDS]: kill a pod's processes as a runtime does: cgroup.kill (a loop
-# over cgroup.procs misses pids when the list shifts under it), then wait, 5 s unless told, for
-# cgroup.procs to be empty. Fails if it isn't; a cgroup that doesn't exist has nothing to kill.
-vt_cgroup_kill() {
-	local cg="$1" i
-	[ -d "$cg" ] || return 0
-	echo 1 >"$cg/cgroup.kill" || return 1
-	for i in $(seq $((${2:-5} * 20))); do
-		[ -n "$(cat "$cg/cgroup.procs")" ] || return 0
-		sleep 0.05
-	done
-	echo "cgroup $cg still has processes: $(tr '\n' ' ' <"$cg/cgroup.procs")" >&2
-	return 1
-}
+# vt_cgroup_kill CGROUP [SECONDS]: a pod's processes ended as a runtime does (vs_cgroup_kill).
+vt_cgroup_kill() { vs_cgroup_kill "$@"; }
 
 # vt_splats: how many kernel warnings and oopses the kernel log holds (compared before and after
 # a test). Fails when dmesg can't be read: a count of 0 then would hide any splat.

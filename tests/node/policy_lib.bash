@@ -9,15 +9,12 @@
 # file ($VT/policy.json, Kubernetes-shaped objects) and, on the Service path, a services file;
 # a case writes the policies, waits for velod's sync, probes every pair x protocol x port from
 # each pod (and from the node) at once, and compares with policy_model.py's verdicts, printing
-# Cyclonus-style matrices where they differ. Everything is removed, pass or fail.
+# Cyclonus-style matrices where they differ. Everything is removed, pass or fail. The grid, its
+# policy file, the cases, the probes and the held connections are guest_shared.bash's (the
+# kernel matrix's guest runs the same table; lib.bash sources it).
 
 POL_PROBE="${POLICY_PROBE_BIN:-$VELOTEST_REPO/build/tests/policy_probe}"
 POL_MODEL="$VELOTEST_REPO/tests/node/policy_model.py"
-POL_NAMESPACES=(x y z)
-POL_NAMES=(a b c)
-POL_PORTS=(53 80)
-POL_PROTOS=(tcp udp sctp)
-POL_NODE_NAME=node-a
 # The Service path's ClusterIPs: 10.96.0.<index> per grid pod, kube-proxy's DNAT in the node.
 POL_SVC_PREFIX=10.96.0.
 POL_SVC_CIDR=10.96.0.0/24
@@ -39,6 +36,11 @@ pol_setup() {
 	POL_SERVICES=0
 	POL_PODS_JSON=
 	declare -gA POL_IP=() POL_IP6=() POL_CG=() POL_NS=() POL_VIP=()
+	# What guest_shared.bash's grid helpers read.
+	# shellcheck disable=SC2034
+	POL_CG_MOUNT="$VTC_MOUNT"
+	POL_NODE_NETNS="$VT_NODE"
+	POL_WORK="$VT/work"
 	# A blackhole for the grid's subnet and ClusterIPs in the node: a missing route never sends
 	# pod traffic anywhere else (the node has no uplink; this keeps it so).
 	vt_node ip route add blackhole "$POL_SVC_CIDR" 2>/dev/null || true
@@ -94,18 +96,6 @@ pol_add() {
 	vtc_run "$netns" "$cg" "$POL_PROBE" serve "${POL_PORTS[@]}" >"$log" 2>&1 &
 	VT_PIDS+=($!)
 	pol_listening "$log" "servers in $key"
-}
-
-# pol_listening LOG WHAT: waits (5 s) for the line "listening" in LOG, the log of a server
-# started in the background; else prints LOG and fails.
-pol_listening() {
-	local _
-	for _ in $(seq 100); do
-		grep -q '^listening' "$1" && return 0
-		sleep 0.05
-	done
-	echo "$2 did not start: $(cat "$1")"
-	return 1
 }
 
 # pol_grid ANNOTATIONS_JSON: the nine pods.
@@ -165,37 +155,6 @@ pol_wait_sync() {
 	return 1
 }
 
-# pol_pod_json KEY: the grid pod KEY as the API shows it. Every pod has container ports named
-# for their protocol and number (t53, u53, s53, t80, ...), and "serve": TCP 80 on pods labelled
-# pod=a, TCP 53 on the others (a named port resolves per pod).
-pol_pod_json() {
-	local ns="${1%/*}" name="${1#*/}"
-	jq -cn --arg ns "$ns" --arg name "$name" --arg ip "${POL_IP[$1]}" --arg node "$POL_NODE_NAME" '
-		([{p: "TCP", s: "t"}, {p: "UDP", s: "u"}, {p: "SCTP", s: "s"}] |
-			map(. as $x | [53, 80][] | {name: ($x.s + tostring), containerPort: .,
-			protocol: $x.p})) as $numbered |
-		{metadata: {namespace: $ns, name: $name, labels: {pod: $name}},
-		spec: {nodeName: $node, containers: [{name: "server", ports: ($numbered +
-			[{name: "serve", protocol: "TCP",
-			containerPort: (if $name == "a" then 80 else 53 end)}])}]},
-		status: {phase: "Running", podIP: $ip, podIPs: [{ip: $ip}]}}'
-}
-
-# pol_file POLICIES_JSON_ARRAY: the policy file's content for the grid and these policies (the
-# pods' part kept until a pod is added).
-pol_file() {
-	local key pod
-	if [ -z "$POL_PODS_JSON" ]; then
-		for key in "${POL_KEYS[@]}"; do
-			pod="$(pol_pod_json "$key")" || return 1
-			POL_PODS_JSON+="${POL_PODS_JSON:+,}$pod"
-		done
-	fi
-	jq -cn --argjson pods "[$POL_PODS_JSON]" --argjson pols "$1" '{
-		namespaces: (["x", "y", "z"] | map({metadata: {name: ., labels: {ns: .}}})),
-		pods: $pods, networkPolicies: $pols}'
-}
-
 pol_file_write() {
 	pol_file "$1" >"$VT/policy.json.tmp" || return 1
 	mv "$VT/policy.json.tmp" "$VT/policy.json"
@@ -209,13 +168,6 @@ pol_apply() {
 	before="${before%.*}"
 	pol_file_write "$1" || return 1
 	pol_wait_sync $((${before:-0} + 1))
-}
-
-# pol_np NS NAME SPEC_JSON: a NetworkPolicy object.
-pol_np() {
-	jq -cn --arg ns "$1" --arg n "$2" --argjson spec "$3" \
-		'{apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy",
-		metadata: {namespace: $ns, name: $n}, spec: $spec}'
 }
 
 # ---------------------------------------------------------------- the Service path
@@ -260,91 +212,12 @@ pol_services() {
 # pol_check CASE POLICIES_JSON_ARRAY: applies the policies, probes every pair, compares with
 # the model. Prints the diff matrices and fails on any difference.
 pol_check() {
-	local name="$1" dir="$VT/work/case-$1" key dst proto port addr
+	local name="$1" dir="$VT/work/case-$1"
 	mkdir -p "$dir"
 	pol_apply "$2" || return 1
 	cp "$VT/policy.json" "$dir/policy.json"
-	: >"$dir/model-probes"
-	for key in "${POL_KEYS[@]}" node; do
-		: >"$dir/probes-${key/\//-}"
-		for dst in "${POL_KEYS[@]}"; do
-			addr="${POL_IP[$dst]}"
-			if [ "$POL_SERVICES" = 1 ]; then
-				# To ClusterIPs from pods only, never a pod to its own Service (kube-proxy's
-				# hairpin needs its masquerade, which the node's DNAT here doesn't do).
-				[ "$key" = node ] || [ "$key" = "$dst" ] && continue
-				addr="${POL_VIP[$dst]}"
-			fi
-			for proto in "${POL_PROTOS[@]}"; do
-				[ "$proto" = sctp ] && [ -n "${POL_NO_SCTP:-}" ] && continue
-				for port in "${POL_PORTS[@]}"; do
-					echo "$key>$dst>$proto>$port $proto $addr $port" \
-						>>"$dir/probes-${key/\//-}"
-					if [ "$key" = node ]; then
-						echo -n "$key>$dst>$proto>$port ip:$VT_NODE_ADDR4 "
-					else
-						echo -n "$key>$dst>$proto>$port $key "
-					fi >>"$dir/model-probes"
-					echo "$dst ${POL_IP[$dst]} $proto $port" >>"$dir/model-probes"
-				done
-			done
-		done
-	done
-	pol_probe_all "$dir" || return 1
+	pol_probe_files "$dir" "$VT_NODE_ADDR4"
+	pol_probe_all "$dir" "$POL_PROBE" || return 1
 	python3 "$POL_MODEL" --node-addr "$VT_NODE_ADDR4" check "$dir/policy.json" \
 		"$dir/model-probes" "$dir/results" "$name"
-}
-
-# pol_probe_all DIR: every source's probes at once (each in its pod's netns and cgroup).
-pol_probe_all() {
-	local dir="$1" key pids=() pid rc=0
-	for key in "${POL_KEYS[@]}"; do
-		vtc_run "${POL_NS[$key]}" "${POL_CG[$key]}" "$POL_PROBE" probe -t "${POL_TIMEOUT_MS:-1500}" \
-			<"$dir/probes-${key/\//-}" >"$dir/out-${key/\//-}" 2>&1 &
-		pids+=($!)
-	done
-	vt_node "$POL_PROBE" probe -t "${POL_TIMEOUT_MS:-1500}" <"$dir/probes-node" \
-		>"$dir/out-node" 2>&1 &
-	pids+=($!)
-	for pid in "${pids[@]}"; do
-		wait "$pid" || rc=1
-	done
-	cat "$dir"/out-* >"$dir/results"
-	if [ "$rc" != 0 ]; then
-		echo "a prober failed:"
-		grep -v ' ok$\| timeout$' "$dir/results" | head
-		return 1
-	fi
-}
-
-# pol_hold_start NAME SRC_KEY PROTO DST_ADDR PORT: a held connection from a grid pod (policy_probe
-# hold), fed through a fifo; its verdicts go to $VT/work/hold-NAME.out. The first one must be ok.
-pol_hold_start() {
-	local fifo="$VT/work/hold-$1.in" out="$VT/work/hold-$1.out" _ fd
-	mkfifo "$fifo"
-	vtc_run "${POL_NS[$2]}" "${POL_CG[$2]}" "$POL_PROBE" hold -t 2000 "$3" "$4" "$5" \
-		<"$fifo" >"$out" 2>&1 &
-	VT_PIDS+=($!)
-	exec {fd}>"$fifo"
-	eval "POL_HOLD_FD_$1=$fd"
-	for _ in $(seq 60); do
-		[ -s "$out" ] && break
-		sleep 0.05
-	done
-	[ "$(head -n 1 "$out")" = ok ] || {
-		echo "held $3 connection $2 -> $4:$5: $(cat "$out")"
-		return 1
-	}
-}
-
-# pol_hold_exchange NAME: one more exchange on the held connection; prints its verdict.
-pol_hold_exchange() {
-	local out="$VT/work/hold-$1.out" fdvar="POL_HOLD_FD_$1" n _
-	n="$(wc -l <"$out")"
-	echo x >&"${!fdvar}"
-	for _ in $(seq 100); do
-		[ "$(wc -l <"$out")" -gt "$n" ] && break
-		sleep 0.05
-	done
-	tail -n 1 "$out"
 }

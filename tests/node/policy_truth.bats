@@ -18,111 +18,15 @@ teardown_file() { vt_teardown_file; }
 setup() { pol_setup; }
 teardown() { pol_teardown; }
 
-# The cases: "NAME POLICIES_JSON_ARRAY" through pol_np. Addresses of the grid are known once
-# it is up, so the ipBlock cases are built here.
-ALL_INGRESS='{"podSelector": {}, "policyTypes": ["Ingress"]}'
-ALL_EGRESS='{"podSelector": {}, "policyTypes": ["Egress"]}'
-
-case_policies() {
-	case "$1" in
-	none) echo '[]' ;;
-	deny-all-ingress) echo "[$(pol_np x deny "$ALL_INGRESS")]" ;;
-	deny-all-egress) echo "[$(pol_np y deny "$ALL_EGRESS")]" ;;
-	allow-from-ns-label)
-		echo "[$(pol_np x from-y '{"podSelector": {"matchLabels": {"pod": "a"}},
-			"ingress": [{"from": [{"namespaceSelector": {"matchLabels": {"ns": "y"}}}]}]}')]"
-		;;
-	pod-and-ns-one-peer-vs-two)
-		# x/a: the b pods of namespace y only; x/b: all of y, and c of its own namespace.
-		echo "[$(pol_np x one-peer '{"podSelector": {"matchLabels": {"pod": "a"}},
-			"ingress": [{"from": [{"namespaceSelector": {"matchLabels": {"ns": "y"}},
-				"podSelector": {"matchLabels": {"pod": "b"}}}]}]}'),
-			$(pol_np x two-peers '{"podSelector": {"matchLabels": {"pod": "b"}},
-			"ingress": [{"from": [{"namespaceSelector": {"matchLabels": {"ns": "y"}}},
-				{"podSelector": {"matchLabels": {"pod": "c"}}}]}]}')]"
-		;;
-	match-expressions)
-		echo "[$(pol_np z in-notin '{"podSelector": {"matchExpressions": [
-				{"key": "pod", "operator": "In", "values": ["a", "b"]}]},
-			"ingress": [{"from": [{"namespaceSelector": {"matchExpressions": [
-				{"key": "ns", "operator": "NotIn", "values": ["x"]}]},
-				"podSelector": {"matchExpressions": [
-				{"key": "pod", "operator": "NotIn", "values": ["c"]}]}}]}]}'),
-			$(pol_np y exists '{"podSelector": {"matchExpressions": [
-				{"key": "pod", "operator": "Exists"}, {"key": "pod", "operator": "In",
-				"values": ["c"]}]},
-			"ingress": [{"from": [{"namespaceSelector": {"matchExpressions": [
-				{"key": "ns", "operator": "Exists"},
-				{"key": "tier", "operator": "DoesNotExist"}]},
-				"podSelector": {"matchExpressions": [
-				{"key": "pod", "operator": "In", "values": ["a"]}]}}]}]}')]"
-		;;
-	ipblock-except)
-		# Ingress of x from the pod subnet except y/a; egress of y/b to it except x/c's /30.
-		echo "[$(pol_np x block "$(jq -cn --arg c "$VT_SUBNET4" --arg e "${POL_IP[y/a]}/32" '{
-			podSelector: {}, ingress: [{from: [{ipBlock: {cidr: $c, except: [$e]}}]}]}')"),
-			$(pol_np y block "$(jq -cn --arg c "$VT_SUBNET4" --arg e "${POL_IP[x/c]%.*}.$((${POL_IP[x/c]##*.} & ~3))/30" '{
-			podSelector: {matchLabels: {pod: "b"}}, policyTypes: ["Egress"],
-			egress: [{to: [{ipBlock: {cidr: $c, except: [$e]}}]}]}')")]"
-		;;
-	named-port)
-		# "serve" is TCP 80 on the a pods and TCP 53 on the others; u53 is UDP 53 everywhere.
-		echo "[$(pol_np y named '{"podSelector": {},
-			"ingress": [{"ports": [{"port": "serve"}, {"protocol": "UDP", "port": "u53"}]}]}'),
-			$(pol_np z named-egress '{"podSelector": {"matchLabels": {"pod": "a"}},
-			"policyTypes": ["Egress"], "egress": [{"ports": [{"port": "serve"}]}]}')]"
-		;;
-	end-port)
-		echo "[$(pol_np z range '{"podSelector": {"matchLabels": {"pod": "a"}},
-			"ingress": [{"ports": [{"protocol": "TCP", "port": 50, "endPort": 80},
-				{"protocol": "UDP", "port": 54, "endPort": 90}]}]}'),
-			$(pol_np z range-sctp '{"podSelector": {"matchLabels": {"pod": "b"}},
-			"ingress": [{"ports": [{"protocol": "SCTP", "port": 53, "endPort": 79}]}]}')]"
-		;;
-	egress-dns)
-		# x may only reach z/c's UDP 53 (its "DNS") and TCP 80 of namespace y.
-		echo "[$(pol_np x dns '{"podSelector": {}, "policyTypes": ["Egress"],
-			"egress": [{"to": [{"namespaceSelector": {"matchLabels": {"ns": "z"}},
-				"podSelector": {"matchLabels": {"pod": "c"}}}],
-				"ports": [{"protocol": "UDP", "port": 53}]},
-				{"to": [{"namespaceSelector": {"matchLabels": {"ns": "y"}}}],
-				"ports": [{"protocol": "TCP", "port": 80}]}]}')]"
-		;;
-	additive)
-		# x/a: deny-all, plus y on TCP 80, plus z/b on UDP 53: the union.
-		echo "[$(pol_np x deny "$ALL_INGRESS"),
-			$(pol_np x from-y '{"podSelector": {"matchLabels": {"pod": "a"}},
-			"ingress": [{"from": [{"namespaceSelector": {"matchLabels": {"ns": "y"}}}],
-				"ports": [{"port": 80}]}]}'),
-			$(pol_np x from-zb '{"podSelector": {"matchLabels": {"pod": "a"}},
-			"ingress": [{"from": [{"namespaceSelector": {"matchLabels": {"ns": "z"}},
-				"podSelector": {"matchLabels": {"pod": "b"}}}],
-				"ports": [{"protocol": "UDP", "port": 53}]}]}')]"
-		;;
-	ingress-and-egress)
-		# y/a may send nowhere but x/a; x/a takes only y/a; z/* egress: their own namespace.
-		echo "[$(pol_np y out '{"podSelector": {"matchLabels": {"pod": "a"}},
-			"policyTypes": ["Egress"], "egress": [{"to": [{"namespaceSelector":
-				{"matchLabels": {"ns": "x"}}, "podSelector": {"matchLabels": {"pod": "a"}}}]}]}'),
-			$(pol_np x in '{"podSelector": {"matchLabels": {"pod": "a"}},
-			"ingress": [{"from": [{"namespaceSelector": {"matchLabels": {"ns": "y"}},
-				"podSelector": {"matchLabels": {"pod": "a"}}}]}]}'),
-			$(pol_np z own '{"podSelector": {}, "policyTypes": ["Egress", "Ingress"],
-			"egress": [{"to": [{"podSelector": {}}]}], "ingress": [{}]}')]"
-		;;
-	*) return 1 ;;
-	esac
-}
-
-CASES=(none deny-all-ingress deny-all-egress allow-from-ns-label pod-and-ns-one-peer-vs-two
-	match-expressions ipblock-except named-port end-port egress-dns additive ingress-and-egress)
+# The cases (POL_CASES, pol_case_policies) are guest_shared.bash's: the kernel matrix's guest
+# runs the same table.
 
 # run_table: every case on the grid as it is; fails at the end naming the cases that differed.
 run_table() {
 	local name policies start failed=()
-	for name in "${CASES[@]}"; do
+	for name in "${POL_CASES[@]}"; do
 		start=$(date +%s%N)
-		policies="$(case_policies "$name")" || { failed+=("$name(bad case)"); continue; }
+		policies="$(pol_case_policies "$name")" || { failed+=("$name(bad case)"); continue; }
 		pol_check "$name" "$policies" || failed+=("$name")
 		echo "case $name took $((($(date +%s%N) - start) / 1000000)) ms"
 	done
@@ -130,28 +34,9 @@ run_table() {
 	[ "${#failed[@]}" -eq 0 ]
 }
 
-# A policy change cuts the held connections it forbids and keeps those it still allows, as
-# conntrack-based enforcement would (TCP y/a -> x/a cut, y/b -> x/b kept; UDP z/a -> x/a cut).
+# The held connections a policy change cuts or keeps (guest_shared.bash's pol_held).
 run_held() {
-	local dst_a="${POL_IP[x/a]}" dst_b="${POL_IP[x/b]}" verdict
-	[ "$POL_SERVICES" = 1 ] && dst_a="${POL_VIP[x/a]}" dst_b="${POL_VIP[x/b]}"
-	pol_apply '[]'
-	pol_hold_start cut y/a tcp "$dst_a" 80
-	pol_hold_start kept y/b tcp "$dst_b" 80
-	pol_hold_start udp z/a udp "$dst_a" 53
-	[ "$(pol_hold_exchange cut)" = ok ]
-	pol_apply "[$(pol_np x only-yb '{"podSelector": {},
-		"ingress": [{"from": [{"namespaceSelector": {"matchLabels": {"ns": "y"}},
-			"podSelector": {"matchLabels": {"pod": "b"}}}]}]}')]"
-	verdict="$(pol_hold_exchange cut)"
-	echo "held TCP y/a -> x/a after the change: $verdict"
-	[ "$verdict" != ok ]
-	verdict="$(pol_hold_exchange kept)"
-	echo "held TCP y/b -> x/b after the change: $verdict"
-	[ "$verdict" = ok ]
-	verdict="$(pol_hold_exchange udp)"
-	echo "held UDP z/a -> x/a after the change: $verdict"
-	[ "$verdict" != ok ]
+	pol_held pol_apply "$POL_PROBE"
 }
 
 # path ANNOTATIONS_JSON: the grid on one path, the table and the held connections.
