@@ -60,6 +60,7 @@ struct agent_config {
 	char kubeconfig[PATH_MAX]; /* the node list from the API with this kubeconfig; "" = not */
 	bool in_cluster; /* the node list from the API as the pod's service account */
 	unsigned route_sync_s; /* how often the node list is read and routes synced */
+	char routing_mode[16]; /* routingMode: the routing backend's name (routing.h) */
 	bool masquerade; /* pod traffic leaving the cluster takes the node's address */
 	char guard_prefix[16]; /* host veths whose sources are checked (nftables); "" = off */
 	char forward_prefix[16]; /* host veths accepted in iptables' FORWARD chains; "" = off */
@@ -138,9 +139,11 @@ struct node_list {
 };
 
 struct k8s_nodes; /* the Node watch (k8s_nodes.h) */
+struct routing_backend; /* routingMode's (routing_backend.h) */
 
-/* Routes to other nodes' pod CIDRs via their addresses (hostgw.c). */
+/* Routes to other nodes' pod CIDRs (routing.c, with its backend: hostgw.c). */
 struct hostgw_stats {
+	const struct routing_backend *backend; /* set by routing_select */
 	uint64_t next_ns;
 	unsigned routes; /* installed by the last pass */
 	uint64_t syncs;

@@ -38,6 +38,7 @@ static void config_defaults(struct agent_config *config)
 	config->max_flow_series = 1000;
 	config->reap_interval_ms = 100;
 	config->route_sync_s = 10;
+	snprintf(config->routing_mode, sizeof(config->routing_mode), "host-gw");
 	config->services_sync_ms = 1000;
 	config->policy_sync_ms = 200;
 	snprintf(config->guard_prefix, sizeof(config->guard_prefix),
@@ -269,6 +270,8 @@ static int parse_field(const cJSON *item, struct agent_config *config)
 	}
 	if (!strcmp(key, "routeSyncSeconds"))
 		return get_seconds(item, &config->route_sync_s);
+	if (!strcmp(key, "routingMode")) /* which backend: velod checks (routing.h) */
+		return get_string(item, config->routing_mode, sizeof(config->routing_mode), false);
 	if (!strcmp(key, "masquerade")) {
 		if (!cJSON_IsBool(item))
 			return -EINVAL;

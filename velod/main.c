@@ -22,17 +22,13 @@
 #include "config.h"
 #include "flows.h"
 #include "flows_http.h"
-#include "forward.h"
-#include "guard.h"
-#include "hostgw.h"
 #include "http.h"
-#include "k8s_nodes.h"
 #include "policy.h"
 #include "reaper.h"
 #include "reconcile.h"
+#include "routing.h"
 #include "sampler.h"
 #include "services.h"
-#include "uplink_xdp.h"
 
 #ifndef VELO_VERSION
 #define VELO_VERSION "dev"
@@ -101,13 +97,13 @@ static void run_loop(struct agent *agent, struct http_server *server)
 
 		if (config->reconcile_interval_s && now >= next_reconcile) {
 			reconcile_run(agent);
-			forward_apply(config); /* puts back rules a flush removed; logs */
+			routing_repair(config);
 			now = velo_monotonic_ns();
 			next_reconcile = now + config->reconcile_interval_s * 1000 * NS_PER_MS;
 		}
 		sampler_step(&agent->sampler, config, now);
 		reaper_step(&agent->reaper, config, now);
-		hostgw_step(&agent->hostgw, config, now);
+		routing_step(&agent->hostgw, config, now);
 		services_step(&agent->services, config, now);
 		policy_step(&agent->policy, config, now);
 		flows_step(agent->flows, now);
@@ -116,7 +112,7 @@ static void run_loop(struct agent *agent, struct http_server *server)
 			deadline = next_reconcile;
 		deadline = earlier(deadline, sampler_deadline(&agent->sampler, config));
 		deadline = earlier(deadline, reaper_deadline(&agent->reaper));
-		deadline = earlier(deadline, hostgw_deadline(&agent->hostgw, config));
+		deadline = earlier(deadline, routing_deadline(&agent->hostgw, config));
 		deadline = earlier(deadline, services_deadline(&agent->services, config));
 		deadline = earlier(deadline, policy_deadline(&agent->policy));
 		deadline = earlier(deadline, flows_deadline(agent->flows));
@@ -131,11 +127,11 @@ static void run_loop(struct agent *agent, struct http_server *server)
 		FD_ZERO(&es);
 		FD_SET(signal_pipe[0], &rs);
 		max_fd = signal_pipe[0];
-		if (agent->hostgw.watch) {
+		if (routing_fd(&agent->hostgw) >= 0) {
 			/* The Node watch changed the list: routes follow within the loop's turn. */
-			FD_SET(k8s_nodes_fd(agent->hostgw.watch), &rs);
-			if (k8s_nodes_fd(agent->hostgw.watch) > max_fd)
-				max_fd = k8s_nodes_fd(agent->hostgw.watch);
+			FD_SET(routing_fd(&agent->hostgw), &rs);
+			if (routing_fd(&agent->hostgw) > max_fd)
+				max_fd = routing_fd(&agent->hostgw);
 		}
 		for (unsigned i = 0; services_fd(&agent->services, i) >= 0; i++) {
 			/* A Service watch changed the state or has log lines. */
@@ -219,6 +215,8 @@ int main(int argc, char **argv)
 	if (agent_config_load(config_path, &agent.config))
 		return 1;
 	log_open(NULL, agent.config.log_level, 0);
+	if (routing_select(&agent.hostgw, &agent.config, config_path))
+		return 1;
 	agent.started_unix = agent_now_unix();
 
 	if (once) {
@@ -244,23 +242,14 @@ int main(int argc, char **argv)
 	server = http_start(&agent); /* listen and the local socket; it logs what it serves */
 	if (!server)
 		return 1;
-	/* Without nf_tables velod still does its other jobs; the IPv4 rp_filter stays. */
-	if (agent.config.guard_prefix[0] && guard_apply(&agent.config))
-		pr_err("guard: no strict source check for IPv6 on this node");
-	forward_apply(&agent.config); /* logs what it did or couldn't do */
-	uplink_xdp_apply(&agent.config);
-	if (agent_nodes_from_api(&agent.config)) {
-		agent.hostgw.watch = k8s_nodes_start(&agent.config);
-		if (!agent.hostgw.watch) {
-			pr_err("Node watch: %s", strerror(errno));
-			reaper_stop(&agent.reaper);
-			http_stop(server);
-			return 1;
-		}
+	if (routing_start(&agent.hostgw, &agent.config)) {
+		reaper_stop(&agent.reaper);
+		http_stop(server);
+		return 1;
 	}
 	if (services_start(&agent.services, &agent.config)) {
 		pr_err("Service watches: %s", strerror(errno));
-		k8s_nodes_stop(agent.hostgw.watch);
+		routing_stop(&agent.hostgw, &agent.config);
 		reaper_stop(&agent.reaper);
 		http_stop(server);
 		return 1;
@@ -269,7 +258,7 @@ int main(int argc, char **argv)
 	if (ret) {
 		pr_err("policy source: %s", strerror(-ret));
 		services_stop(&agent.services);
-		k8s_nodes_stop(agent.hostgw.watch);
+		routing_stop(&agent.hostgw, &agent.config);
 		reaper_stop(&agent.reaper);
 		http_stop(server);
 		return 1;
@@ -289,7 +278,7 @@ int main(int argc, char **argv)
 
 	pr_info("velod stopping (signal %d)", (int)stop_signal);
 	sampler_fini(&agent.sampler);
-	k8s_nodes_stop(agent.hostgw.watch);
+	routing_stop(&agent.hostgw, &agent.config);
 	services_stop(&agent.services);
 	policy_stop(&agent.policy);
 	reaper_stop(&agent.reaper);
