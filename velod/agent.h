@@ -134,7 +134,7 @@ struct node {
 
 struct node_list {
 	unsigned n;
-	const struct node *self; /* set by hostgw: this node's entry, NULL when absent */
+	const struct node *self; /* set by routing.c: this node's entry, NULL when absent */
 	struct node nodes[HOSTGW_MAX_NODES];
 };
 

@@ -8,8 +8,9 @@
  * applies the rules that depend on the backend here, in this order: forwarding
  * on the uplink and velo_xdp_uplink following it (only where packets cross the
  * uplink as pods sent them), masquerade of this node's pod CIDRs, and last the
- * backend's own sync. Host veths' source guard and FORWARD accept rules are set
- * at start; pods' MTU leaves room for the backend's encapsulation.
+ * backend's own sync. At start: the backend's encapsulation overhead for ADD
+ * to take off pods' MTU (state/routing_overhead.h), host veths' source guard
+ * and FORWARD accept rules.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "net/netlink_dump.h"
 #include "net/netlink_ip.h"
 #include "net/wiring_sysctl.h"
+#include "state/routing_overhead.h"
 #include "config.h"
 #include "forward.h"
 #include "guard.h"
@@ -83,21 +85,29 @@ int routing_select(struct hostgw_stats *state, const struct agent_config *config
 	return 0;
 }
 
-unsigned routing_pod_mtu(const struct routing_backend *backend, unsigned uplink_mtu)
-{
-	return uplink_mtu > backend->mtu_overhead ? uplink_mtu - backend->mtu_overhead : 0;
-}
-
 int routing_start(struct hostgw_stats *state, const struct agent_config *config)
 {
+	unsigned overhead = state->backend->mtu_overhead;
 	int ret;
 
+	/* ADD takes it off pods' MTU; without an overhead the file goes and pods get the node's. */
+	ret = velo_routing_overhead_write(&config->paths, overhead);
+	if (ret && overhead) {
+		pr_err("routing %s: %s/%s: %s (pods' MTU must leave room for %u bytes)",
+		       state->backend->name, config->paths.state_dir, VELO_ROUTING_OVERHEAD_FILE,
+		       strerror(-ret), overhead);
+		return ret;
+	}
+	if (ret)
+		pr_warn("routing: remove %s/%s: %s", config->paths.state_dir,
+			VELO_ROUTING_OVERHEAD_FILE, strerror(-ret));
 	/* Without nf_tables velod still does its other jobs; the IPv4 rp_filter stays. */
 	if (config->guard_prefix[0] && guard_apply(config))
 		pr_err("guard: no strict source check for IPv6 on this node");
 	forward_apply(config); /* logs what it did or couldn't do */
-	if (state->backend->plain_uplink)
-		uplink_xdp_apply(config);
+	/* Also with an encapsulating backend (uplinkXdp off, routing_check): detaches a link an
+	 * earlier velod left on the uplink. */
+	uplink_xdp_apply(config);
 	if (state->backend->start) {
 		ret = state->backend->start(config);
 		if (ret) {

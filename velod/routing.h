@@ -5,7 +5,7 @@
  * and keeps, for every backend, the decisions that depend on it in one place:
  * the node list's source, this node's uplink and its forwarding, the uplink
  * XDP program, masquerade, the FORWARD accept rules and source guard on host
- * veths, and pods' MTU.
+ * veths, and the room pods' MTU leaves for the backend's encapsulation.
  */
 #ifndef VELOD_ROUTING_H
 #define VELOD_ROUTING_H
@@ -27,12 +27,11 @@ int routing_check(const struct routing_backend *backend, const struct agent_conf
  * config asks for what the backend can't give (routing_check).
  */
 int routing_select(struct hostgw_stats *state, const struct agent_config *config, const char *path);
-/* The MTU pods get over backend when the uplink has uplink_mtu: room for its encapsulation. */
-unsigned routing_pod_mtu(const struct routing_backend *backend, unsigned uplink_mtu);
 
 /*
- * At start, after routing_select: source guard, FORWARD accept rules, uplink
- * XDP by device name, the backend's start and the Node watch (with the API).
+ * At start, after routing_select: the backend's MTU overhead for ADD, source
+ * guard, FORWARD accept rules, uplink XDP by device name, the backend's start
+ * and the Node watch (with the API).
  * 0, or -errno when velod can't run (logged).
  */
 int routing_start(struct hostgw_stats *state, const struct agent_config *config);

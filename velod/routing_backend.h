@@ -18,8 +18,8 @@ struct nl_sock;
 
 struct routing_backend {
 	const char *name; /* routingMode's value */
-	/* Bytes each cross-node packet gains on the wire (encapsulation): pods' MTU is the
-	 * uplink's minus this (routing_pod_mtu). 0: packets cross as the pod sent them. */
+	/* Bytes each cross-node packet gains on the wire (encapsulation): ADD takes them off
+	 * pods' default MTU (state/routing_overhead.h). 0: packets cross as pods sent them. */
 	unsigned mtu_overhead;
 	/* Other nodes' pod packets arrive on the uplink as the pods sent them: the seam turns
 	 * forwarding on there, and uplinkXdp's program can redirect them into pods. */

@@ -3,7 +3,7 @@
  * velod's routing seam (velod/routing.c): routingMode picks a backend from the
  * table (host-gw, config.c's default); a name velod has no backend for is a
  * config error; uplinkXdp only with a backend whose packets cross the uplink
- * plain; pods' MTU leaves room for a backend's encapsulation.
+ * plain.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -101,24 +101,13 @@ static void test_check(void **state)
 	assert_int_equal(routing_check(&hostgw_backend, &config, "test.json"), 0);
 }
 
-static void test_pod_mtu(void **state)
-{
-	(void)state;
-	/* host-gw: pods get the uplink's MTU (the plugin's default today). */
-	assert_int_equal(routing_pod_mtu(&hostgw_backend, 1400), 1400);
-	assert_int_equal(routing_pod_mtu(&hostgw_backend, 9000), 9000);
-	/* An encapsulating backend: the overhead comes off, and never below nothing. */
-	assert_int_equal(routing_pod_mtu(&encap, 1500), 1450);
-	assert_int_equal(routing_pod_mtu(&encap, 50), 0);
-	assert_int_equal(routing_pod_mtu(&encap, 20), 0);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_table),	     cmocka_unit_test(test_select),
-		cmocka_unit_test(test_unknown_mode), cmocka_unit_test(test_check),
-		cmocka_unit_test(test_pod_mtu),
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_select),
+		cmocka_unit_test(test_unknown_mode),
+		cmocka_unit_test(test_check),
 	};
 
 	log_open(NULL, VELO_LOG_ERROR, 0);
