@@ -83,5 +83,7 @@ rt_mtu() {
 	rt_config vxlan
 	vt_node "$RT_VELOD" --config "$VT/velod.json" 2>"$VT/velod.log" || rc=$?
 	[ "$rc" -eq 1 ] || { echo "exit $rc"; cat "$VT/velod.log"; false; }
-	grep -q 'routingMode "vxlan" is not a backend velod has (it has "host-gw")' "$VT/velod.log"
+	# The log line quotes its message: the names' quotes come escaped.
+	grep -qF 'routingMode \"vxlan\" is not a backend velod has (it has \"host-gw\")' \
+		"$VT/velod.log"
 }
