@@ -24,6 +24,7 @@
 #include "agent/part.h"
 #include "node/reconcile.h"
 #include "parts.h"
+#include "routing/routing.h"
 
 #ifndef VELO_VERSION
 #define VELO_VERSION "dev"
@@ -180,6 +181,9 @@ int main(int argc, char **argv)
 	if (agent_config_load(config_path, &agent.config))
 		return 1;
 	log_open(NULL, agent.config.log_level, 0);
+	/* routingMode names a backend velod has, asked only what it can give: a config fault. */
+	if (routing_select(&agent.hostgw, &agent.config, config_path))
+		return 1;
 	agent.started_unix = agent_now_unix();
 
 	if (once) {

@@ -3,7 +3,7 @@
  * The table of velod's parts, in start order (stopped in reverse). The reaper
  * first: its agent lock says no other velod runs. Reconciliation next, so its
  * /healthz verdict comes first. Then the HTTP server, so /healthz answers while
- * the sources start; the routing parts; the sources the datapath's maps need
+ * the sources start; routing; the sources the datapath's maps need
  * (Nodes, Services, NetworkPolicy); flow events, which name pods and Services
  * from those; the sampler last.
  */
@@ -16,7 +16,7 @@
 #include "services/services_part.h"
 
 const struct agent_part *const agent_parts[] = {
-	&reaper_part, &reconcile_part, &http_part,   &guard_part, &forward_part, &uplink_xdp_part,
-	&hostgw_part, &services_part,  &policy_part, &flows_part, &sampler_part,
+	&reaper_part,	&reconcile_part, &http_part,  &routing_part, &uplink_xdp_part,
+	&services_part, &policy_part,	 &flows_part, &sampler_part,
 };
 const unsigned agent_parts_len = sizeof(agent_parts) / sizeof(agent_parts[0]);

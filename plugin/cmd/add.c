@@ -22,6 +22,7 @@
 #include "ipam/ipam.h"
 #include "net/netns.h"
 #include "net/wiring.h"
+#include "state/routing_overhead.h"
 #include "state/state.h"
 
 /* Where an ADD's time goes, for its log line: operators see which part is slow. */
@@ -241,6 +242,8 @@ int cmd_add(struct velo_request *request)
 		.pod_ifname = request->env.ifname,
 		.host_ifname = record->host_ifname,
 		.mtu = config->mtu,
+		/* velod's routing backend: room for its encapsulation when the MTU is the node's. */
+		.mtu_overhead = config->mtu ? 0 : velo_routing_overhead_read(&config->paths),
 		.ipv6_all_forwarding = config->ipv6_all_forwarding,
 		.may_get_ipv6 = ipam_may_assign_ipv6(config->ipam_type, config->ipam),
 	};

@@ -156,7 +156,7 @@ int wiring_create(const struct wiring_spec *spec, struct wiring_state *state)
 
 	if (!sk || !state->pod_sk)
 		return cni_fail(-EINVAL, VELO_ERR_INTERNAL, "wiring: create before precheck");
-	mtu = spec->mtu ? spec->mtu : wiring_default_mtu(sk);
+	mtu = spec->mtu ? spec->mtu : wiring_pod_mtu(wiring_default_mtu(sk), spec->mtu_overhead);
 	netns_fd = open(spec->netns_path, O_RDONLY | O_CLOEXEC);
 	if (netns_fd < 0)
 		return cni_fail(-errno, VELO_ERR_NETNS, "netns %s: %s", spec->netns_path,

@@ -12,6 +12,7 @@
 #include "net/wiring_mtu.h"
 
 #define FALLBACK_MTU 1500
+#define MIN_MTU 68 /* the IPv4 minimum */
 #define MAX_DEFAULT_DEVS 16
 
 struct default_devs {
@@ -101,4 +102,11 @@ unsigned wiring_default_mtu(struct nl_sock *sk)
 			mtu = dev_mtu;
 	}
 	return mtu ? mtu : FALLBACK_MTU;
+}
+
+unsigned wiring_pod_mtu(unsigned default_mtu, unsigned overhead)
+{
+	if (!overhead)
+		return default_mtu;
+	return default_mtu > overhead + MIN_MTU ? default_mtu - overhead : MIN_MTU;
 }

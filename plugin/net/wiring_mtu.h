@@ -7,5 +7,7 @@ struct nl_sock;
 
 /* Smallest MTU of the IPv4 and IPv6 default-route devices of sk's netns, else 1500. */
 unsigned wiring_default_mtu(struct nl_sock *sk);
+/* A pod's MTU: the node's default less the routing backend's overhead (not below 68 then). */
+unsigned wiring_pod_mtu(unsigned default_mtu, unsigned overhead);
 
 #endif

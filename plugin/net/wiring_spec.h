@@ -19,7 +19,8 @@ struct wiring_spec {
 	const char *netns_path;
 	const char *pod_ifname;
 	const char *host_ifname;
-	unsigned mtu; /* 0: wiring_default_mtu() of the node */
+	unsigned mtu; /* 0: wiring_default_mtu() of the node, less mtu_overhead */
+	unsigned mtu_overhead; /* the routing backend's encapsulation (state/routing_overhead.h) */
 	unsigned n_ips;
 	const struct velo_ip *ips;
 	bool ipv6_all_forwarding;

@@ -108,12 +108,12 @@ teardown() {
 }
 
 @test "layout: velod includes another folder's file by folder, its own by name" {
-	sed -i 's|#include "agent/config.h"|#include "config.h"|' "$VT/velod/routing/hostgw.c"
+	sed -i 's|#include "agent/config.h"|#include "config.h"|' "$VT/velod/routing/routing.c"
 	sed -i 's|#include "k8s_list_watch.h"|#include "k8s/k8s_list_watch.h"|' "$VT/velod/k8s/k8s_watch.h"
 	sed -i 's/VELOD_AGENT_NFT_H/VELOD_NFT_H/' "$VT/velod/agent/nft.h"
 	run "$VT/hack/check-layout.sh"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *'velod/routing/hostgw.c: #include "config.h" is not a file of velod/routing/'* ]]
+	[[ "$output" == *'velod/routing/routing.c: #include "config.h" is not a file of velod/routing/'* ]]
 	[[ "$output" == *'velod/k8s/k8s_watch.h: #include "k8s/k8s_list_watch.h" names its own folder'* ]]
 	[[ "$output" == *"velod/agent/nft.h: include guard is not VELOD_AGENT_NFT_H"* ]]
 }

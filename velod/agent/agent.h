@@ -63,6 +63,7 @@ struct agent_config {
 	char kubeconfig[PATH_MAX]; /* the node list from the API with this kubeconfig; "" = not */
 	bool in_cluster; /* the node list from the API as the pod's service account */
 	unsigned route_sync_s; /* how often the node list is read and routes synced */
+	char routing_mode[16]; /* routingMode: the routing backend's name (routing.h) */
 	bool masquerade; /* pod traffic leaving the cluster takes the node's address */
 	char guard_prefix[16]; /* host veths whose sources are checked (nftables); "" = off */
 	char forward_prefix[16]; /* host veths accepted in iptables' FORWARD chains; "" = off */
@@ -108,14 +109,16 @@ struct node {
 
 struct node_list {
 	unsigned n;
-	const struct node *self; /* set by hostgw: this node's entry, NULL when absent */
+	const struct node *self; /* set by routing.c: this node's entry, NULL when absent */
 	struct node nodes[HOSTGW_MAX_NODES];
 };
 
 struct k8s_watch_set; /* API watches (k8s_watch_set.h): Nodes (k8s_nodes.h), Services */
+struct routing_backend; /* routingMode's (routing/routing_backend.h) */
 
-/* Routes to other nodes' pod CIDRs via their addresses (hostgw.c). */
+/* Routes to other nodes' pod CIDRs (routing.c, with its backend: hostgw.c). */
 struct hostgw_stats {
+	const struct routing_backend *backend; /* set by routing_select */
 	uint64_t next_ns;
 	unsigned routes; /* installed by the last pass */
 	uint64_t syncs;

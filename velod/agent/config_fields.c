@@ -276,6 +276,12 @@ const struct config_field config_fields[] = {
 	  .value = "10",
 	  .doc = "how often `nodesFile` is read and the routes synced (with the API: how often the "
 		 "routes are re-synced besides every change); 0 = never" },
+	{ .key = "routingMode",
+	  .type = CONFIG_STRING,
+	  AT(routing_mode),
+	  .value = "\"host-gw\"",
+	  .doc = "how pod traffic crosses between nodes: the routing backend "
+		 "([Routing backends](#routing-backends)); velod has `\"host-gw\"`" },
 	{ .key = "masquerade",
 	  .type = CONFIG_BOOL,
 	  AT(masquerade),

@@ -5,13 +5,13 @@
 
 #include "agent/part.h"
 
-/* Strict source check on pods' host veths; without nf_tables velod runs on. */
-extern const struct agent_part guard_part;
-/* Accept rules in iptables' FORWARD chains, put back every reconcileInterval. */
-extern const struct agent_part forward_part;
-/* velo_xdp_uplink on the node's uplink device. */
+/*
+ * Routes to other nodes' pod CIDRs by routingMode's backend, with the source
+ * guard, the FORWARD accept rules (put back every reconcileInterval) and the
+ * uplink's XDP program; fatal when the backend or the Node watch can't start.
+ */
+extern const struct agent_part routing_part;
+/* velo_xdp_uplink's counters (routing_part attaches the program). */
 extern const struct agent_part uplink_xdp_part;
-/* Routes to other nodes' pod CIDRs; fatal when the Node watch can't start. */
-extern const struct agent_part hostgw_part;
 
 #endif

@@ -5,7 +5,7 @@
  * the table's own consistency and its markdown reference (velod/agent/config_doc.c).
  * The NetworkPolicy keys: policySource and its default (file with a policyFile,
  * else none: the API alone is not an opt-in), policyFile only with "file", "api"
- * only with the API, serviceCidrs, policySyncMs.
+ * only with the API, serviceCidrs, policySyncMs; and routingMode.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -370,6 +370,27 @@ static void test_policy_errors(void **state)
 			fail_msg("accepted: %s", bad[i]);
 }
 
+/* routingMode: host-gw unless named; which names velod has is the routing seam's to say. */
+static void test_routing_mode(void **state)
+{
+	static const char *const bad[] = {
+		"{\"routingMode\": \"\"}",
+		"{\"routingMode\": 1}",
+		"{\"routingMode\": null}",
+		"{\"routingMode\": [\"host-gw\"]}",
+		"{\"routingMode\": \"host-gw-and-then-some\"}", /* longer than any name */
+	};
+
+	(void)state;
+	assert_int_equal(load("{}"), 0);
+	assert_string_equal(config.routing_mode, "host-gw");
+	assert_int_equal(load("{\"routingMode\": \"vxlan\"}"), 0);
+	assert_string_equal(config.routing_mode, "vxlan");
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (load(bad[i]) != -EINVAL)
+			fail_msg("accepted: %s", bad[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -382,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_policy_defaults),
 		cmocka_unit_test(test_policy_keys),
 		cmocka_unit_test(test_policy_errors),
+		cmocka_unit_test(test_routing_mode),
 	};
 
 	unsetenv("NODE_NAME");
