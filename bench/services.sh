@@ -11,7 +11,7 @@
 # Every velo pod's conflist accepts the sockhash kernel bugs velo probes for
 # (sockmapAcceptKernelBugs), as the demo does: on a kernel where a probe fails the sockmap pods
 # would otherwise stay routed. Measured, as bench/sockmap.sh does:
-#   stream  tests/node/sockmap_stream blast/sink: SIZE-byte writes for SECONDS, Gbit/s
+#   stream  tests/node/sockmap/sockmap_stream blast/sink: SIZE-byte writes for SECONDS, Gbit/s
 #   rr      bench/sm_rr: 64-byte ping-pong, p50 and p99 in us, both ends on CPU 0 and on 0/1
 #   conn    bench/sm_rr: connect, 64 B each way, close, in a loop; connections/s, same pinnings
 # Repetitions alternate the path order; medians with min-max spread; ratios against issue 17's

@@ -4,8 +4,8 @@
 # velo routed (velo.dev/sockmap "false"), velo's sk_msg redirect with a per-message verdict and
 # with an apply_bytes verdict (velo's default here; VELO_SOCKMAP_MODE at ADD, each mode in its
 # own bpffs dir), and an AF_UNIX stream socket (the same-host IPC limit). Measured:
-#   stream  tests/node/sockmap_stream blast/sink/unix: SIZE-byte writes for SECONDS, the reader
-#           reads 1 MiB buffers; Gbit/s; Nagle on and (-n) TCP_NODELAY; streams unpinned
+#   stream  tests/node/sockmap/sockmap_stream blast/sink/unix: SIZE-byte writes for SECONDS,
+#           the reader reads 1 MiB buffers; Gbit/s; Nagle on and (-n) TCP_NODELAY; streams unpinned
 #   rr      bench/sm_rr: 64-byte ping-pong for SECONDS, p50 and p99 in us, client and server
 #           pinned to the same CPU (0) and to different CPUs (0 and 1)
 #   conn    bench/sm_rr: connect, send 64 B, read 64 B, close, in a loop; connections/s,

@@ -518,8 +518,8 @@ t_sockmap_recv() {
 
 # ------------------------------------------------------------------ the socket battery
 
-# battery ADDR: build/tests/sock_battery (tests/node/sock_battery.bats on the host), its server
-# in pod b and its client in pod a, both in their cgroups: every case must answer ok on both
+# battery ADDR: build/tests/sock_battery (tests/node/sockmap/sock_battery.bats on the host), its
+# server in pod b and its client in pod a, both in their cgroups: every case must answer ok on both
 # ends. The per-case lines of the client are the diagnostics.
 battery() {
 	local addr=$1 port out pid rc=0 cases fails

@@ -1,0 +1,139 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: Apache-2.0
+# shellcheck disable=SC2034 # POL_PODS_JSON is read by policy_lib.bash's pol_file
+# What velod can't use of the policy objects, and the pods it can't place: a Pod naming a port
+# in two containers is placed (each number allowed by a rule naming it), a NetworkPolicy with
+# a rule or selector velod can't read isolates what it may select, and each problem and each
+# unplaced pod is named with its reason in /metrics and veloctl policy (text and -j). Pods x/a,
+# x/b (and x/c) wired by velo with "policy": true, velod reading a policy file.
+
+load ../lib/lib
+load ../lib/cgroup_lib
+load policy_lib
+
+setup_file() { vt_setup_file; }
+teardown_file() { vt_teardown_file; }
+setup() {
+	pol_setup
+	[ -x "$POL_CTL" ] || skip "veloctl not built (make)"
+}
+teardown() { pol_teardown; }
+
+ctl() {
+	vt_node "$POL_CTL" --bpffs "$VTC_BPFFS" --run-dir "$VT/run" --state-dir "$VT/state" \
+		--agent "127.0.0.1:$POL_PORT" "$@"
+}
+
+# probe SRC PROTO DST PORT: ok, timeout or refused, from SRC's netns and cgroup.
+probe() {
+	vtc_run "${POL_NS[$1]}" "${POL_CG[$1]}" "$POL_PROBE" probe -t 1500 \
+		<<<"p $2 ${POL_IP[$3]} $4" | awk '{ print $2 }'
+}
+
+# x/b as the API shows it when two containers both name a port "metrics" (TCP 80 and 53).
+pod_b_metrics_twice() {
+	pol_pod_json x/b | jq -c '.spec.containers = [
+		{name: "one", ports: [{name: "metrics", containerPort: 80, protocol: "TCP"}]},
+		{name: "two", ports: [{name: "metrics", containerPort: 53, protocol: "TCP"}]}]'
+}
+
+@test "a pod naming a port in two containers is placed; a rule naming it allows each number" {
+	pol_add x a '{}'
+	pol_add x b '{}'
+	pol_velod
+	POL_PODS_JSON="$(pol_pod_json x/a),$(pod_b_metrics_twice)"
+	pol_apply "[$(pol_np x metrics '{"podSelector": {"matchLabels": {"pod": "b"}},
+		"ingress": [{"ports": [{"port": "metrics"}]}]}')]"
+	run ctl -j policy x/b
+	echo "$output"
+	[ "$status" -eq 0 ]
+	jq -e '.isolation.ingress == true' <<<"$output"
+	jq -e '.ingress[0].ports == ["TCP/metrics=53,80"]' <<<"$output"
+	jq -e '.problems == []' <<<"$output"
+	[ "$(probe x/a tcp x/b 80)" = ok ]
+	[ "$(probe x/a tcp x/b 53)" = ok ]
+	[ "$(probe x/a udp x/b 80)" = timeout ]
+	# The policy gone: the pod is open, not held as policy-pending.
+	pol_apply "[]"
+	[ "$(probe x/a udp x/b 80)" = ok ]
+}
+
+@test "a NetworkPolicy rule velod can't read: left out, the pod stays isolated, the policy named" {
+	pol_add x a '{}'
+	pol_add x b '{}'
+	pol_velod
+	# Its first rule has a peer with nothing in it (the API refuses that; velod may still see
+	# such an object): that rule goes, the second (UDP 53 only) stays.
+	pol_apply "[$(pol_np x bad '{"podSelector": {"matchLabels": {"pod": "b"}},
+		"ingress": [{"from": [{}]}, {"ports": [{"port": 53, "protocol": "UDP"}]}]}')]"
+	[ "$(probe x/a tcp x/b 80)" = timeout ]
+	[ "$(probe x/a udp x/b 53)" = ok ]
+	vt_node curl -sf "http://127.0.0.1:$POL_PORT/metrics" >"$VT/metrics"
+	grep 'velo_policy_object_errors{kind="NetworkPolicy",namespace="x",name="bad",reason="spec.ingress\[0\]: .*"} 1' \
+		"$VT/metrics"
+	run ctl policy
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -Eq '^x/b +isolated +open +x/bad$' <<<"$output"
+	grep -qx 'problems:' <<<"$output"
+	grep -q '^  NetworkPolicy x/bad: spec.ingress\[0\]: ' <<<"$output"
+	run ctl -j policy x/b
+	echo "$output"
+	jq -e '.problems | length == 1 and .[0].kind == "NetworkPolicy" and .[0].name == "bad"' \
+		<<<"$output"
+	grep -q 'policy: NetworkPolicy x/bad: spec.ingress\[0\]' "$VT/velod.log"
+}
+
+@test "a NetworkPolicy whose podSelector velod can't read isolates every pod of its namespace" {
+	pol_add x a '{}'
+	pol_add x b '{}'
+	pol_add y a '{}'
+	pol_velod
+	pol_apply "[$(pol_np x bad '{"podSelector": {"matchExpressions": [{"key": "pod",
+		"operator": "In"}]}, "ingress": [{}]}')]"
+	[ "$(probe x/b tcp x/a 80)" = timeout ]
+	[ "$(probe x/a tcp x/b 80)" = timeout ]
+	[ "$(probe x/a tcp y/a 80)" = ok ]
+	run ctl policy
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -Eq '^x/a +isolated +open +x/bad$' <<<"$output"
+	grep -Eq '^x/b +isolated +open +x/bad$' <<<"$output"
+	grep -Eq '^y/a +open +open +-$' <<<"$output"
+	grep -q '^  NetworkPolicy x/bad: spec.podSelector: unreadable; every pod of namespace x' \
+		<<<"$output"
+}
+
+@test "a pod velod can't place is named, with why, in /metrics and veloctl policy" {
+	pol_add x a '{}'
+	pol_velod
+	# A policy in x that selects no pod here: ADD gives a new pod of x the programs.
+	pol_apply "[$(pol_np x other '{"podSelector": {"matchLabels": {"pod": "b"}}}')]"
+	# x/c comes to a namespace with a policy (ADD gives it the programs) but has no Pod object:
+	# its traffic waits (policy-pending), and it is named.
+	pol_add x c '{}'
+	POL_PODS_JSON="$(pol_pod_json x/a)"
+	pol_apply "[$(pol_np x other '{"podSelector": {"matchLabels": {"pod": "b"}}}')]"
+	[ "$(probe x/c tcp x/a 80)" = timeout ]
+	vt_node curl -sf "http://127.0.0.1:$POL_PORT/metrics" >"$VT/metrics"
+	grep -x 'velo_policy_unplaced_pods{kind="Pod",namespace="x",name="c",reason="no Pod object of this name (yet)"} 1' \
+		"$VT/metrics"
+	run ctl policy
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qx '  Pod x/c not placed: no Pod object of this name (yet)' <<<"$output"
+	run ctl -j policy x/a
+	echo "$output"
+	[ "$status" -eq 0 ]
+	jq -e '.problems == []' <<<"$output"
+	run ctl -j policy
+	jq -e '.problems | length == 1 and .[0].unplaced == true and .[0].name == "c"' <<<"$output"
+	grep -q 'policy: pod x/c not placed' "$VT/velod.log"
+	# Once its Pod object comes, it is placed (selected by nothing: open) and named no more.
+	POL_PODS_JSON="$(pol_pod_json x/a),$(pol_pod_json x/c)"
+	pol_apply "[$(pol_np x other '{"podSelector": {"matchLabels": {"pod": "b"}}}')]"
+	run ctl -j policy
+	echo "$output"
+	jq -e '.problems == []' <<<"$output"
+	[ "$(probe x/c tcp x/a 80)" = ok ]
+}
