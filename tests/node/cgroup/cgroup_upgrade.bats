@@ -9,8 +9,6 @@ load ../lib/lib
 load ../lib/cgroup_lib
 load ../lib/upgrade_lib
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
 setup() {
 	vt_nextgen
 	CU_NEXT="$VT_NEXT_VELO" CU_VELOD="$VT_NEXT_VELOD"

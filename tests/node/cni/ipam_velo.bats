@@ -6,8 +6,6 @@
 
 load ../lib/lib
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
 setup() {
 	vt_setup
 	vt_velo_only

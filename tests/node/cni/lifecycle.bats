@@ -5,8 +5,6 @@
 load ../lib/lib
 load ../lib/cgroup_lib
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
 setup() { vt_setup; }
 # vtc_teardown does nothing unless the test called vtc_setup.
 teardown() {

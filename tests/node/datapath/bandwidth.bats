@@ -11,9 +11,6 @@ load ../lib/lib
 
 BW_RATE=20000000 # bits/s
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
-
 setup() {
 	vt_setup
 	vt_velo_only

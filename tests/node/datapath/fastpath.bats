@@ -13,9 +13,6 @@ load ../lib/upgrade_lib
 declare -gA FP_STAT=([tc_redirect]=0 [tc_pass]=1 [tc_spoof]=2 [xdp_redirect]=3 [xdp_pass]=4
 	[xdp_spoof]=5 [ttl]=6 [mtu]=7 [nat]=8 [no_ct]=9)
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
-
 setup() {
 	vt_setup
 	vt_velo_only

@@ -12,8 +12,6 @@ load ../lib/multinode_lib
 load ../lib/k8s_fake_api
 load ../lib/mn_policy_lib
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
 setup() {
 	vt_setup
 	mn_setup

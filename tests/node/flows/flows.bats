@@ -10,8 +10,6 @@ load ../lib/cgroup_lib
 load ../lib/services_lib
 load flows_lib
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
 setup() {
 	svc_setup
 	command -v bpftool >/dev/null || skip "bpftool not installed"

@@ -12,8 +12,6 @@ load ../lib/services_lib
 load flows_lib
 load ../lib/upgrade_lib
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
 setup() {
 	vt_nextgen
 	svc_setup

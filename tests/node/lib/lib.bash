@@ -97,6 +97,10 @@ vt_teardown_file() {
 	done
 }
 
+# Every .bats file's own hooks: bats runs these unless the file defines its own after `load`.
+setup_file() { vt_setup_file; }
+teardown_file() { vt_teardown_file; }
+
 # ---------------------------------------------------------------- test level
 
 # Called from setup: the per-test dir and CNI bin dir.

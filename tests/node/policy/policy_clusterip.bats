@@ -10,8 +10,6 @@ load ../lib/lib
 load ../lib/multinode_lib
 load ../lib/mn_policy_lib
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
 setup() {
 	vt_setup
 	mn_setup

@@ -9,11 +9,6 @@ load ../lib/lib
 load ../lib/cgroup_lib
 load policy_lib
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
-setup() { pol_setup; }
-teardown() { pol_teardown; }
-
 # The drop map's keys' addresses, one per line (bpftool's hex bytes).
 drop_addrs() {
 	local map

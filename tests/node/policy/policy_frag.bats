@@ -11,8 +11,6 @@ load ../lib/lib
 load ../lib/cgroup_lib
 load policy_lib
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
 setup() {
 	pol_setup
 	command -v python3 >/dev/null || skip "python3 not installed"
@@ -25,7 +23,6 @@ setup() {
 	frag_serve x/a
 	pol_velod
 }
-teardown() { pol_teardown; }
 
 # x/a's ingress: from x/b UDP and TCP 7000 only; from x/c UDP 7002 only (closed: nothing
 # listens there). x/c: ingress nothing, egress UDP 7002 to x/a only.

@@ -29,7 +29,6 @@ pol_setup() {
 	[ -x "$POL_PROBE" ] || skip "policy_probe not built (make $POL_PROBE)"
 	POL_VELOD="${VELOD_BIN:-$VELOTEST_REPO/build/velod}"
 	[ -x "$POL_VELOD" ] || skip "velod not built (make)"
-	# shellcheck disable=SC2034 # policy_veloctl.bats
 	POL_CTL="${VELOCTL_BIN:-$VELOTEST_REPO/build/veloctl}"
 	command -v curl >/dev/null || skip "curl not installed"
 	command -v nft >/dev/null || skip "nft not installed (hack/install-deps.sh)"
@@ -52,6 +51,28 @@ pol_teardown() {
 	vt_node nft delete table ip velotest_kp 2>/dev/null || true
 	vtc_teardown
 	vt_teardown
+}
+
+# The hooks of a file that loads this one, unless it defines its own after `load`.
+setup() { pol_setup; }
+teardown() { pol_teardown; }
+
+# pol_setup_ctl: pol_setup for a file that runs veloctl (pol_ctl); skips without it.
+pol_setup_ctl() {
+	pol_setup
+	[ -x "$POL_CTL" ] || skip "veloctl not built (make)"
+}
+
+# pol_ctl ARGS...: veloctl in the node, on this test's pins, run and state dirs; it asks velod's
+# local socket (<runDir>/velod.sock) unless ARGS say --agent.
+pol_ctl() {
+	vt_node "$POL_CTL" --bpffs "$VTC_BPFFS" --run-dir "$VT/run" --state-dir "$VT/state" "$@"
+}
+
+# pol_probe_one SRC PROTO DST PORT: ok, timeout or refused, from SRC's netns and cgroup (1.5 s).
+pol_probe_one() {
+	vtc_run "${POL_NS[$1]}" "${POL_CG[$1]}" "$POL_PROBE" probe -t 1500 \
+		<<<"p $2 ${POL_IP[$3]} $4" | awk '{ print $2 }'
 }
 
 # pol_conf ANNOTATIONS_JSON CGROUP_REL: velo's config for a grid pod with "policy": true, as

@@ -11,24 +11,10 @@ load ../lib/lib
 load ../lib/cgroup_lib
 load policy_lib
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
-setup() {
-	pol_setup
-	[ -x "$POL_CTL" ] || skip "veloctl not built (make)"
-}
-teardown() { pol_teardown; }
+setup() { pol_setup_ctl; }
 
-ctl() {
-	vt_node "$POL_CTL" --bpffs "$VTC_BPFFS" --run-dir "$VT/run" --state-dir "$VT/state" \
-		--agent "127.0.0.1:$POL_PORT" "$@"
-}
-
-# probe SRC PROTO DST PORT: ok, timeout or refused, from SRC's netns and cgroup.
-probe() {
-	vtc_run "${POL_NS[$1]}" "${POL_CG[$1]}" "$POL_PROBE" probe -t 1500 \
-		<<<"p $2 ${POL_IP[$3]} $4" | awk '{ print $2 }'
-}
+# veloctl asks velod over HTTP.
+ctl() { pol_ctl --agent "127.0.0.1:$POL_PORT" "$@"; }
 
 # x/b as the API shows it when two containers both name a port "metrics" (TCP 80 and 53).
 pod_b_metrics_twice() {
@@ -50,12 +36,12 @@ pod_b_metrics_twice() {
 	jq -e '.isolation.ingress == true' <<<"$output"
 	jq -e '.ingress[0].ports == ["TCP/metrics=53,80"]' <<<"$output"
 	jq -e '.problems == []' <<<"$output"
-	[ "$(probe x/a tcp x/b 80)" = ok ]
-	[ "$(probe x/a tcp x/b 53)" = ok ]
-	[ "$(probe x/a udp x/b 80)" = timeout ]
+	[ "$(pol_probe_one x/a tcp x/b 80)" = ok ]
+	[ "$(pol_probe_one x/a tcp x/b 53)" = ok ]
+	[ "$(pol_probe_one x/a udp x/b 80)" = timeout ]
 	# The policy gone: the pod is open, not held as policy-pending.
 	pol_apply "[]"
-	[ "$(probe x/a udp x/b 80)" = ok ]
+	[ "$(pol_probe_one x/a udp x/b 80)" = ok ]
 }
 
 @test "a NetworkPolicy rule velod can't read: left out, the pod stays isolated, the policy named" {
@@ -66,8 +52,8 @@ pod_b_metrics_twice() {
 	# such an object): that rule goes, the second (UDP 53 only) stays.
 	pol_apply "[$(pol_np x bad '{"podSelector": {"matchLabels": {"pod": "b"}},
 		"ingress": [{"from": [{}]}, {"ports": [{"port": 53, "protocol": "UDP"}]}]}')]"
-	[ "$(probe x/a tcp x/b 80)" = timeout ]
-	[ "$(probe x/a udp x/b 53)" = ok ]
+	[ "$(pol_probe_one x/a tcp x/b 80)" = timeout ]
+	[ "$(pol_probe_one x/a udp x/b 53)" = ok ]
 	vt_node curl -sf "http://127.0.0.1:$POL_PORT/metrics" >"$VT/metrics"
 	grep 'velo_policy_object_errors{kind="NetworkPolicy",namespace="x",name="bad",reason="spec.ingress\[0\]: .*"} 1' \
 		"$VT/metrics"
@@ -91,9 +77,9 @@ pod_b_metrics_twice() {
 	pol_velod
 	pol_apply "[$(pol_np x bad '{"podSelector": {"matchExpressions": [{"key": "pod",
 		"operator": "In"}]}, "ingress": [{}]}')]"
-	[ "$(probe x/b tcp x/a 80)" = timeout ]
-	[ "$(probe x/a tcp x/b 80)" = timeout ]
-	[ "$(probe x/a tcp y/a 80)" = ok ]
+	[ "$(pol_probe_one x/b tcp x/a 80)" = timeout ]
+	[ "$(pol_probe_one x/a tcp x/b 80)" = timeout ]
+	[ "$(pol_probe_one x/a tcp y/a 80)" = ok ]
 	run ctl policy
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -114,7 +100,7 @@ pod_b_metrics_twice() {
 	pol_add x c '{}'
 	POL_PODS_JSON="$(pol_pod_json x/a)"
 	pol_apply "[$(pol_np x other '{"podSelector": {"matchLabels": {"pod": "b"}}}')]"
-	[ "$(probe x/c tcp x/a 80)" = timeout ]
+	[ "$(pol_probe_one x/c tcp x/a 80)" = timeout ]
 	vt_node curl -sf "http://127.0.0.1:$POL_PORT/metrics" >"$VT/metrics"
 	grep -x 'velo_policy_unplaced_pods{kind="Pod",namespace="x",name="c",reason="no Pod object of this name (yet)"} 1' \
 		"$VT/metrics"
@@ -135,5 +121,5 @@ pod_b_metrics_twice() {
 	run ctl -j policy
 	echo "$output"
 	jq -e '.problems == []' <<<"$output"
-	[ "$(probe x/c tcp x/a 80)" = ok ]
+	[ "$(pol_probe_one x/c tcp x/a 80)" = ok ]
 }

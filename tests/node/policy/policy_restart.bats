@@ -9,11 +9,6 @@ load ../lib/lib
 load ../lib/cgroup_lib
 load policy_lib
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
-setup() { pol_setup; }
-teardown() { pol_teardown; }
-
 FROM_B='{"podSelector": {"matchLabels": {"pod": "a"}}, "ingress": [{"from":
 	[{"podSelector": {"matchLabels": {"pod": "b"}}}]}]}'
 
@@ -25,8 +20,7 @@ FROM_B='{"podSelector": {"matchLabels": {"pod": "a"}}, "ingress": [{"from":
 	# Churn: x/b's labels change, so its number is no longer the one a fresh count gives.
 	POL_PODS_JSON="$(pol_pod_json x/a),$(pol_pod_json x/b | jq -c '.metadata.labels.v = "2"')"
 	pol_apply "[$(pol_np x from-b "$FROM_B")]"
-	[ "$(vtc_run "${POL_NS[x/b]}" "${POL_CG[x/b]}" "$POL_PROBE" probe -t 1500 \
-		<<<"p tcp ${POL_IP[x/a]} 80")" = "p ok" ]
+	[ "$(pol_probe_one x/b tcp x/a 80)" = ok ]
 	kill "$POL_VELOD_PID"
 	wait "$POL_VELOD_PID" || true
 	: >"$VT/velod.log"
@@ -39,6 +33,5 @@ FROM_B='{"podSelector": {"matchLabels": {"pod": "a"}}, "ingress": [{"from":
 	run grep -m1 'policy: revision' "$VT/velod.log"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"(0 entries written, 0 removed)"* ]]
-	[ "$(vtc_run "${POL_NS[x/b]}" "${POL_CG[x/b]}" "$POL_PROBE" probe -t 1500 \
-		<<<"p tcp ${POL_IP[x/a]} 80")" = "p ok" ]
+	[ "$(pol_probe_one x/b tcp x/a 80)" = ok ]
 }

@@ -13,9 +13,6 @@ load ../lib/lib
 load ../lib/cgroup_lib
 load policy_lib
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
-setup() { pol_setup; }
 teardown() {
 	vt_node nft delete table inet velotest_ct 2>/dev/null || true
 	pol_teardown

@@ -21,13 +21,10 @@ DENY_XA='{"podSelector": {"matchLabels": {"pod": "a"}}, "policyTypes": ["Ingress
 EGRESS_Y='{"podSelector": {}, "policyTypes": ["Egress"],
 	"egress": [{"to": [{"namespaceSelector": {"matchLabels": {"ns": "x"}}}]}]}'
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
 setup() {
 	pol_setup
 	command -v bpftool >/dev/null || skip "bpftool not installed"
 }
-teardown() { pol_teardown; }
 
 ps_velod_stop() {
 	kill "$POL_VELOD_PID"

@@ -13,11 +13,6 @@ load ../lib/lib
 load ../lib/cgroup_lib
 load policy_lib
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
-setup() { pol_setup; }
-teardown() { pol_teardown; }
-
 # The cases: "NAME POLICIES_JSON_ARRAY" through pol_np. Addresses of the grid are known once
 # it is up, so the ipBlock cases are built here.
 ALL_INGRESS='{"podSelector": {}, "policyTypes": ["Ingress"]}'

@@ -11,13 +11,10 @@ load ../lib/cgroup_lib
 load policy_lib
 load ../lib/upgrade_lib
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
 setup() {
 	vt_nextgen
 	pol_setup
 }
-teardown() { pol_teardown; }
 
 # x/a isolated both ways: namespace y may reach its TCP 80, it may reach namespace y. y/a is
 # selected by nothing, so it gets pol_deliver (some local pod's egress is isolated).

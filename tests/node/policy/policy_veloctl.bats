@@ -8,18 +8,7 @@ load ../lib/lib
 load ../lib/cgroup_lib
 load policy_lib
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
-setup() {
-	pol_setup
-	[ -x "$POL_CTL" ] || skip "veloctl not built (make)"
-}
-teardown() { pol_teardown; }
-
-# veloctl asks velod's local socket, <runDir>/velod.sock.
-ctl() {
-	vt_node "$POL_CTL" --bpffs "$VTC_BPFFS" --run-dir "$VT/run" --state-dir "$VT/state" "$@"
-}
+setup() { pol_setup_ctl; }
 
 FROM_Y='{"podSelector": {"matchLabels": {"pod": "a"}}, "ingress": [{"from":
 	[{"namespaceSelector": {"matchLabels": {"ns": "y"}}}], "ports": [{"port": 80}]}]}'
@@ -33,7 +22,7 @@ two_pods_and_policy() {
 
 @test "veloctl policy POD: the selecting policy, isolation and the allow set, as text" {
 	two_pods_and_policy
-	run ctl policy x/a
+	run pol_ctl policy x/a
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -qx 'pod: *x/a' <<<"$output"
@@ -48,7 +37,7 @@ two_pods_and_policy() {
 
 @test "veloctl policy POD: a pod no policy selects is isolated in no direction" {
 	two_pods_and_policy
-	run ctl policy y/a
+	run pol_ctl policy y/a
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -qx 'isolated: *ingress no, egress no' <<<"$output"
@@ -58,7 +47,7 @@ two_pods_and_policy() {
 
 @test "veloctl -j policy POD: velod's JSON, isolation and the policy by name" {
 	two_pods_and_policy
-	run ctl -j policy x/a
+	run pol_ctl -j policy x/a
 	echo "$output"
 	[ "$status" -eq 0 ]
 	jq -e '.pod == "x/a"' <<<"$output"
@@ -71,14 +60,14 @@ two_pods_and_policy() {
 
 @test "veloctl policy: a line per pod of the node; a policy change shows at once" {
 	two_pods_and_policy
-	run ctl policy
+	run pol_ctl policy
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -Eq '^x/a +isolated +open +x/from-y$' <<<"$output"
 	grep -Eq '^y/a +open +open +-$' <<<"$output"
 	pol_apply "[$(pol_np x from-y "$FROM_Y"),
 		$(pol_np y deny '{"podSelector": {}, "policyTypes": ["Egress"]}')]"
-	run ctl policy
+	run pol_ctl policy
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -Eq '^y/a +open +isolated +y/deny$' <<<"$output"
@@ -86,25 +75,25 @@ two_pods_and_policy() {
 
 @test "veloctl policy: an unknown pod, a malformed one, no velod" {
 	two_pods_and_policy
-	run ctl policy x/nope
+	run pol_ctl policy x/nope
 	echo "$output"
 	[ "$status" -eq 1 ]
 	grep -q '^Error: policy: velod' <<<"$output"
-	run ctl -j policy x/nope
+	run pol_ctl -j policy x/nope
 	[ "$status" -eq 1 ]
 	jq -e '.error | test("velod")' <<<"$output"
-	run ctl policy Nope
+	run pol_ctl policy Nope
 	echo "$output"
 	[ "$status" -eq 2 ]
 	grep -q "is not NAMESPACE/NAME" <<<"$output"
-	run ctl policy x/a y/a
+	run pol_ctl policy x/a y/a
 	[ "$status" -eq 2 ]
 	run vt_node "$POL_CTL" --socket "" --agent "" policy x/a
 	[ "$status" -eq 2 ]
 	kill "$POL_VELOD_PID"
 	wait "$POL_VELOD_PID" || true
 	POL_VELOD_PID=
-	run ctl policy x/a
+	run pol_ctl policy x/a
 	echo "$output"
 	[ "$status" -eq 1 ]
 	grep -q "velod at $VT/run/velod.sock: No such file" <<<"$output"

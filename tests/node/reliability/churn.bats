@@ -16,8 +16,6 @@ load ../lib/lib
 CH_PODS="${VELOTEST_CHURN_PODS:-50}"
 CH_WORKERS="${VELOTEST_CHURN_WORKERS:-4}"
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
 setup() {
 	vt_setup
 	vt_velo_only

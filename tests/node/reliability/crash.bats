@@ -16,9 +16,6 @@ load ../lib/lib
 CR_TRIALS="${VELOTEST_CRASH_TRIALS:-20}"
 CR_MAX_MS="${VELOTEST_CRASH_MAX_MS:-40}"
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
-
 setup() {
 	vt_setup
 	vt_velo_only

@@ -21,8 +21,6 @@ ON='{"velo.dev/services": "true"}'
 HTTP='{"name": "http", "protocol": "TCP", "port": 80}'
 DNS='{"name": "dns", "protocol": "UDP", "port": 53}'
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
 setup() { svc_setup; }
 teardown() { svc_teardown; }
 

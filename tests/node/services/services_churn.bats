@@ -15,8 +15,6 @@ ON='{"velo.dev/services": "true"}'
 HTTP='{"name": "http", "protocol": "TCP", "port": 80}'
 SLICE_PORTS='[{"name": "http", "port": 8080}]'
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
 setup() { svc_setup; }
 teardown() { svc_teardown; }
 

@@ -15,8 +15,6 @@ VIP4=10.96.0.40
 ON='{"velo.dev/services": "true"}'
 HTTP='{"name": "http", "protocol": "TCP", "port": 80}'
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
 setup() {
 	svc_setup
 	MN_USED=

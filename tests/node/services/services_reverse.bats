@@ -16,8 +16,6 @@ ON='{"velo.dev/services": "true"}'
 DNS='{"name": "dns", "protocol": "UDP", "port": 53}'
 BE_PORTS=(5301 5302 5303 5304 5305 5306 5307 5308)
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
 setup() { svc_setup; }
 teardown() { svc_teardown; }
 

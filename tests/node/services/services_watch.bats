@@ -19,8 +19,6 @@ HTTP='{"name": "http", "protocol": "TCP", "port": 80}'
 # shellcheck disable=SC2034 # k8s_fake_api.bash listens on it
 K8_PORT=16443
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
 setup() {
 	svc_setup
 	command -v openssl >/dev/null || skip "openssl not installed"

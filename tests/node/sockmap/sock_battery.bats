@@ -13,8 +13,6 @@ load sockmap_lib
 
 BT="${BT:-$VELOTEST_REPO/build/tests/sock_battery}"
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
 setup() {
 	sm_setup
 	vt_velo_only

@@ -6,8 +6,6 @@
 load ../lib/lib
 load sockmap_lib
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
 setup() {
 	sm_setup
 	vt_velo_only

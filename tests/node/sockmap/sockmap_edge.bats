@@ -11,8 +11,6 @@ load sockmap_lib
 
 SM_EDGE="${SM_EDGE:-$VELOTEST_REPO/build/tests/sockmap_edge}"
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
 setup() {
 	sm_setup
 	vt_velo_only

@@ -10,8 +10,6 @@ load ../lib/lib
 load sockmap_lib
 load ../lib/upgrade_lib
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
 setup() {
 	vt_nextgen
 	SU_NEXT="$VT_NEXT_VELO" SU_VELOD="$VT_NEXT_VELOD"

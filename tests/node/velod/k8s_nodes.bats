@@ -13,8 +13,6 @@ load ../lib/k8s_fake_api
 K8_PORT=16443
 K8_HTTP=19399
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
 setup() {
 	vt_setup
 	vt_velo_only

@@ -9,8 +9,6 @@ load ../lib/cgroup_lib
 
 VD_PORT=19099
 
-setup_file() { vt_setup_file; }
-teardown_file() { vt_teardown_file; }
 setup() {
 	vt_setup
 	vt_velo_only
