@@ -6,16 +6,6 @@
 load ../lib/lib
 load ../lib/cgroup_lib
 
-setup() {
-	vt_setup
-	vt_velo_only
-	vtc_setup
-}
-teardown() {
-	vtc_teardown
-	vt_teardown
-}
-
 # A plain pod (no annotations, own cgroup): prints "netns cgroup ip4 ip6".
 plain_pod() {
 	local pod cg conf

@@ -12,13 +12,8 @@ load ../lib/upgrade_lib
 setup() {
 	vt_nextgen
 	CU_NEXT="$VT_NEXT_VELO" CU_VELOD="$VT_NEXT_VELOD"
-	vt_setup
-	vt_velo_only
+	vt_setup_velo
 	vtc_setup
-}
-teardown() {
-	vtc_teardown
-	vt_teardown
 }
 
 # The cgroup group's programs and the link kinds that run them.

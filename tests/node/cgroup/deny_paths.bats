@@ -14,11 +14,6 @@ declare -gA DP_STAT=([tc_redirect]=0 [xdp_redirect]=3)
 # velo_smstat_v2 index of VELO_SM_STAT_INSERT (bpf/lib/velo_sockmap.h).
 DP_SM_INSERT=0
 
-setup() {
-	vt_setup
-	vt_velo_only
-	vtc_setup
-}
 teardown() {
 	dp_kill_pods
 	vtc_teardown

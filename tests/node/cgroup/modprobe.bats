@@ -9,8 +9,7 @@ load ../lib/lib
 load ../lib/cgroup_lib
 
 setup() {
-	vt_setup
-	vt_velo_only
+	vt_setup_velo
 	vtc_setup
 	command -v unshare >/dev/null || skip "unshare not installed (util-linux)"
 	MP_MARKER="$VT/work/fake-modprobe-ran"
@@ -26,11 +25,6 @@ setup() {
 			'mount -t tmpfs velotest-nosbin "\$0" && exec "\$@"' "$MP_SBIN" "$VT_BIN/velo"
 	EOF
 	chmod 0755 "$VT_BIN/velo-nosbin"
-}
-
-teardown() {
-	vtc_teardown
-	vt_teardown
 }
 
 # mp_add EXEC ALGORITHM: an ADD with that tcp-congestion, the fake modprobe first in PATH.

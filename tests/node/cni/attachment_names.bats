@@ -6,11 +6,7 @@
 
 load ../lib/lib
 
-setup() {
-	vt_setup
-	vt_velo_only
-}
-teardown() { vt_teardown; }
+setup() { vt_setup_velo; }
 
 # check_and_del CONTAINER POD IFNAME CONFIG RESULT: CHECK, then DEL, of the last attachment
 # left; nothing may be left after.

@@ -5,7 +5,6 @@
 
 load ../lib/lib
 
-setup() { vt_setup; }
 teardown() {
 	if [ -n "${VT:-}" ]; then
 		# Whatever a failed test left: rules, then portmap's chains.
@@ -73,9 +72,7 @@ nat_rules() {
 @test "portmap chained after a dual-stack ADD publishes the port for both families" {
 	local conf a ip6
 	conf="$(vt_config -f dual)"
-	a="$(vt_pod_new)"
-	vt_add "$a" ctr-web6 "$conf"
-	ip6="$(vt_ip "$VT_RESULT" 6)"
+	vt_pod_add a ip6 "$conf" ctr-web6 6
 	VT_EXEC="$VT_BIN/portmap" vt_cni ADD ctr-web6 "$a" eth0 "$(portmap_config "$conf" "$VT_RESULT")"
 	vt_assert_ok
 	run vt_node ip6tables -t nat -S

@@ -4,18 +4,11 @@
 
 load ../lib/lib
 
-setup() { vt_setup; }
-teardown() { vt_teardown; }
-
 @test "two IPv4 pods exchange 4 MiB over TCP intact and the node reaches both" {
 	local a b conf ip_a ip_b
 	conf="$(vt_config -f 4)"
-	a="$(vt_pod_new)"
-	b="$(vt_pod_new)"
-	vt_add "$a" ctr-a "$conf"
-	ip_a="$(vt_ip "$VT_RESULT" 4)"
-	vt_add "$b" ctr-b "$conf"
-	ip_b="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod_add a ip_a "$conf" ctr-a
+	vt_pod_add b ip_b "$conf" ctr-b
 	[ "$ip_a" != "$ip_b" ]
 
 	vt_ping_from_node "$ip_a"
@@ -43,12 +36,8 @@ teardown() { vt_teardown; }
 @test "two IPv6-only pods exchange data over TCP and the node reaches both" {
 	local a b conf ip_a ip_b
 	conf="$(vt_config -f 6)"
-	a="$(vt_pod_new)"
-	b="$(vt_pod_new)"
-	vt_add "$a" ctr-a "$conf"
-	ip_a="$(vt_ip "$VT_RESULT" 6)"
-	vt_add "$b" ctr-b "$conf"
-	ip_b="$(vt_ip "$VT_RESULT" 6)"
+	vt_pod_add a ip_a "$conf" ctr-a 6
+	vt_pod_add b ip_b "$conf" ctr-b 6
 	[ -n "$ip_a" ]
 	[ -n "$ip_b" ]
 	[ "$ip_a" != "$ip_b" ]
@@ -85,9 +74,7 @@ teardown() { vt_teardown; }
 	vt_velo_only
 	local pod conf ip4 ip6 host
 	conf="$(vt_config -f dual)"
-	pod="$(vt_pod_new)"
-	vt_add "$pod" ctr-wire "$conf"
-	ip4="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod_add pod ip4 "$conf" ctr-wire
 	ip6="$(vt_ip "$VT_RESULT" 6)"
 	host="$(vt_host_ifname vt ctr-wire eth0)"
 
@@ -123,9 +110,7 @@ teardown() { vt_teardown; }
 @test "an IPv4-only pod's host veth has IPv6 off and no IPv6 route; a dual-stack pod's keeps IPv6" {
 	vt_velo_only
 	local pod4 pod46 ip4 host4 host46
-	pod4="$(vt_pod_new)"
-	vt_add "$pod4" ctr-v4only "$(vt_config -f 4)"
-	ip4="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod_add pod4 ip4 "$(vt_config -f 4)" ctr-v4only
 	host4="$(vt_host_ifname vt ctr-v4only eth0)"
 	[ "$(vt_node sysctl -n "net.ipv6.conf.$host4.disable_ipv6")" = 1 ]
 	[ "$(vt_node sysctl -n "net.ipv4.conf.$host4.forwarding")" = 1 ]

@@ -5,9 +5,6 @@
 
 load ../lib/lib
 
-setup() { vt_setup; }
-teardown() { vt_teardown; }
-
 # bad_add CODE REGEX CONFIG [VAR=VALUE | -u VAR]...: ADD in a fresh pod must fail so.
 bad_add() {
 	local code="$1" regex="$2" config="$3" pod

@@ -4,11 +4,7 @@
 
 load ../lib/lib
 
-setup() {
-	vt_setup
-	vt_velo_only
-}
-teardown() { vt_teardown; }
+setup() { vt_setup_velo; }
 
 @test "STATUS with a 1.1.0 config succeeds and prints nothing" {
 	vt_cni_env "$(vt_config -v 1.1.0)" CNI_COMMAND=STATUS "CNI_PATH=$VT_BIN"
@@ -72,12 +68,8 @@ teardown() { vt_teardown; }
 @test "GC without cni.dev/valid-attachments fails with 7 naming it and touches nothing; [] releases all" {
 	local conf a b ip_a ip_b
 	conf="$(vt_config -v 1.1.0 -f 4)"
-	a="$(vt_pod_new)"
-	b="$(vt_pod_new)"
-	vt_add "$a" ctr-a "$conf"
-	ip_a="$(vt_ip "$VT_RESULT" 4)"
-	vt_add "$b" ctr-b "$conf"
-	ip_b="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod_add a ip_a "$conf" ctr-a
+	vt_pod_add b ip_b "$conf" ctr-b
 
 	vt_cni_env "$conf" CNI_COMMAND=GC "CNI_PATH=$VT_BIN"
 	vt_assert_error 7 'cni\.dev/valid-attachments'
@@ -96,9 +88,7 @@ teardown() { vt_teardown; }
 	local conf moved pod ip
 	conf="$(vt_config -v 1.1.0 -f 4)"
 	moved="$(jq -c --arg d "$VT/ipam-moved" '.ipam.dataDir = $d' <<<"$conf")"
-	pod="$(vt_pod_new)"
-	vt_add "$pod" ctr-moved "$conf"
-	ip="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod_add pod ip "$conf" ctr-moved
 	vt_lease_exists "$ip"
 
 	vt_gc "$moved" '[]'

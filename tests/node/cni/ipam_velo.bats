@@ -6,11 +6,7 @@
 
 load ../lib/lib
 
-setup() {
-	vt_setup
-	vt_velo_only
-}
-teardown() { vt_teardown; }
+setup() { vt_setup_velo; }
 
 # Leases as "ADDRESS CONTAINER IFNAME", all files of the network.
 owners() {
@@ -23,9 +19,7 @@ owners() {
 @test "velo IPAM: dual-stack ADD gets an address of each range set, owned by the attachment; DEL frees both" {
 	local conf pod ip4 ip6
 	conf="$(vt_config -i velo -f dual)"
-	pod="$(vt_pod_new)"
-	vt_add "$pod" ctr-a "$conf"
-	ip4="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod_add pod ip4 "$conf" ctr-a
 	ip6="$(vt_ip "$VT_RESULT" 6)"
 	[ "$ip4" = 10.99.0.2 ] || { echo "v4: $ip4"; false; }
 	[ "$ip6" = fd99::2 ] || { echo "v6: $ip6"; false; }

@@ -5,12 +5,9 @@
 load ../lib/lib
 load ../lib/cgroup_lib
 
+# Not velo-only, no cgroup unless a test makes one: cgroup_lib's teardown (vtc_teardown) does
+# nothing unless the test called vtc_setup.
 setup() { vt_setup; }
-# vtc_teardown does nothing unless the test called vtc_setup.
-teardown() {
-	vtc_teardown
-	vt_teardown
-}
 
 @test "CHECK of a healthy pod passes and prints nothing" {
 	local pod conf
@@ -41,9 +38,7 @@ teardown() {
 	vt_velo_only
 	local pod conf ip host
 	conf="$(vt_config -f 4)"
-	pod="$(vt_pod_new)"
-	vt_add "$pod" ctr-drift-host "$conf"
-	ip="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod_add pod ip "$conf" ctr-drift-host
 	host="$(vt_host_ifname vt ctr-drift-host eth0)"
 	vt_node ip route del "$ip/32" dev "$host"
 	vt_cni CHECK ctr-drift-host "$pod" eth0 "$(vt_with_prev "$conf" "$VT_RESULT")"
@@ -55,9 +50,7 @@ teardown() {
 	vt_velo_only
 	local pod conf ip
 	conf="$(vt_config -f dual)"
-	pod="$(vt_pod_new)"
-	vt_add "$pod" ctr-drift2 "$conf"
-	ip="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod_add pod ip "$conf" ctr-drift2
 	vt_pod "$pod" ip -6 route del default
 	vt_pod "$pod" ip neigh del 169.254.1.1 dev eth0
 	vt_cni CHECK ctr-drift2 "$pod" eth0 "$(vt_with_prev "$conf" "$VT_RESULT")"
@@ -90,9 +83,7 @@ teardown() {
 @test "DEL releases everything, and a second DEL succeeds" {
 	local pod conf ip prev
 	conf="$(vt_config -f dual)"
-	pod="$(vt_pod_new)"
-	vt_add "$pod" ctr-del2 "$conf"
-	ip="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod_add pod ip "$conf" ctr-del2
 	prev="$(vt_with_prev "$conf" "$VT_RESULT")"
 	vt_lease_exists "$ip"
 	vt_cni DEL ctr-del2 "$pod" eth0 "$prev"
@@ -121,9 +112,7 @@ teardown() {
 @test "DEL with an empty CNI_NETNS and no prevResult releases the lease (containerd's second DEL)" {
 	local pod conf ip ip6
 	conf="$(vt_config -f dual)"
-	pod="$(vt_pod_new)"
-	vt_add "$pod" ctr-emptyns "$conf"
-	ip="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod_add pod ip "$conf" ctr-emptyns
 	ip6="$(vt_ip "$VT_RESULT" 6)"
 	vt_lease_exists "$ip"
 	vt_cni DEL ctr-emptyns "" eth0 "$conf"
@@ -140,9 +129,7 @@ teardown() {
 @test "DEL after the pod's netns was deleted succeeds and releases everything" {
 	local pod conf ip
 	conf="$(vt_config -f 4)"
-	pod="$(vt_pod_new)"
-	vt_add "$pod" ctr-gone "$conf"
-	ip="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod_add pod ip "$conf" ctr-gone
 	ip netns del "$pod"
 	vt_cni DEL ctr-gone "/run/netns/$pod" eth0 "$(vt_with_prev "$conf" "$VT_RESULT")"
 	vt_assert_ok
@@ -162,9 +149,7 @@ teardown() {
 	vt_cni DEL ctr-old-sandbox "$old" eth0 "$prev_old"
 	vt_assert_ok
 	ip netns del "$old"
-	new="$(vt_pod_new)"
-	vt_add "$new" ctr-new-sandbox "$conf"
-	ip="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod_add new ip "$conf" ctr-new-sandbox
 	[ "$ip" = 10.99.0.10 ]
 	prev_new="$(vt_with_prev "$conf" "$VT_RESULT")"
 
@@ -210,9 +195,7 @@ teardown() {
 	vt_velo_only
 	local pod conf ip
 	conf="$(vt_config -f 4)"
-	pod="$(vt_pod_new)"
-	vt_add "$pod" ctr-twice "$conf"
-	ip="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod_add pod ip "$conf" ctr-twice
 	vt_cni ADD ctr-twice "$pod" eth0 "$conf"
 	vt_assert_error 104
 	vt_ping_from_node "$ip"

@@ -6,15 +6,9 @@
 load ../lib/lib
 load ../lib/cgroup_lib
 
-setup() {
-	vt_setup
-	vt_velo_only
-}
-# vtc_teardown does nothing unless the test called vtc_setup.
-teardown() {
-	vtc_teardown
-	vt_teardown
-}
+# No cgroup unless a test makes one: cgroup_lib's teardown (vtc_teardown) does nothing unless
+# the test called vtc_setup.
+setup() { vt_setup_velo; }
 
 # lock_path CONTAINER: the attachment lock velo takes (docs/design.md).
 lock_path() { echo "$VT/run/locks/$VT_NETWORK/${1}:eth0.lock"; }

@@ -9,11 +9,9 @@
 load ../lib/lib
 
 setup() {
-	vt_setup
-	vt_velo_only
+	vt_setup_velo
 	export VT_NO_REAP_WAIT=1
 }
-teardown() { vt_teardown; }
 
 # reap_gone HOST POD: waits (5 s) until neither the host veth nor the pod's eth0 exists.
 reap_gone() {

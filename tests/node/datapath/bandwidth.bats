@@ -12,8 +12,7 @@ load ../lib/lib
 BW_RATE=20000000 # bits/s
 
 setup() {
-	vt_setup
-	vt_velo_only
+	vt_setup_velo
 	for cmd in iperf3 python3 bpftool; do
 		command -v "$cmd" >/dev/null || skip "$cmd not installed (hack/install-deps.sh)"
 	done

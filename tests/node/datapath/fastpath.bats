@@ -14,8 +14,7 @@ declare -gA FP_STAT=([tc_redirect]=0 [tc_pass]=1 [tc_spoof]=2 [xdp_redirect]=3 [
 	[xdp_spoof]=5 [ttl]=6 [mtu]=7 [nat]=8 [no_ct]=9)
 
 setup() {
-	vt_setup
-	vt_velo_only
+	vt_setup_velo
 	command -v bpftool >/dev/null 2>&1 || skip "bpftool not installed"
 	FP_BPFFS="/sys/fs/bpf/velotest-fp-$VT_TAG-$BATS_TEST_NUMBER"
 	FP_N=0

@@ -14,7 +14,6 @@ setup() {
 	svc_setup
 	command -v bpftool >/dev/null || skip "bpftool not installed"
 }
-teardown() { svc_teardown; }
 
 @test "flows: a spoofed source is dropped at tc and at XDP, shown with the pod that sent it" {
 	local mode spoof out n=10

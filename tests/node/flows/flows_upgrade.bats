@@ -17,7 +17,6 @@ setup() {
 	svc_setup
 	command -v bpftool >/dev/null || skip "bpftool not installed"
 }
-teardown() { svc_teardown; }
 
 @test "flows upgrade: the next release's velod moves flow_ops, flow_udp_eg and flow_udp_in to its programs, unpins the old generation and retired maps; the pod still reports its connections" {
 	local gen out kind host

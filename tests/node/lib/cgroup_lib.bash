@@ -9,6 +9,16 @@
 # The cgroup2 mount, from mountinfo (never hard-coded).
 vtc_mount() { awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo; }
 
+# The hooks of a file that loads this one, unless it defines its own after `load`.
+setup() {
+	vt_setup_velo
+	vtc_setup
+}
+teardown() {
+	vtc_teardown
+	vt_teardown
+}
+
 # Called from setup after vt_setup: the test's bpffs dir and cgroups.
 vtc_setup() {
 	VTC_MOUNT="$(vtc_mount)"

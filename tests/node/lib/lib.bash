@@ -97,9 +97,12 @@ vt_teardown_file() {
 	done
 }
 
-# Every .bats file's own hooks: bats runs these unless the file defines its own after `load`.
+# Every .bats file's own hooks: bats runs these unless the file (or a helper it loads after this
+# one, such as cgroup_lib.bash or policy_lib.bash) defines its own.
 setup_file() { vt_setup_file; }
 teardown_file() { vt_teardown_file; }
+setup() { vt_setup; }
+teardown() { vt_teardown; }
 
 # ---------------------------------------------------------------- test level
 
@@ -151,6 +154,23 @@ vt_is_velo() { [ "$VELOTEST_PLUGIN" = velo ]; }
 
 vt_velo_only() {
 	vt_is_velo || skip "velo-specific behaviour (plugin under test: $VELOTEST_PLUGIN)"
+}
+
+# vt_setup_velo: vt_setup for a test of velo's own behaviour (skips for the ptp plugin).
+vt_setup_velo() {
+	vt_setup
+	vt_velo_only
+}
+
+# vt_need_velod VAR, vt_need_veloctl VAR: VAR names the binary under test ($VELOD_BIN or
+# $VELOCTL_BIN, else the build's); the test skips if it is not built.
+vt_need_velod() {
+	printf -v "$1" '%s' "${VELOD_BIN:-$VELOTEST_REPO/build/velod}"
+	[ -x "${!1}" ] || skip "velod not built (make)"
+}
+vt_need_veloctl() {
+	printf -v "$1" '%s' "${VELOCTL_BIN:-$VELOTEST_REPO/build/veloctl}"
+	[ -x "${!1}" ] || skip "veloctl not built (make)"
 }
 
 # Runs a command in the node netns.
@@ -428,6 +448,25 @@ vt_add() {
 	vt_assert_ok || return 1
 	# shellcheck disable=SC2034
 	VT_RESULT="$VT_OUT"
+}
+
+# vt_pod_add POD_VAR IP_VAR CONFIG CONTAINER [4|6]: a new pod added as CONTAINER (eth0) with
+# CONFIG; its netns name goes into the caller's variable POD_VAR, its address of that family
+# (default 4) into IP_VAR, the ADD's result into VT_RESULT.
+vt_pod_add() {
+	local vt_new_pod
+	vt_new_pod="$(vt_pod_new)" || return 1
+	vt_add "$vt_new_pod" "$4" "$3" || return 1
+	printf -v "$1" '%s' "$vt_new_pod"
+	printf -v "$2" '%s' "$(vt_ip "$VT_RESULT" "${5:-4}")"
+}
+
+# vt_run_ok CMD...: bats' run of CMD, its output printed (shown if the test fails); fails unless
+# CMD exited 0. $output and $lines stay set for the checks that follow.
+vt_run_ok() {
+	run "$@"
+	echo "$output"
+	[ "$status" -eq 0 ]
 }
 
 # vt_ip RESULT [4|6]: the first address (without prefix) of that family, or "".

@@ -11,8 +11,7 @@
 mn_setup() {
 	vt_velo_only
 	command -v bpftool >/dev/null 2>&1 || skip "bpftool not installed"
-	MN_VELOD="${VELOD_BIN:-$VELOTEST_REPO/build/velod}"
-	[ -x "$MN_VELOD" ] || skip "velod not built (make)"
+	vt_need_velod MN_VELOD
 	MN_BPFFS="/sys/fs/bpf/velotest-mn-$VT_TAG-$BATS_TEST_NUMBER"
 }
 

@@ -10,16 +10,22 @@
 
 SVC_PEER="$VELOTEST_REPO/tests/node/lib/services_peer.py"
 SVC_NODE=node-a
+# The annotation that opts a pod in, and the Service ports the tests publish.
+SVC_ON='{"velo.dev/services": "true"}'
+SVC_HTTP='{"name": "http", "protocol": "TCP", "port": 80}'
+SVC_DNS='{"name": "dns", "protocol": "UDP", "port": 53}'
+
+# The hooks of a file that loads this one, unless it defines its own after `load`.
+setup() { svc_setup; }
+teardown() { svc_teardown; }
 
 svc_setup() {
 	vt_setup
 	vt_velo_only
 	vtc_setup
 	command -v nft >/dev/null || skip "nft not installed (hack/install-deps.sh)"
-	SVC_VELOD="${VELOD_BIN:-$VELOTEST_REPO/build/velod}"
-	[ -x "$SVC_VELOD" ] || skip "velod not built (make)"
-	SVC_CTL="${VELOCTL_BIN:-$VELOTEST_REPO/build/veloctl}"
-	[ -x "$SVC_CTL" ] || skip "veloctl not built (make)"
+	vt_need_velod SVC_VELOD
+	vt_need_veloctl SVC_CTL
 	command -v curl >/dev/null || skip "curl not installed"
 	# velod listens in the node netns only.
 	SVC_PORT=$((20000 + RANDOM % 20000))

@@ -27,8 +27,7 @@ pol_setup() {
 	vt_velo_only
 	vtc_setup
 	[ -x "$POL_PROBE" ] || skip "policy_probe not built (make $POL_PROBE)"
-	POL_VELOD="${VELOD_BIN:-$VELOTEST_REPO/build/velod}"
-	[ -x "$POL_VELOD" ] || skip "velod not built (make)"
+	vt_need_velod POL_VELOD
 	POL_CTL="${VELOCTL_BIN:-$VELOTEST_REPO/build/veloctl}"
 	command -v curl >/dev/null || skip "curl not installed"
 	command -v nft >/dev/null || skip "nft not installed (hack/install-deps.sh)"

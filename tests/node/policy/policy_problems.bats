@@ -30,9 +30,7 @@ pod_b_metrics_twice() {
 	POL_PODS_JSON="$(pol_pod_json x/a),$(pod_b_metrics_twice)"
 	pol_apply "[$(pol_np x metrics '{"podSelector": {"matchLabels": {"pod": "b"}},
 		"ingress": [{"ports": [{"port": "metrics"}]}]}')]"
-	run ctl -j policy x/b
-	echo "$output"
-	[ "$status" -eq 0 ]
+	vt_run_ok ctl -j policy x/b
 	jq -e '.isolation.ingress == true' <<<"$output"
 	jq -e '.ingress[0].ports == ["TCP/metrics=53,80"]' <<<"$output"
 	jq -e '.problems == []' <<<"$output"
@@ -57,9 +55,7 @@ pod_b_metrics_twice() {
 	vt_node curl -sf "http://127.0.0.1:$POL_PORT/metrics" >"$VT/metrics"
 	grep 'velo_policy_object_errors{kind="NetworkPolicy",namespace="x",name="bad",reason="spec.ingress\[0\]: .*"} 1' \
 		"$VT/metrics"
-	run ctl policy
-	echo "$output"
-	[ "$status" -eq 0 ]
+	vt_run_ok ctl policy
 	grep -Eq '^x/b +isolated +open +x/bad$' <<<"$output"
 	grep -qx 'problems:' <<<"$output"
 	grep -q '^  NetworkPolicy x/bad: spec.ingress\[0\]: ' <<<"$output"
@@ -80,9 +76,7 @@ pod_b_metrics_twice() {
 	[ "$(pol_probe_one x/b tcp x/a 80)" = timeout ]
 	[ "$(pol_probe_one x/a tcp x/b 80)" = timeout ]
 	[ "$(pol_probe_one x/a tcp y/a 80)" = ok ]
-	run ctl policy
-	echo "$output"
-	[ "$status" -eq 0 ]
+	vt_run_ok ctl policy
 	grep -Eq '^x/a +isolated +open +x/bad$' <<<"$output"
 	grep -Eq '^x/b +isolated +open +x/bad$' <<<"$output"
 	grep -Eq '^y/a +open +open +-$' <<<"$output"
@@ -104,13 +98,9 @@ pod_b_metrics_twice() {
 	vt_node curl -sf "http://127.0.0.1:$POL_PORT/metrics" >"$VT/metrics"
 	grep -x 'velo_policy_unplaced_pods{kind="Pod",namespace="x",name="c",reason="no Pod object of this name (yet)"} 1' \
 		"$VT/metrics"
-	run ctl policy
-	echo "$output"
-	[ "$status" -eq 0 ]
+	vt_run_ok ctl policy
 	grep -qx '  Pod x/c not placed: no Pod object of this name (yet)' <<<"$output"
-	run ctl -j policy x/a
-	echo "$output"
-	[ "$status" -eq 0 ]
+	vt_run_ok ctl -j policy x/a
 	jq -e '.problems == []' <<<"$output"
 	run ctl -j policy
 	jq -e '.problems | length == 1 and .[0].unplaced == true and .[0].name == "c"' <<<"$output"

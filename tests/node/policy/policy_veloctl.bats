@@ -22,9 +22,7 @@ two_pods_and_policy() {
 
 @test "veloctl policy POD: the selecting policy, isolation and the allow set, as text" {
 	two_pods_and_policy
-	run pol_ctl policy x/a
-	echo "$output"
-	[ "$status" -eq 0 ]
+	vt_run_ok pol_ctl policy x/a
 	grep -qx 'pod: *x/a' <<<"$output"
 	grep -q "addresses: *${POL_IP[x/a]}" <<<"$output"
 	grep -qx 'isolated: *ingress yes, egress no' <<<"$output"
@@ -37,9 +35,7 @@ two_pods_and_policy() {
 
 @test "veloctl policy POD: a pod no policy selects is isolated in no direction" {
 	two_pods_and_policy
-	run pol_ctl policy y/a
-	echo "$output"
-	[ "$status" -eq 0 ]
+	vt_run_ok pol_ctl policy y/a
 	grep -qx 'isolated: *ingress no, egress no' <<<"$output"
 	grep -qx 'policies: *none select this pod' <<<"$output"
 	grep -qx 'ingress: not isolated (every peer and port allowed)' <<<"$output"
@@ -47,9 +43,7 @@ two_pods_and_policy() {
 
 @test "veloctl -j policy POD: velod's JSON, isolation and the policy by name" {
 	two_pods_and_policy
-	run pol_ctl -j policy x/a
-	echo "$output"
-	[ "$status" -eq 0 ]
+	vt_run_ok pol_ctl -j policy x/a
 	jq -e '.pod == "x/a"' <<<"$output"
 	jq -e '.isolation.ingress == true and .isolation.egress == false' <<<"$output"
 	jq -e '[.policies[] | select(.namespace == "x" and .name == "from-y")] | length == 1' \
@@ -60,16 +54,12 @@ two_pods_and_policy() {
 
 @test "veloctl policy: a line per pod of the node; a policy change shows at once" {
 	two_pods_and_policy
-	run pol_ctl policy
-	echo "$output"
-	[ "$status" -eq 0 ]
+	vt_run_ok pol_ctl policy
 	grep -Eq '^x/a +isolated +open +x/from-y$' <<<"$output"
 	grep -Eq '^y/a +open +open +-$' <<<"$output"
 	pol_apply "[$(pol_np x from-y "$FROM_Y"),
 		$(pol_np y deny '{"podSelector": {}, "policyTypes": ["Egress"]}')]"
-	run pol_ctl policy
-	echo "$output"
-	[ "$status" -eq 0 ]
+	vt_run_ok pol_ctl policy
 	grep -Eq '^y/a +open +isolated +y/deny$' <<<"$output"
 }
 

@@ -17,8 +17,7 @@ CH_PODS="${VELOTEST_CHURN_PODS:-50}"
 CH_WORKERS="${VELOTEST_CHURN_WORKERS:-4}"
 
 setup() {
-	vt_setup
-	vt_velo_only
+	vt_setup_velo
 	command -v python3 >/dev/null 2>&1 || skip "python3 not installed"
 	command -v bpftool >/dev/null 2>&1 || skip "bpftool not installed"
 	CH_BPFFS="/sys/fs/bpf/velotest-churn-$VT_TAG-$BATS_TEST_NUMBER"

@@ -17,8 +17,7 @@ CR_TRIALS="${VELOTEST_CRASH_TRIALS:-20}"
 CR_MAX_MS="${VELOTEST_CRASH_MAX_MS:-40}"
 
 setup() {
-	vt_setup
-	vt_velo_only
+	vt_setup_velo
 	CR_BPFFS=""
 	declare -gA CR_PHASES=()
 }

@@ -7,8 +7,7 @@
 load ../lib/lib
 
 setup() {
-	vt_setup
-	vt_velo_only
+	vt_setup_velo
 	SEC_BPFFS=""
 	SEC_MARK="$VT/work/executed"
 	# A "plugin" that would betray being run: it leaves a marker and fails.

@@ -7,8 +7,7 @@
 load ../lib/lib
 
 setup() {
-	vt_setup
-	vt_velo_only
+	vt_setup_velo
 	command -v valgrind >/dev/null 2>&1 || skip "valgrind not installed"
 	VG_BPFFS=""
 	# The runtime runs this wrapper as the plugin; valgrind's own report goes to a file.

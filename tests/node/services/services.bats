@@ -17,12 +17,6 @@ DNS4=10.96.0.53
 DNS6=fd00:96::53
 NOEP4=10.96.0.20
 NOEP6=fd00:96::20
-ON='{"velo.dev/services": "true"}'
-HTTP='{"name": "http", "protocol": "TCP", "port": 80}'
-DNS='{"name": "dns", "protocol": "UDP", "port": 53}'
-
-setup() { svc_setup; }
-teardown() { svc_teardown; }
 
 # A backend pod B (BE_*) serving, its web and dns Services over both families, kube-proxy's
 # DNAT for them, velod syncing the file.
@@ -35,8 +29,8 @@ backend_and_services() {
 	svc_kube_proxy ip "$DNS4" udp 53 "$BE4" 5353
 	svc_kube_proxy ip6 "$DNS6" udp 53 "$BE6" 5353
 	svc_velod
-	svc_write "$(svc_file "[$(svc_service web "$VIP4" "$VIP6" -- "$HTTP"),
-		$(svc_service dns "$DNS4" "$DNS6" -- "$DNS")]" "[
+	svc_write "$(svc_file "[$(svc_service web "$VIP4" "$VIP6" -- "$SVC_HTTP"),
+		$(svc_service dns "$DNS4" "$DNS6" -- "$SVC_DNS")]" "[
 		$(svc_slice web-4 web IPv4 '[{"name": "http", "port": 8080}]' "$BE4"),
 		$(svc_slice web-6 web IPv6 '[{"name": "http", "port": 8080}]' "$BE6"),
 		$(svc_slice dns-4 dns IPv4 '[{"name": "dns", "protocol": "UDP", "port": 5353}]' "$BE4"),
@@ -47,13 +41,13 @@ backend_and_services() {
 	local conf attached
 	svc_pod plain '{}'
 	[ -z "$(vtc_attached "$P_CG")" ]
-	svc_pod opted "$ON"
+	svc_pod opted "$SVC_ON"
 	attached="$(vtc_attached "$P_CG" | sort | tr '\n' ' ')"
 	echo "attached: $attached"
 	[ "$attached" = "velo_svc_conn4 velo_svc_conn6 velo_svc_peer4 velo_svc_peer6 velo_svc_recv4 velo_svc_recv6 velo_svc_send4 velo_svc_send6 " ]
 	# Never on a parent: the cgroup mount's root has none of them.
 	[ -z "$(vtc_attached "")" ]
-	conf="$(vtc_config "$(vt_config -f dual)" "$P_CG" "$ON")"
+	conf="$(vtc_config "$(vt_config -f dual)" "$P_CG" "$SVC_ON")"
 	vt_cni CHECK ctr-opted "$P_NS" eth0 "$(vt_with_prev "$conf" "$VT_RESULT")"
 	vt_assert_ok
 	vt_cni DEL ctr-opted "$P_NS" eth0 "$conf"
@@ -86,7 +80,7 @@ backend_and_services() {
 @test "services: TCP to a ClusterIP (IPv4, IPv6) goes straight to the backend, the app sees the VIP" {
 	local out sent got
 	backend_and_services
-	svc_pod client "$ON"
+	svc_pod client "$SVC_ON"
 	for vip in "$VIP4" "$VIP6"; do
 		out="$(svc_client "$P_NS" "$P_CG" tcp "$vip" 80 1048576)"
 		echo "$out"
@@ -110,7 +104,7 @@ backend_and_services() {
 @test "services: UDP to a DNS VIP (unconnected and connected, IPv4, IPv6): replies come from the VIP" {
 	local out
 	backend_and_services
-	svc_pod client "$ON"
+	svc_pod client "$SVC_ON"
 	for vip in "$DNS4" "$DNS6"; do
 		out="$(svc_client "$P_NS" "$P_CG" udp "$vip" 53)"
 		echo "$out"
@@ -136,10 +130,10 @@ backend_and_services() {
 	svc_kube_proxy_reject ip "$NOEP4" tcp 80
 	svc_kube_proxy_reject ip6 "$NOEP6" tcp 80
 	svc_kube_proxy_reject ip "$NOEP4" udp 80
-	noep="$(svc_file "[$(svc_service noep "$NOEP4" "$NOEP6" -- "$HTTP" \
+	noep="$(svc_file "[$(svc_service noep "$NOEP4" "$NOEP6" -- "$SVC_HTTP" \
 		'{"name": "u", "protocol": "UDP", "port": 80}')]" '[]')"
 	svc_write "$noep"
-	svc_pod client "$ON"
+	svc_pod client "$SVC_ON"
 	[ "$(svc_client "$P_NS" "$P_CG" refused tcp "$NOEP4" 80)" = ECONNREFUSED ]
 	[ "$(svc_client "$P_NS" "$P_CG" refused tcp "$NOEP6" 80)" = ECONNREFUSED ]
 	[ "$(svc_client "$P_NS" "$P_CG" refused udp "$NOEP4" 80)" = ECONNREFUSED ]
@@ -147,7 +141,7 @@ backend_and_services() {
 	[ "$(svc_kp_packets)" -eq 0 ]
 
 	# An endpoint appears: the next connect reaches it.
-	with="$(svc_file "[$(svc_service noep "$NOEP4" "$NOEP6" -- "$HTTP")]" \
+	with="$(svc_file "[$(svc_service noep "$NOEP4" "$NOEP6" -- "$SVC_HTTP")]" \
 		"[$(svc_slice noep-4 noep IPv4 '[{"name": "http", "port": 8080}]' "$BE4")]")"
 	svc_write "$with"
 	run svc_client "$P_NS" "$P_CG" tcp "$NOEP4" 80 4096
@@ -237,11 +231,11 @@ svc_sockets() { bpftool map dump pinned "$VTC_BPFFS/velo_sock_v1" -j | jq 'lengt
 @test "services: veloctl services and /metrics count translations, refusals and each backend's connections" {
 	local json
 	backend_and_services
-	svc_pod client "$ON"
+	svc_pod client "$SVC_ON"
 	svc_client "$P_NS" "$P_CG" tcp "$VIP4" 80 1024 >/dev/null
 	svc_client "$P_NS" "$P_CG" tcp "$VIP4" 80 1024 >/dev/null
 	svc_client "$P_NS" "$P_CG" udp "$DNS6" 53 >/dev/null
-	svc_write "$(svc_file "[$(svc_service web "$VIP4" "$VIP6" -- "$HTTP")]" \
+	svc_write "$(svc_file "[$(svc_service web "$VIP4" "$VIP6" -- "$SVC_HTTP")]" \
 		"[$(svc_slice web-4 web IPv4 '[{"name": "http", "port": 8080}]' "$BE4")]")"
 	[ "$(svc_client "$P_NS" "$P_CG" refused tcp "$VIP6" 80)" = ECONNREFUSED ]
 
@@ -285,7 +279,7 @@ svc_sockets() { bpftool map dump pinned "$VTC_BPFFS/velo_sock_v1" -j | jq 'lengt
 @test "services: connections through a Service to a backend that goes away are closed, others stay" {
 	local _
 	backend_and_services
-	svc_pod client "$ON"
+	svc_pod client "$SVC_ON"
 	svc_client "$P_NS" "$P_CG" tcpwait "$VIP4" 80 15 >"$VT/work/via-vip.out" 2>&1 &
 	svc_client "$P_NS" "$P_CG" tcpwait "$BE4" 8080 4 >"$VT/work/direct.out" 2>&1 &
 	for _ in $(seq 100); do
@@ -295,7 +289,7 @@ svc_sockets() { bpftool map dump pinned "$VTC_BPFFS/velo_sock_v1" -j | jq 'lengt
 	grep -q '^got' "$VT/work/via-vip.out"
 	grep -q '^got' "$VT/work/direct.out"
 	# The web Service loses its IPv4 endpoint.
-	svc_write "$(svc_file "[$(svc_service web "$VIP4" "$VIP6" -- "$HTTP")]" \
+	svc_write "$(svc_file "[$(svc_service web "$VIP4" "$VIP6" -- "$SVC_HTTP")]" \
 		"[$(svc_slice web-6 web IPv6 '[{"name": "http", "port": 8080}]' "$BE6")]")"
 	for _ in $(seq 100); do
 		[ "$(wc -l <"$VT/work/via-vip.out")" -ge 3 ] && break
@@ -326,9 +320,9 @@ udptag_pod() {
 	udptag_pod dns-b 5354
 	b="$P_IP4"
 	svc_velod
-	svc_write "$(svc_file "[$(svc_service dns "$DNS4" -- "$DNS")]" \
+	svc_write "$(svc_file "[$(svc_service dns "$DNS4" -- "$SVC_DNS")]" \
 		"[$(svc_slice dns-a dns IPv4 '[{"name": "dns", "protocol": "UDP", "port": 5353}]' "$a")]")"
-	svc_pod client "$ON"
+	svc_pod client "$SVC_ON"
 	svc_client "$P_NS" "$P_CG" dnsloop "$DNS4" 53 8 >"$out" 2>&1 &
 	for _ in $(seq 100); do
 		[ "$(grep -c '^via 5353' "$out")" -ge 5 ] && break
@@ -336,7 +330,7 @@ udptag_pod() {
 	done
 	[ "$(grep -c '^via 5353' "$out")" -ge 5 ]
 	# Backend A leaves the Service (its pod still answers, as a terminating pod may); B joins.
-	svc_write "$(svc_file "[$(svc_service dns "$DNS4" -- "$DNS")]" \
+	svc_write "$(svc_file "[$(svc_service dns "$DNS4" -- "$SVC_DNS")]" \
 		"[$(svc_slice dns-b dns IPv4 '[{"name": "dns", "protocol": "UDP", "port": 5354}]' "$b")]")"
 	cut="$(wc -l <"$out")"
 	for _ in $(seq 100); do
@@ -384,8 +378,8 @@ svc_stat() {
 	local host old new conf out dirs
 	vt_nextgen
 	backend_and_services
-	svc_pod client "$ON"
-	conf="$(vtc_config "$(vt_config -f dual)" "$P_CG" "$ON")"
+	svc_pod client "$SVC_ON"
+	conf="$(vtc_config "$(vt_config -f dual)" "$P_CG" "$SVC_ON")"
 	host="$(vt_host_ifname vt ctr-client eth0)"
 	old="$(vt_link_prog "$VTC_BPFFS" "${host}_svc_conn4")"
 	[ -n "$old" ]

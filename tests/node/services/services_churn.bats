@@ -11,12 +11,7 @@ load ../lib/cgroup_lib
 load ../lib/services_lib
 
 VIP4=10.96.0.10
-ON='{"velo.dev/services": "true"}'
-HTTP='{"name": "http", "protocol": "TCP", "port": 80}'
 SLICE_PORTS='[{"name": "http", "port": 8080}]'
-
-setup() { svc_setup; }
-teardown() { svc_teardown; }
 
 # web_slice ENDPOINTS_JSON: the web Service's IPv4 EndpointSlice with these endpoints.
 web_slice() {
@@ -35,7 +30,7 @@ endpoint() {
 # exists, then writes what became of it into OUT (after its "peer" and "got" lines).
 hold_connection() {
 	local _
-	svc_pod client "$ON" || return 1
+	svc_pod client "$SVC_ON" || return 1
 	svc_client "$P_NS" "$P_CG" tcphold "$VIP4" 80 "$VT/work/go" >"$1" 2>&1 &
 	for _ in $(seq 100); do
 		grep -q '^got' "$1" && break
@@ -55,7 +50,7 @@ held_connection_after() {
 	BE_NS="$P_NS" BE_CG="$P_CG" BE4="$P_IP4"
 	svc_server "$BE_NS" "$BE_CG" || return 1
 	svc_velod
-	svc_write "$(svc_file "[$(svc_service web "$VIP4" -- "$HTTP")]" \
+	svc_write "$(svc_file "[$(svc_service web "$VIP4" -- "$SVC_HTTP")]" \
 		"[$(web_slice "[$(endpoint "$BE4" '{"ready": true}')]")]")" || return 1
 	hold_connection "$out" || return 1
 	# svc_write returns once velod logged the sync, which comes after closing connections.
@@ -78,7 +73,7 @@ stays_open() {
 }
 
 terminating() {
-	svc_file "[$(svc_service web "$VIP4" -- "$HTTP")]" "[$(web_slice "[$(endpoint "$BE4" \
+	svc_file "[$(svc_service web "$VIP4" -- "$SVC_HTTP")]" "[$(web_slice "[$(endpoint "$BE4" \
 		'{"ready": false, "serving": true, "terminating": true}'),
 		$(endpoint 10.244.250.1 '{"ready": true}')]")]"
 }
@@ -88,7 +83,7 @@ terminating() {
 }
 
 unready() {
-	svc_file "[$(svc_service web "$VIP4" -- "$HTTP")]" \
+	svc_file "[$(svc_service web "$VIP4" -- "$SVC_HTTP")]" \
 		"[$(web_slice "[$(endpoint "$BE4" '{"ready": false}')]")]"
 }
 
@@ -105,7 +100,7 @@ deleted() {
 }
 
 gone() {
-	svc_file "[$(svc_service web "$VIP4" -- "$HTTP")]" \
+	svc_file "[$(svc_service web "$VIP4" -- "$SVC_HTTP")]" \
 		"[$(web_slice "[$(endpoint 10.244.250.1 '{"ready": true}')]")]"
 }
 
@@ -129,7 +124,7 @@ syncs_tried() {
 		>"$VT/work/server-9090.log" 2>&1 &
 	VT_PIDS+=($!)
 	svc_velod
-	svc_write "$(svc_file "[$(svc_service web "$VIP4" -- "$HTTP")]" \
+	svc_write "$(svc_file "[$(svc_service web "$VIP4" -- "$SVC_HTTP")]" \
 		"[$(web_slice "[$(endpoint "$BE4" '{"ready": true}')]")]")"
 	# Something else took every slot that is left (slots of no service, as a crash leaves).
 	filled="$(vt_node python3 "$SVC_PEER" fillmap "$VTC_BPFFS/velo_svc_be_v1" 2147418112)"
@@ -137,7 +132,7 @@ syncs_tried() {
 	# web moves to port 9090 of the pod (kube-proxy's rule says so too).
 	svc_kube_proxy ip "$VIP4" tcp 80 "$BE4" 9090
 	before="$(syncs_tried)"
-	svc_file "[$(svc_service web "$VIP4" -- "$HTTP")]" "[$(jq -c \
+	svc_file "[$(svc_service web "$VIP4" -- "$SVC_HTTP")]" "[$(jq -c \
 		'.ports[0].port = 9090' <<<"$(web_slice "[$(endpoint "$BE4" '{"ready": true}')]")")]" \
 		>"$VT/services.json.tmp"
 	mv "$VT/services.json.tmp" "$VT/services.json"

@@ -12,8 +12,6 @@ load ../lib/services_lib
 load ../lib/multinode_lib
 
 VIP4=10.96.0.40
-ON='{"velo.dev/services": "true"}'
-HTTP='{"name": "http", "protocol": "TCP", "port": 80}'
 
 setup() {
 	svc_setup
@@ -60,7 +58,8 @@ two_backends() {
 # affinity_file BACKEND...: the Service with ClientIP affinity (10 s: a loaded machine spaced two
 # connects of one client over 2 s and the test saw a fresh pick) over the backends.
 affinity_file() {
-	svc_file "[$(svc_service aff "$VIP4" -- "$HTTP" | jq -c '.spec.sessionAffinity = "ClientIP" |
+	svc_file "[$(svc_service aff "$VIP4" -- "$SVC_HTTP" |
+		jq -c '.spec.sessionAffinity = "ClientIP" |
 		.spec.sessionAffinityConfig = {clientIP: {timeoutSeconds: 10}}')]" \
 		"[$(svc_slice aff-4 aff IPv4 '[{"name": "http", "port": 8080}]' "$@")]"
 }
@@ -88,9 +87,9 @@ sticky() {
 	svc_kube_proxy ip "$VIP4" tcp 80 "$B1" 8080
 	svc_velod
 	svc_write "$(affinity_file "$B1" "$B2")"
-	svc_pod c1 "$ON"
+	svc_pod c1 "$SVC_ON"
 	c1_ns="$P_NS" c1_cg="$P_CG"
-	svc_pod c2 "$ON"
+	svc_pod c2 "$SVC_ON"
 	c2_ns="$P_NS" c2_cg="$P_CG"
 	# Without affinity, 12 random picks over two backends all alike: 1 in 2048.
 	sticky 12 "$c1_ns" "$c1_cg"
@@ -120,7 +119,7 @@ sticky() {
 	svc_kube_proxy ip "$VIP4" tcp 80 "$B1" 8080
 	svc_velod
 	# The name decides, not the position: each slice lists another port first.
-	svc_write "$(svc_file "[$(svc_service named "$VIP4" -- "$HTTP")]" "[
+	svc_write "$(svc_file "[$(svc_service named "$VIP4" -- "$SVC_HTTP")]" "[
 		$(svc_slice named-a named IPv4 '[{"name": "metrics", "port": 9100}, {"name": "http", "port": 8080}]' "$B1"),
 		$(svc_slice named-b named IPv4 '[{"name": "http", "port": 9090}, {"name": "metrics", "port": 9101}]' "$B2")]")"
 	run svc_ctl -j services
@@ -130,7 +129,7 @@ sticky() {
 	[ "$(jq -c '[.servicePorts[0].backends[] | "\(.address):\(.port)"] | sort' <<<"$json")" = \
 		"$(jq -cn --arg a "$B1:8080" --arg b "$B2:9090" '[$a, $b] | sort')" ]
 
-	svc_pod client "$ON"
+	svc_pod client "$SVC_ON"
 	b1="$(opens "$B1_NS")" b2="$(opens "$B2_NS")"
 	# B2 has nothing on 8080, B1 nothing on 9090: a port resolved wrongly is refused. 16 random
 	# picks miss a backend 1 in 32768 times.
@@ -150,8 +149,8 @@ sticky() {
 	svc_server "$BE_NS" "$P_CG"
 	svc_pod other '{}'
 	svc_velod
-	svc_write "$(svc_file "[$(svc_service web "$VIP4" -- "$HTTP"),
-		$(svc_service hl None -- "$HTTP" '{"name": "dns", "protocol": "UDP", "port": 53}')]" "[
+	svc_write "$(svc_file "[$(svc_service web "$VIP4" -- "$SVC_HTTP"),
+		$(svc_service hl None -- "$SVC_HTTP" "$SVC_DNS")]" "[
 		$(svc_slice web-4 web IPv4 '[{"name": "http", "port": 8080}]' "$P_IP4"),
 		$(svc_slice hl-4 hl IPv4 '[{"name": "http", "port": 8080}, {"name": "dns", "protocol": "UDP", "port": 5353}]' "$BE4")]")"
 	# Only the web Service's port is in the map, keyed by its ClusterIP.
@@ -165,7 +164,7 @@ sticky() {
 	[ "$(jq -c '[.servicePorts[].name]' <<<"$json")" = '["velotest/web:http/tcp"]' ]
 
 	# A resolver got the endpoint's address from the headless name: it talks to the pod itself.
-	svc_pod client "$ON"
+	svc_pod client "$SVC_ON"
 	out="$(svc_client "$P_NS" "$P_CG" udp "$BE4" 5353)"
 	echo "$out"
 	grep -qx "from $BE4 5353" <<<"$out"
@@ -223,7 +222,7 @@ sticky() {
 	cg="/velotest-$VT_TAG-$BATS_TEST_NUMBER-client"
 	mkdir "$VTC_MOUNT$cg"
 	VTC_CGROUPS+=("$VTC_MOUNT$cg")
-	mn_add 1 mn-client "$ON" "$cg"
+	mn_add 1 mn-client "$SVC_ON" "$cg"
 	[[ $MN_IP4 == 10.77.1.* ]]
 	out="$(svc_client "$MN_POD" "$cg" tcp "$VIP4" 80 1048576)"
 	echo "$out"
@@ -243,7 +242,7 @@ sticky() {
 	BE_NS="$P_NS" BE4="$P_IP4"
 	svc_server "$BE_NS" "$P_CG"
 	svc_velod
-	svc_write "$(svc_file "[$(svc_service web "$VIP4" -- "$HTTP")]" \
+	svc_write "$(svc_file "[$(svc_service web "$VIP4" -- "$SVC_HTTP")]" \
 		"[$(svc_slice web-4 web IPv4 '[{"name": "http", "port": 8080}]' "$BE4")]")"
 	svc_pod client '{"velo.dev/services": "true", "velo.dev/sockmap": "true"}'
 	# One connection through the VIP, one to the backend's own address, both held open.
@@ -300,7 +299,7 @@ sticky() {
 	health="$(vt_node curl -s --max-time 5 -w ' %{http_code}' "http://127.0.0.1:$SVC_PORT/healthz" |
 		tr -d '\n')"
 	[[ "$health" == *" 503" ]]
-	svc_write "$(svc_file "[$(svc_service web "$VIP4" -- "$HTTP")]" \
+	svc_write "$(svc_file "[$(svc_service web "$VIP4" -- "$SVC_HTTP")]" \
 		"[$(svc_slice web-4 web IPv4 '[{"name": "http", "port": 8080}]' 10.244.9.9)]")"
 	health="$(vt_node curl -s --max-time 5 -w ' %{http_code}' "http://127.0.0.1:$SVC_PORT/healthz" |
 		tr -d '\n')"

@@ -12,12 +12,7 @@ load ../lib/services_lib
 
 DNS4=10.96.0.53
 ONE4=10.96.0.54
-ON='{"velo.dev/services": "true"}'
-DNS='{"name": "dns", "protocol": "UDP", "port": 53}'
 BE_PORTS=(5301 5302 5303 5304 5305 5306 5307 5308)
-
-setup() { svc_setup; }
-teardown() { svc_teardown; }
 
 # dns_slice PORT: an EndpointSlice of the dns Service: the backend pod on PORT.
 dns_slice() {
@@ -32,8 +27,8 @@ services() {
 	for port in "$@"; do
 		slices+=",$(dns_slice "$port")"
 	done
-	svc_file "[$(svc_service dns "$DNS4" -- "$DNS"), $(svc_service one "$ONE4" -- "$DNS")]" \
-		"[$slices]"
+	svc_file "[$(svc_service dns "$DNS4" -- "$SVC_DNS"),
+		$(svc_service one "$ONE4" -- "$SVC_DNS")]" "[$slices]"
 }
 
 # The backend pod with its echo servers, velod, the services over all its ports, a client pod.
@@ -51,7 +46,7 @@ backend_and_client() {
 	grep -q listening "$log" || return 1
 	svc_velod
 	svc_write "$(services "${BE_PORTS[@]}")" || return 1
-	svc_pod client "$ON"
+	svc_pod client "$SVC_ON"
 }
 
 # wait_lines FILE N: until FILE has N lines (bounded).

@@ -14,8 +14,6 @@ load ../lib/services_lib
 load ../lib/k8s_fake_api
 
 VIP4=10.96.0.10
-ON='{"velo.dev/services": "true"}'
-HTTP='{"name": "http", "protocol": "TCP", "port": 80}'
 # shellcheck disable=SC2034 # k8s_fake_api.bash listens on it
 K8_PORT=16443
 
@@ -29,7 +27,6 @@ setup() {
 	mkdir -p "$K8_API"
 	k8_certs
 }
-teardown() { svc_teardown; }
 
 # Two backend pods: A serves on 8080 (svc_server), B on 8081, so a backend is told apart by
 # the port its socket table shows. P_* come from svc_pod.
@@ -44,7 +41,9 @@ backends() {
 }
 
 # sw_service and sw_slice: the services_lib objects as the API serves them (kind set).
-sw_service() { svc_service web "$VIP4" -- "$HTTP" | jq -c '. + {kind: "Service", apiVersion: "v1"}'; }
+sw_service() {
+	svc_service web "$VIP4" -- "$SVC_HTTP" | jq -c '. + {kind: "Service", apiVersion: "v1"}'
+}
 sw_slice() {
 	svc_slice web-x web IPv4 "[{\"name\": \"http\", \"port\": $2}]" "$1" |
 		jq -c '. + {kind: "EndpointSlice", apiVersion: "discovery.k8s.io/v1"}'
@@ -115,7 +114,7 @@ sw_start() {
 	[ -z "${1:-}" ] || touch "$K8_API/$1"
 	k8_server
 	sw_velod
-	svc_pod client "$ON"
+	svc_pod client "$SVC_ON"
 	C_NS="$P_NS" C_CG="$P_CG" C4="$P_IP4"
 }
 

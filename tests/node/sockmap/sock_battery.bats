@@ -11,14 +11,10 @@
 load ../lib/lib
 load sockmap_lib
 
-BT="${BT:-$VELOTEST_REPO/build/tests/sock_battery}"
-
 setup() {
 	sm_setup
-	vt_velo_only
-	[ -x "$BT" ] || skip "$BT missing (make $BT)"
+	sm_need_tool BT sock_battery
 }
-teardown() { sm_teardown; }
 
 # bt_pod ANNOTATIONS_JSON [VAR=VALUE...]: a pod with its own cgroup, wired by velo with those
 # annotations (and ADD environment). Sets SM_POD, SM_CG, SM_IP4, SM_IP6, SM_CID.
@@ -50,12 +46,7 @@ bt_pods() {
 bt_run() {
 	local port=$((20000 + RANDOM % 20000)) out
 	out="$VT/work/battery.$port"
-	sm_in "$B" "$B_CG" timeout 120 "$BT" server "$1" "$port" >"$out" 2>&1 &
-	VT_PIDS+=("$!")
-	for _ in $(seq 100); do
-		grep -q listening "$out" && break
-		sleep 0.05
-	done
+	sm_serve "$out" "$B" "$B_CG" timeout 120 "$BT" server "$1" "$port"
 	BT_CLIENT="$(sm_in "$A" "$A_CG" timeout 150 "$BT" client "$1" "$port" 2>&1)" || true
 	sleep 0.3
 	kill "${VT_PIDS[-1]}" 2>/dev/null || true
@@ -104,12 +95,7 @@ bt_expect() {
 # removed mid-stream. The sender must end (error or clean), not hang until its timeout.
 bt_kill_peer() {
 	local port=$((20000 + RANDOM % 20000)) pid rc=0
-	sm_in "$B" "$B_CG" timeout 30 "$SM_STREAM" sink "$B4" "$port" >"$VT/work/sink" 2>&1 &
-	VT_PIDS+=("$!")
-	for _ in $(seq 100); do
-		grep -q listening "$VT/work/sink" && break
-		sleep 0.05
-	done
+	sm_serve "$VT/work/sink" "$B" "$B_CG" timeout 30 "$SM_STREAM" sink "$B4" "$port"
 	sm_in "$A" "$A_CG" timeout 20 "$SM_STREAM" blast "$B4" "$port" 65536 8 >/dev/null 2>&1 &
 	pid=$!
 	sleep 0.5

@@ -6,12 +6,6 @@
 load ../lib/lib
 load sockmap_lib
 
-setup() {
-	sm_setup
-	vt_velo_only
-}
-teardown() { sm_teardown; }
-
 # Two opted-in pods: A (client) and B (server).
 two_pods() {
 	sm_pod true
@@ -312,12 +306,7 @@ sm_count_file() { tr -d ' ' <"$1"; }
 	two_pods
 	local port=$((20000 + RANDOM % 20000)) out="$VT/work/meter" count="$VT/work/meter.count"
 	local pid rc=0 at_del after _
-	sm_in "$B" "$B_CG" timeout 60 "$SM_STREAM" meter "$B4" "$port" "$count" >"$out" 2>&1 &
-	VT_PIDS+=("$!")
-	for _ in $(seq 100); do
-		grep -q listening "$out" && break
-		sleep 0.05
-	done
+	sm_serve "$out" "$B" "$B_CG" timeout 60 "$SM_STREAM" meter "$B4" "$port" "$count"
 	sm_in "$A" "$A_CG" timeout 15 "$SM_STREAM" blast "$B4" "$port" 65536 8 >"$VT/work/blast" 2>&1 &
 	pid=$!
 	VT_PIDS+=("$pid")
@@ -365,12 +354,7 @@ sm_count_file() { tr -d ' ' <"$1"; }
 sm_blast_to() {
 	local port=$((20000 + RANDOM % 20000)) out i
 	out="$VT/work/sink.$port"
-	sm_in "$1" "$2" timeout 60 "$SM_STREAM" sink "$3" "$port" >"$out" 2>&1 &
-	VT_PIDS+=("$!")
-	for i in $(seq 100); do
-		grep -q listening "$out" && break
-		sleep 0.05
-	done
+	sm_serve "$out" "$1" "$2" timeout 60 "$SM_STREAM" sink "$3" "$port"
 	sm_in "$4" "$5" timeout 60 "$SM_STREAM" blast "$3" "$port" 65536 "$6" >/dev/null 2>&1 &
 	VT_PIDS+=("$!")
 	SM_BLAST_PORT=$port

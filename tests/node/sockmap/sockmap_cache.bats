@@ -11,11 +11,9 @@ load sockmap_lib
 
 setup() {
 	sm_setup
-	vt_velo_only
 	SM_ACCEPT=""
 	CACHE="$VT/run/sockmap-probe"
 }
-teardown() { sm_teardown; }
 
 sockops_links() { find "$SM_BPFFS/links" -name '*_sockops' 2>/dev/null | wc -l; }
 

@@ -9,14 +9,10 @@
 load ../lib/lib
 load sockmap_lib
 
-SM_EDGE="${SM_EDGE:-$VELOTEST_REPO/build/tests/sockmap_edge}"
-
 setup() {
 	sm_setup
-	vt_velo_only
-	[ -x "$SM_EDGE" ] || skip "$SM_EDGE missing (make $SM_EDGE)"
+	sm_need_tool SM_EDGE sockmap_edge
 }
-teardown() { sm_teardown; }
 
 # Two opted-in pods: A (client) and B (server).
 two_pods() {
@@ -33,13 +29,8 @@ edge() {
 	local kase="$1" addr="$2" port=$((20000 + RANDOM % 20000)) out pid i rc=0 src=0
 	shift 2
 	out="$VT/work/edge.$port"
-	sm_in "$B" "$B_CG" timeout 60 "$SM_EDGE" server "$kase" "$addr" "$port" "$@" >"$out" 2>&1 &
-	pid=$!
-	VT_PIDS+=("$pid")
-	for i in $(seq 100); do
-		grep -q listening "$out" && break
-		sleep 0.05
-	done
+	sm_serve "$out" "$B" "$B_CG" timeout 60 "$SM_EDGE" server "$kase" "$addr" "$port" "$@"
+	pid=$SM_SERVER_PID
 	EDGE_CLIENT="$(sm_in "$A" "$A_CG" timeout 60 "$SM_EDGE" client "$kase" "$addr" "$port" "$@" \
 		2>&1)" || rc=$?
 	wait "$pid" || src=$?
@@ -174,14 +165,9 @@ edge_redirected() {
 	find "$SM_BPFFS/links" -name '*_sockops' -delete
 	[ -z "$(bpftool cgroup show "$A_CG")$(bpftool cgroup show "$B_CG")" ]
 
-	sm_in "$B" "$B_CG" timeout 90 "$SM_EDGE" server rounds "$B4" "$port" rounds=3 \
-		size=1048576 timeout_ms=30000 >"$sout" 2>&1 &
-	spid=$!
-	VT_PIDS+=("$spid")
-	for i in $(seq 100); do
-		grep -q listening "$sout" && break
-		sleep 0.05
-	done
+	sm_serve "$sout" "$B" "$B_CG" timeout 90 "$SM_EDGE" server rounds "$B4" "$port" rounds=3 \
+		size=1048576 timeout_ms=30000
+	spid=$SM_SERVER_PID
 	sm_in "$A" "$A_CG" timeout 90 "$SM_EDGE" client rounds "$B4" "$port" rounds=3 \
 		size=1048576 timeout_ms=30000 gate="$gate" >"$cout" 2>&1 &
 	cpid=$!

@@ -20,8 +20,19 @@ sm_cgroup_mount() {
 		/proc/self/mountinfo | head -n 1
 }
 
+# sm_need_tool VAR NAME: VAR names build/tests/NAME unless the environment set it; the test
+# skips if it is not built.
+sm_need_tool() {
+	[ -n "${!1:-}" ] || printf -v "$1" '%s' "$VELOTEST_REPO/build/tests/$2"
+	[ -x "${!1}" ] || skip "${!1} missing (make ${!1})"
+}
+
+# The hooks of a file that loads this one, unless it defines its own after `load`.
+setup() { sm_setup; }
+teardown() { sm_teardown; }
+
 sm_setup() {
-	vt_setup
+	vt_setup_velo
 	command -v bpftool >/dev/null 2>&1 || skip "bpftool not installed"
 	[ -x "$SM_STREAM" ] || skip "$SM_STREAM missing (make $SM_STREAM)"
 	SM_CGMOUNT="$(sm_cgroup_mount)"
@@ -97,6 +108,21 @@ sm_in() {
 		sh "$cg" "$@"
 }
 
+# sm_serve OUT POD CGROUP CMD...: CMD, a server that prints "listening" once it listens, in the
+# background in POD's CGROUP (stopped at teardown), its output in OUT; returns once it listens
+# (5 s at most), its pid in SM_SERVER_PID.
+sm_serve() {
+	local out="$1" pod="$2" cg="$3" i
+	shift 3
+	sm_in "$pod" "$cg" "$@" >"$out" 2>&1 &
+	SM_SERVER_PID=$!
+	VT_PIDS+=("$SM_SERVER_PID")
+	for i in $(seq 100); do
+		grep -q listening "$out" && break
+		sleep 0.05
+	done
+}
+
 # sm_stream SPOD SCG ADDR CPOD CCG CONNS SIZE WSIZE [duplex] [CONNECT_ADDR]:
 # a checked server in SPOD and client in CPOD; fails unless every stream is intact.
 sm_stream() {
@@ -104,14 +130,9 @@ sm_stream() {
 	local duplex="${9:-}" target="${10:-$3}" port=$((20000 + RANDOM % 20000)) out pid i
 
 	out="$VT/work/server.$port"
-	sm_in "$spod" "$scg" timeout 120 "$SM_STREAM" server "$addr" "$port" "$conns" "$size" \
-		${duplex:+"$duplex"} >"$out" 2>&1 &
-	pid=$!
-	VT_PIDS+=("$pid")
-	for i in $(seq 100); do
-		grep -q listening "$out" && break
-		sleep 0.05
-	done
+	sm_serve "$out" "$spod" "$scg" timeout 120 "$SM_STREAM" server "$addr" "$port" "$conns" \
+		"$size" ${duplex:+"$duplex"}
+	pid=$SM_SERVER_PID
 	if ! sm_in "$cpod" "$ccg" timeout 120 "$SM_STREAM" client "$target" "$port" "$conns" \
 		"$size" "$wsize" ${duplex:+"$duplex"}; then
 		echo "client failed; server said: $(cat "$out")"
@@ -166,14 +187,9 @@ sm_bstream() {
 	local port=$((20000 + RANDOM % 20000)) out pid i rc=0
 
 	out="$VT/work/bserver.$port"
-	sm_in "$spod" "$scg" timeout 120 "$SM_STREAM" bserver "$addr" "$port" "$conns" "$size" \
-		"$wsize" >"$out" 2>&1 &
-	pid=$!
-	VT_PIDS+=("$pid")
-	for i in $(seq 100); do
-		grep -q listening "$out" && break
-		sleep 0.05
-	done
+	sm_serve "$out" "$spod" "$scg" timeout 120 "$SM_STREAM" bserver "$addr" "$port" "$conns" \
+		"$size" "$wsize"
+	pid=$SM_SERVER_PID
 	sm_in "$cpod" "$ccg" timeout 120 "$SM_STREAM" bclient "$addr" "$port" "$conns" "$size" \
 		"$wsize" || rc=$?
 	wait "$pid" || { local server_rc=$?; [ "$rc" -eq 1 ] || rc=$server_rc; }

@@ -14,10 +14,8 @@ setup() {
 	vt_nextgen
 	SU_NEXT="$VT_NEXT_VELO" SU_VELOD="$VT_NEXT_VELOD"
 	sm_setup
-	vt_velo_only
 	sysctl -qw kernel.bpf_stats_enabled=1
 }
-teardown() { sm_teardown; }
 
 # su_pod: an opted-in pod wired by $VT_EXEC (default velo). Sets SU_POD, SU_CG, SU_IP4, SU_HOST.
 # shellcheck disable=SC2034,SC2153 # read by the tests; SM_* are sm_pod's

@@ -8,10 +8,8 @@
 load ../lib/lib
 
 setup() {
-	vt_setup
-	vt_velo_only
-	FW_VELOD="${VELOD_BIN:-$VELOTEST_REPO/build/velod}"
-	[ -x "$FW_VELOD" ] || skip "velod not built (make)"
+	vt_setup_velo
+	vt_need_velod FW_VELOD
 	command -v iptables-nft >/dev/null || skip "iptables-nft not installed"
 	command -v nft >/dev/null || skip "nft not installed"
 	FW_STARTS=0

@@ -14,10 +14,8 @@ K8_PORT=16443
 K8_HTTP=19399
 
 setup() {
-	vt_setup
-	vt_velo_only
-	K8_VELOD="${VELOD_BIN:-$VELOTEST_REPO/build/velod}"
-	[ -x "$K8_VELOD" ] || skip "velod not built (make)"
+	vt_setup_velo
+	vt_need_velod K8_VELOD
 	command -v openssl >/dev/null || skip "openssl not installed"
 	command -v curl >/dev/null || skip "curl not installed"
 	K8_NODE="velotest-k8s-node-$VT_TAG"

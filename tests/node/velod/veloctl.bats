@@ -8,10 +8,8 @@
 load ../lib/lib
 
 setup() {
-	vt_setup
-	vt_velo_only
-	VC_BIN="${VELOCTL_BIN:-$VELOTEST_REPO/build/veloctl}"
-	[ -x "$VC_BIN" ] || skip "veloctl not built (make)"
+	vt_setup_velo
+	vt_need_veloctl VC_BIN
 	VC_BPFFS=""
 }
 teardown() {

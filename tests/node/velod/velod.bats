@@ -10,15 +10,9 @@ load ../lib/cgroup_lib
 VD_PORT=19099
 
 setup() {
-	vt_setup
-	vt_velo_only
-	VD_BIN="${VELOD_BIN:-$VELOTEST_REPO/build/velod}"
-	[ -x "$VD_BIN" ] || skip "velod not built (make)"
+	vt_setup_velo
+	vt_need_velod VD_BIN
 	command -v curl >/dev/null || skip "curl not installed"
-}
-teardown() {
-	vtc_teardown
-	vt_teardown
 }
 
 # vd_config [GRACE_SECONDS [BPFFS_DIR]]: writes $VT/velod.json for this test's state and node.
@@ -77,12 +71,8 @@ vd_metric() {
 @test "velod releases a pod whose netns vanished without DEL (veth, record, lease) and keeps the live pod" {
 	local conf gone live ip_gone ip_live
 	conf="$(vt_config -f 4)"
-	gone="$(vt_pod_new)"
-	live="$(vt_pod_new)"
-	vt_add "$gone" ctr-gone "$conf"
-	ip_gone="$(vt_ip "$VT_RESULT" 4)"
-	vt_add "$live" ctr-live "$conf"
-	ip_live="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod_add gone ip_gone "$conf" ctr-gone
+	vt_pod_add live ip_live "$conf" ctr-live
 	vd_config 0
 
 	vd_once || { vd_show_log; false; }
@@ -120,9 +110,7 @@ vd_metric() {
 @test "velod keeps a vanished pod's endpoint while it is younger than the grace period" {
 	local conf pod ip
 	conf="$(vt_config -f 4)"
-	pod="$(vt_pod_new)"
-	vt_add "$pod" ctr-young "$conf"
-	ip="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod_add pod ip "$conf" ctr-young
 	ip netns del "$pod"
 	vd_config 3600
 	vd_once || { vd_show_log; false; }
@@ -132,9 +120,7 @@ vd_metric() {
 @test "velod skips an endpoint whose attachment lock is held (ADD/DEL in flight), releases it once free" {
 	local conf pod ip lock fd
 	conf="$(vt_config -f 4)"
-	pod="$(vt_pod_new)"
-	vt_add "$pod" ctr-busy "$conf"
-	ip="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod_add pod ip "$conf" ctr-busy
 	ip netns del "$pod"
 	vd_config 0
 	lock="$VT/run/locks/$VT_NETWORK/ctr-busy:eth0.lock"
@@ -152,9 +138,7 @@ vd_metric() {
 @test "velod releases an endpoint whose netns path now names another namespace (inode differs)" {
 	local conf pod ip
 	conf="$(vt_config -f 4)"
-	pod="$(vt_pod_new)"
-	vt_add "$pod" ctr-reused "$conf"
-	ip="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod_add pod ip "$conf" ctr-reused
 	ip netns del "$pod"
 	ip netns add "$pod" # same path, a new namespace: not the pod's any more
 	vd_config 0
@@ -407,9 +391,7 @@ vd_start() {
 	# The reboot: no pod namespace survives (their veth pairs go with them); velo's records
 	# and host-local's leases are on disk and do.
 	for i in $(ip netns list | awk '{print $1}' | grep "^velotest-pod-$VT_TAG-$BATS_TEST_NUMBER-"); do ip netns del "$i"; done
-	new="$(vt_pod_new)"
-	vt_add "$new" ctr-new "$conf"
-	ip_new="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod_add new ip_new "$conf" ctr-new
 	vd_config 0
 	vd_once || { vd_show_log; false; }
 	for i in 1 2 3; do vd_assert_released "ctr-old$i" "${ips[$((i - 1))]}"; done
@@ -425,9 +407,7 @@ vd_link_group() {
 @test "with velod running, DEL retires the host veth (down, routes gone, lease released) and velod deletes it" {
 	local conf pod host ip i rc=0
 	conf="$(vt_config -f dual)"
-	pod="$(vt_pod_new)"
-	vt_add "$pod" ctr-ret "$conf"
-	ip="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod_add pod ip "$conf" ctr-ret
 	host="$(vt_host_ifname vt ctr-ret eth0)"
 	# A long interval: the retired veth stays until velod stops.
 	vd_config 0
