@@ -26,7 +26,7 @@ teardown() {
 
 @test "check-bats: a planted mid-test && list fails, naming its file and line" {
 	local f="$VT/tests/node/cni/connectivity.bats" line
-	line="$(grep -n 'ip_b="$(vt_ip "$VT_RESULT" 6)"' "$f" | head -n 1 | cut -d: -f1)"
+	line="$(grep -n 'vt_pod_add b ip_b "$conf" ctr-b 6' "$f" | head -n 1 | cut -d: -f1)"
 	[ -n "$line" ]
 	sed -i "${line}a\\	[ -n \"\$ip_a\" ] && [ -n \"\$ip_b\" ]" "$f"
 	sed -n "$((line + 1))p" "$f" | grep -qxF '	[ -n "$ip_a" ] && [ -n "$ip_b" ]'
