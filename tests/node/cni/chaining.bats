@@ -33,12 +33,9 @@ nat_rules() {
 @test "portmap chained after the plugin publishes a pod port, and its DEL removes the rules" {
 	local conf a b ip_a add_a pm_result
 	conf="$(vt_config -f 4)"
-	a="$(vt_pod_new)"
-	b="$(vt_pod_new)"
-	vt_add "$a" ctr-web "$conf"
+	vt_pod_add a ip_a "$conf" ctr-web
 	add_a="$VT_RESULT"
-	ip_a="$(vt_ip "$add_a" 4)"
-	vt_add "$b" ctr-client "$conf"
+	vt_pod_add b - "$conf" ctr-client
 
 	# portmap gets the plugin's result and must pass it on unchanged.
 	VT_EXEC="$VT_BIN/portmap" vt_cni ADD ctr-web "$a" eth0 "$(portmap_config "$conf" "$add_a")"

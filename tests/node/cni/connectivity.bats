@@ -21,11 +21,8 @@ load ../lib/lib
 	vt_velo_only
 	local a b conf ip_b
 	conf="$(vt_config -f dual)"
-	a="$(vt_pod_new)"
-	b="$(vt_pod_new)"
-	vt_add "$a" ctr-a "$conf"
-	vt_add "$b" ctr-b "$conf"
-	ip_b="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod_add a - "$conf" ctr-a
+	vt_pod_add b ip_b "$conf" ctr-b
 	# velo turns forwarding on per device, not node-wide: the uplink stays as it was.
 	[ "$(vt_node sysctl -n net.ipv4.conf.all.forwarding)" = 0 ]
 	[ "$(vt_node sysctl -n net.ipv4.ip_forward)" = 0 ]
@@ -52,15 +49,11 @@ load ../lib/lib
 @test "dual-stack pods get one address of each family and talk over both" {
 	local a b conf ip4_a ip6_a ip4_b ip6_b
 	conf="$(vt_config -f dual)"
-	a="$(vt_pod_new)"
-	b="$(vt_pod_new)"
-	vt_add "$a" ctr-a "$conf"
-	ip4_a="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod_add a ip4_a "$conf" ctr-a
 	ip6_a="$(vt_ip "$VT_RESULT" 6)"
 	[ -n "$ip4_a" ]
 	[ -n "$ip6_a" ]
-	vt_add "$b" ctr-b "$conf"
-	ip4_b="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod_add b ip4_b "$conf" ctr-b
 	ip6_b="$(vt_ip "$VT_RESULT" 6)"
 	[ "$(jq '.ips | length' <<<"$VT_RESULT")" -eq 2 ]
 

@@ -22,13 +22,9 @@ setup() { vt_setup_velo; }
 @test "GC removes an attachment missing from valid-attachments (veth, record, lease) and keeps the valid one" {
 	local conf keep stale result_keep ip_keep ip_stale ip6_stale
 	conf="$(vt_config -v 1.1.0 -f dual)"
-	keep="$(vt_pod_new)"
-	stale="$(vt_pod_new)"
-	vt_add "$keep" ctr-keep "$conf"
+	vt_pod_add keep ip_keep "$conf" ctr-keep
 	result_keep="$VT_RESULT"
-	ip_keep="$(vt_ip "$VT_RESULT" 4)"
-	vt_add "$stale" ctr-stale "$conf"
-	ip_stale="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod_add stale ip_stale "$conf" ctr-stale
 	ip6_stale="$(vt_ip "$VT_RESULT" 6)"
 	[ "$(vt_host_links | wc -l)" -eq 2 ]
 

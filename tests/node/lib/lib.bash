@@ -452,13 +452,13 @@ vt_add() {
 
 # vt_pod_add POD_VAR IP_VAR CONFIG CONTAINER [4|6]: a new pod added as CONTAINER (eth0) with
 # CONFIG; its netns name goes into the caller's variable POD_VAR, its address of that family
-# (default 4) into IP_VAR, the ADD's result into VT_RESULT.
+# (default 4) into IP_VAR (unless IP_VAR is -), the ADD's result into VT_RESULT.
 vt_pod_add() {
 	local vt_new_pod
 	vt_new_pod="$(vt_pod_new)" || return 1
 	vt_add "$vt_new_pod" "$4" "$3" || return 1
 	printf -v "$1" '%s' "$vt_new_pod"
-	printf -v "$2" '%s' "$(vt_ip "$VT_RESULT" "${5:-4}")"
+	[ "$2" = - ] || printf -v "$2" '%s' "$(vt_ip "$VT_RESULT" "${5:-4}")"
 }
 
 # vt_run_ok CMD...: bats' run of CMD, its output printed (shown if the test fails); fails unless

@@ -90,13 +90,9 @@ vd_metric() {
 @test "velo IPAM: velod releases the leases of a pod whose netns vanished without DEL, not the live pod's" {
 	local conf gone live ip_gone ip6_gone ip_live
 	conf="$(vt_config -i velo -f dual)"
-	gone="$(vt_pod_new)"
-	live="$(vt_pod_new)"
-	vt_add "$gone" ctr-gone "$conf"
-	ip_gone="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod_add gone ip_gone "$conf" ctr-gone
 	ip6_gone="$(vt_ip "$VT_RESULT" 6)"
-	vt_add "$live" ctr-live "$conf"
-	ip_live="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod_add live ip_live "$conf" ctr-live
 	vd_config 0
 
 	ip netns del "$gone"
@@ -192,11 +188,8 @@ vd_metric() {
 @test "velod serves /metrics and /healthz on loopback, reconciles on its interval and exits 0 on SIGTERM" {
 	local conf a b ip_b pid i released="" ready="" rc=0
 	conf="$(vt_config -f 4)"
-	a="$(vt_pod_new)"
-	b="$(vt_pod_new)"
-	vt_add "$a" ctr-ma "$conf"
-	vt_add "$b" ctr-mb "$conf"
-	ip_b="$(vt_ip "$VT_RESULT" 4)"
+	vt_pod_add a - "$conf" ctr-ma
+	vt_pod_add b ip_b "$conf" ctr-mb
 	vd_config 0
 	# nsenter execs velod, so $! is velod itself (a function would fork a subshell).
 	nsenter --net="/run/netns/$VT_NODE" "$VD_BIN" --config "$VT/velod.json" 2>>"$VT/velod.log" &
