@@ -88,6 +88,8 @@ velo=${VELO:-$top/build/velo}
 velod=${VELOD:-$top/build/velod}
 velo_base=${VELO_BASE:-}
 
+# shellcheck source=bench/lib.bash
+source "$top/bench/lib.bash"
 work=$(mktemp -d /tmp/velobench-XXXXXX)
 node=velobench-node-$$
 pod_prefix=velobench-pod-$$
@@ -103,17 +105,15 @@ cleanup() {
 	for label in "${labels[@]}"; do ip netns del "$node-$label" 2>/dev/null; done
 	ip netns del "$node" 2>/dev/null
 	# velo mounts bpffs at its bpffsDir if none is there.
-	for dir in "$work/velo/bpffs" "$work/velod/bpffs" "$work/velo-base/bpffs" "$work/tmpfs" \
-		"$work/disk"; do
-		while mountpoint -q "$dir" 2>/dev/null; do umount "$dir" || break; done
-	done
+	bench_umount "$work/velo/bpffs" "$work/velod/bpffs" "$work/velo-base/bpffs" "$work/tmpfs" \
+		"$work/disk"
 	rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 driver=$work/cni_latency
-${CC:-gcc} -std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror -o "$driver" "$top/bench/cni_latency.c"
+bench_cc "$driver" "$top/bench/cni_latency.c"
 
 labels=(ptp bridge)
 # velo-velod: velo with its node agent running, so DEL retires the veth for velod to delete.
@@ -121,7 +121,6 @@ labels=(ptp bridge)
 [ -x "$velo" ] && labels=(velo "${labels[@]}")
 [ -n "$velo_base" ] && labels+=(velo-base)
 
-in_node() { nsenter --net="/run/netns/$node" "$@"; }
 for name in "$node" "${labels[@]/#/$node-}"; do
 	ip netns add "$name"
 	ip -n "$name" link set lo up

@@ -67,57 +67,18 @@ read -r tx_cpu rx_cpu <<<"${DP_CPUS-$default_cpus}"
 [ "$(id -u)" = 0 ] || { echo "datapath: needs root (network namespaces, BPF)" >&2; exit 1; }
 ref_dir=/usr/lib/cni
 velo=${VELO:-$top/build/velo}
-for tool in "$ref_dir/ptp" "$ref_dir/bridge" "$ref_dir/host-local" "$velo"; do
-	[ -x "$tool" ] || { echo "datapath: $tool missing (make; containernetworking-plugins)" >&2; exit 1; }
-done
-for tool in iperf3 jq gnuplot; do
-	command -v "$tool" >/dev/null || { echo "datapath: $tool missing (hack/install-deps.sh)" >&2; exit 1; }
-done
-cgmount=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") print $5; break } }' \
-	/proc/self/mountinfo | head -n 1)
-[ -n "$cgmount" ] || { echo "datapath: no cgroup2 mount" >&2; exit 1; }
-
-tag=$$
-node=velobench-dp-$tag
-work=$(mktemp -d /tmp/velobench-dp-XXXXXX)
-pids=()
-stats_was=$(sysctl -n kernel.bpf_stats_enabled)
 # shellcheck source=bench/lib.bash
 source "$top/bench/lib.bash"
-cleanup() {
-	set +e
-	local pid ns cg
-	for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
-	for cg in "$cgmount"/velobench-dp-"$tag"-*; do
-		[ -d "$cg" ] && cgroup_kill "$cg"
-	done
-	for cg in "$cgmount"/velobench-dp-"$tag"-*; do [ -d "$cg" ] && rmdir "$cg"; done
-	for ns in $(ip netns list | awk '{ print $1 }' | grep "^velobench-dp-$tag-"); do
-		ip netns del "$ns"
-	done
-	ip netns del "$node" 2>/dev/null
-	# velo mounts a bpffs on its bpffsDir's parent if none covers it; unpinning detaches links.
-	rm -rf "$work/bpf/velo" 2>/dev/null
-	while mountpoint -q "$work/bpf" 2>/dev/null; do umount "$work/bpf" || break; done
-	rm -rf "$work"
-	sysctl -qw kernel.bpf_stats_enabled="$stats_was"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_need datapath "$ref_dir/ptp" "$ref_dir/bridge" "$ref_dir/host-local" "$velo" -- iperf3 jq gnuplot
+cgmount=$(bench_cgroup2_mount)
+[ -n "$cgmount" ] || { echo "datapath: no cgroup2 mount" >&2; exit 1; }
+bench_node_start datapath velobench-dp
 
-cflags=(-std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror)
 traffic=$work/dp_traffic
 dp_stats=$work/dp_stats
-${CC:-gcc} "${cflags[@]}" -o "$traffic" "$top/bench/dp_traffic.c"
+bench_cc "$traffic" "$top/bench/dp_traffic.c"
 # shellcheck disable=SC2046
-${CC:-gcc} "${cflags[@]}" -o "$dp_stats" "$top/bench/dp_stats.c" $(pkg-config --libs libbpf)
-
-ip netns add "$node"
-in_node() { nsenter --net="/run/netns/$node" "$@"; }
-in_node ip link set lo up
-for key in net.ipv4.ip_forward net.ipv4.conf.all.forwarding net.ipv6.conf.all.forwarding; do
-	in_node sysctl -qw "$key=0"
-done
+bench_cc "$dp_stats" "$top/bench/dp_stats.c" $(pkg-config --libs libbpf)
 
 ipam() { # ipam NAME SUBNET
 	jq -cn --arg d "$work/ipam/$1" --arg s "$2" '{type: "host-local", dataDir: $d, ranges: [[{subnet: $s}]]}'
@@ -370,11 +331,7 @@ cp "$stats_csv" "$outdir/datapath_stats.csv"
 # summary CLASS PATH METRIC: "median min max" over the repetitions (NA dropped).
 summary() {
 	awk -F, -v c="$1" -v p="$2" -v m="$3" '$2 == c && $3 == p && $4 == m && $5 != "NA" { print $5 }' "$csv" |
-		sort -g | awk '{ v[NR] = $1 }
-		END {
-			if (!NR) { print "NA NA NA"; exit }
-			printf "%g %g %g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, v[1], v[NR]
-		}'
+		median_min_max
 }
 label() { case $1 in ptp | bridge) echo "$1" ;; *) echo "velo $1" ;; esac; }
 
@@ -510,10 +467,4 @@ plot for [i=2:$((ncols + 1))] "$plotdat" using i:xtic(1) title columnheader(i)
 GP
 if [ "${DOCS:-0}" = 1 ] && [ -s "$png" ]; then cp "$png" "$top/docs/benchmarks-datapath.png"; fi
 
-cat "$md"
-echo
-echo "datapath: results in $md, $out_csv, $outdir/datapath_samples.csv, $outdir/datapath_stats.csv, $png"
-if grep -q ',NA$' "$csv"; then
-	echo "datapath: some measurements failed (NA in $outdir/datapath_samples.csv)" >&2
-	exit 1
-fi
+bench_results datapath "$md" "$md, $out_csv, $outdir/datapath_samples.csv, $outdir/datapath_stats.csv, $png" "$outdir/datapath_samples.csv"

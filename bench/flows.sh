@@ -32,39 +32,15 @@ done
 velo=${VELO:-$top/build/velo}
 velod=${VELOD:-$top/build/velod}
 ref_dir=/usr/lib/cni
-cgmount=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
-[ -n "$cgmount" ] || { echo "flows: no cgroup2 mount" >&2; exit 1; }
-
-tag=$$
-node=velobench-fl-$tag
-work=$(mktemp -d /tmp/velobench-fl-XXXXXX)
-pids=()
 # shellcheck source=bench/lib.bash
 source "$top/bench/lib.bash"
-cleanup() {
-	set +e
-	local pid ns cg
-	for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
-	for cg in "$cgmount"/velobench-fl-"$tag"-*; do [ -d "$cg" ] && cgroup_kill "$cg"; done
-	for cg in "$cgmount"/velobench-fl-"$tag"-*; do [ -d "$cg" ] && rmdir "$cg"; done
-	for ns in $(ip netns list | awk '{ print $1 }' | grep "^velobench-fl-$tag-"); do
-		ip netns del "$ns"
-	done
-	ip netns del "$node" 2>/dev/null
-	rm -rf "$work/bpf/velo" 2>/dev/null
-	while mountpoint -q "$work/bpf" 2>/dev/null; do umount "$work/bpf" || break; done
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+cgmount=$(bench_cgroup2_mount)
+[ -n "$cgmount" ] || { echo "flows: no cgroup2 mount" >&2; exit 1; }
+bench_node_start flows velobench-fl
 
-cflags=(-std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror)
-${CC:-gcc} "${cflags[@]}" -o "$work/dp_traffic" "$top/bench/dp_traffic.c"
-${CC:-gcc} "${cflags[@]}" -o "$work/flows_conn" "$top/bench/flows_conn.c"
+bench_cc "$work/dp_traffic" "$top/bench/dp_traffic.c"
+bench_cc "$work/flows_conn" "$top/bench/flows_conn.c"
 
-ip netns add "$node"
-in_node() { nsenter --net="/run/netns/$node" "$@"; }
-in_node ip link set lo up
 port=$((20000 + RANDOM % 20000))
 jq -n --arg w "$work" --arg l "127.0.0.1:$port" '{stateDir: ($w + "/state"),
 	runDir: ($w + "/run"), bpffsDir: ($w + "/bpf/velo"), listen: $l,

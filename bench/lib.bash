@@ -34,48 +34,117 @@ bench_need() {
 	done
 }
 
+# bench_cgroup2_mount: the cgroup2 mount, from mountinfo (never hard-coded).
+bench_cgroup2_mount() {
+	awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") print $5; break } }' \
+		/proc/self/mountinfo | head -n 1
+}
+
+# bench_cc OUT SRC [LDLIBS...]: builds a bench tool, every bench with the same flags.
+bench_cc() {
+	local out=$1 src=$2
+	shift 2
+	${CC:-gcc} -std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror -o "$out" "$src" "$@"
+}
+
 # bench_start SCRIPT PREFIX: what the pod benches (sockmap.sh, services.sh) set up alike. Sets
-# cgmount (the cgroup2 mount, from mountinfo), placements, tag, node (netns PREFIX-node-PID, lo
-# up), work (/tmp/PREFIX-XXXXXX, with bin/), bpffs (/sys/fs/bpf/PREFIX-PID; the scripts may
-# use it or PREFIX-PID-*), pids (background processes to kill), dp_stats (bench/dp_stats.c
-# built) and the trap that removes all of it, pass or fail.
+# cgmount (the cgroup2 mount), placements, tag, node (netns PREFIX-node-PID, lo up), work
+# (/tmp/PREFIX-XXXXXX, with bin/), bpffs (/sys/fs/bpf/PREFIX-PID; the scripts may use it or
+# PREFIX-PID-*), pids (background processes to kill), dp_stats (bench/dp_stats.c built) and the
+# trap that removes all of it, pass or fail (bench_cleanup).
 bench_start() {
 	bench_script=$1 bench_prefix=$2
-	cgmount=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") print $5; break } }' \
-		/proc/self/mountinfo | head -n 1)
+	cgmount=$(bench_cgroup2_mount)
 	[ -n "$cgmount" ] || { echo "$bench_script: no cgroup2 mount" >&2; exit 1; }
 	# Two placements for rr and conn: both ends on CPU 0, and client on 0, server on 1.
 	placements="same cross"
 	[ "$(nproc)" -ge 2 ] || placements="same"
 	tag=$$
 	node=$bench_prefix-node-$tag
+	bench_netns_re="^$bench_prefix-.*-$tag\$"
 	work=$(mktemp -d "/tmp/$bench_prefix-XXXXXX")
 	bpffs=/sys/fs/bpf/$bench_prefix-$tag
 	pids=()
 	trap bench_cleanup EXIT
 	trap 'exit 130' INT TERM
 	dp_stats=$work/dp_stats
-	# shellcheck disable=SC2046,SC2154 # the libs' words; top: the script's checkout
-	${CC:-gcc} -std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror -o "$dp_stats" \
-		"$top/bench/dp_stats.c" $(pkg-config --libs libbpf)
+	# shellcheck disable=SC2046 # the libs' words
+	bench_cc "$dp_stats" "$top/bench/dp_stats.c" $(pkg-config --libs libbpf)
 	ip netns add "$node"
 	ip -n "$node" link set lo up
 	mkdir -p "$work/bin"
 }
 
+# bench_node_start SCRIPT PREFIX: what the one-node benches (datapath.sh, policy.sh, flows.sh)
+# set up alike. Sets tag, node (netns PREFIX-PID, lo up, forwarding off as on a fresh node; its
+# pods are PREFIX-PID-*), work (/tmp/PREFIX-XXXXXX; velo's bpffsDir under $work/bpf), pids,
+# stats_was (kernel.bpf_stats_enabled, put back at exit) and the trap that removes all of it,
+# pass or fail (bench_cleanup; cgroups PREFIX-PID-* too where the script set cgmount).
+bench_node_start() {
+	bench_script=$1 bench_prefix=$2
+	tag=$$
+	node=$bench_prefix-$tag
+	bench_netns_re="^$bench_prefix-$tag(-|\$)"
+	work=$(mktemp -d "/tmp/$bench_prefix-XXXXXX")
+	pids=()
+	stats_was=$(sysctl -n kernel.bpf_stats_enabled)
+	trap bench_cleanup EXIT
+	trap 'exit 130' INT TERM
+	ip netns add "$node"
+	in_node ip link set lo up
+	for key in net.ipv4.ip_forward net.ipv4.conf.all.forwarding net.ipv6.conf.all.forwarding; do
+		in_node sysctl -qw "$key=0"
+	done
+}
+
+# in_node CMD...: CMD in the bench's node.
+in_node() { nsenter --net="/run/netns/$node" "$@"; }
+
+# bench_umount DIR...: unmounts whatever is mounted on each DIR (velo mounts a bpffs at its
+# bpffsDir, or on its parent, if none covers it).
+bench_umount() {
+	local dir
+	for dir in "$@"; do
+		while mountpoint -q "$dir" 2>/dev/null; do umount "$dir" || break; done
+	done
+}
+
+# bench_results SCRIPT MD RESULTS SAMPLES: the end of a bench: its table, where its results are;
+# exits 1 if a measurement failed (an NA in $csv, whose copy is SAMPLES).
+bench_results() {
+	cat "$2"
+	echo
+	echo "$1: results in $3"
+	if grep -q ',NA$' "$csv"; then
+		echo "$1: some measurements failed (NA in $4)" >&2
+		exit 1
+	fi
+}
+
+# bench_cleanup: the EXIT trap of bench_start and bench_node_start. Stops pids, then runs the
+# script's bench_cleanup_more if it has one (a velod it restarts, say), then removes cgroups,
+# network namespaces, pins and files.
 bench_cleanup() {
 	set +e
 	local pid ns cg
 	for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
 	for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null; done
-	for cg in "$cgmount/$bench_prefix-$tag"-*; do
-		[ -d "$cg" ] && cgroup_kill "$cg"
-	done
-	for cg in "$cgmount/$bench_prefix-$tag"-*; do [ -d "$cg" ] && rmdir "$cg"; done
-	for ns in $(ip netns list | awk '{ print $1 }' | grep -- "^$bench_prefix-.*-$tag\$"); do
+	if declare -F bench_cleanup_more >/dev/null; then bench_cleanup_more; fi
+	if [ -n "${cgmount:-}" ]; then
+		for cg in "$cgmount/$bench_prefix-$tag"-*; do
+			[ -d "$cg" ] && cgroup_kill "$cg"
+		done
+		for cg in "$cgmount/$bench_prefix-$tag"-*; do [ -d "$cg" ] && rmdir "$cg"; done
+	fi
+	for ns in $(ip netns list | awk '{ print $1 }' | grep -E -- "$bench_netns_re"); do
 		ip netns del "$ns"
 	done
-	rm -rf "$bpffs" "$bpffs"-* "$work"
+	# velo mounts a bpffs on its bpffsDir's parent if none covers it; unpinning detaches links.
+	rm -rf "$work/bpf/velo" 2>/dev/null
+	bench_umount "$work/bpf"
+	[ -z "${bpffs:-}" ] || rm -rf "$bpffs" "$bpffs"-*
+	rm -rf "$work"
+	[ -z "${stats_was:-}" ] || sysctl -qw kernel.bpf_stats_enabled="$stats_was"
 }
 
 # pod_argv PATH ROLE: POD_ARGV = the command prefix that runs in that pod's netns (pod_ns) and,
@@ -110,6 +179,70 @@ start_server() {
 	exit 1
 }
 
+# order REP: $paths, reversed on even repetitions, so that no path always runs first.
+order() { if (($1 % 2)); then echo "$paths"; else tr ' ' '\n' <<<"$paths" | tac | paste -sd' '; fi; }
+
+# measure_rr_conn SCRIPT [SIZE]: the pod benches' latency and connection classes: rr (p50, p99)
+# and conn (connections per second) in every placement, $reps repetitions of every path in
+# order, each the script's `measure CLASS PLACEMENT [SIZE] PATH`, appended to $csv
+# (CLASS,PLACEMENT,[SIZE,]PATH,REP,METRIC,VALUE).
+measure_rr_conn() {
+	local script=$1 size=${2:-} class placement rep path v1 v2
+	for class in rr conn; do
+		for placement in $placements; do
+			for rep in $(seq "$reps"); do
+				for path in $(order "$rep"); do
+					read -r v1 v2 _ <<<"$(measure "$class" "$placement" ${size:+"$size"} "$path")"
+					if [ "$class" = rr ]; then
+						echo "rr,$placement,${size:+$size,}$path,$rep,p50,$v1" >>"$csv"
+						echo "rr,$placement,${size:+$size,}$path,$rep,p99,$v2" >>"$csv"
+					else
+						echo "conn,$placement,${size:+$size,}$path,$rep,cps,$v1" >>"$csv"
+					fi
+				done
+			done
+		done
+		echo "$script: $class done ($(date +%H:%M:%S))"
+	done
+}
+
+# placement_title PLACEMENT: how the tables name it.
+placement_title() { if [ "$1" = same ]; then echo "same CPU (0, 0)"; else echo "different CPUs (client 0, server 1)"; fi; }
+
+# rr_conn_tables HEADING [SIZE]: the pod benches' markdown tables of measure_rr_conn's classes,
+# the first under HEADING; each cell from the script's `cell CLASS PLACEMENT [SIZE] PATH METRIC`
+# (which sets CELL) and each path's name from its `label PATH`.
+rr_conn_tables() {
+	local heading=$1 size=${2:-}
+	echo "$heading"
+	echo
+	echo "| path | placement | p50 | p99 |"
+	echo "|---|---|---:|---:|"
+	rr_conn_rows rr "$size" p50 p99
+	echo
+	echo "## Connection rate: connect, 64 B each way, close; connections/s"
+	echo
+	echo "| path | placement | connections/s |"
+	echo "|---|---|---:|"
+	rr_conn_rows conn "$size" cps
+}
+
+# rr_conn_rows CLASS SIZE METRIC...: a table row per placement and path, a cell per METRIC.
+rr_conn_rows() {
+	local class=$1 size=$2 placement path metric row
+	shift 2
+	for placement in $placements; do
+		for path in $paths; do
+			row="| $(label "$path") | $(placement_title "$placement") |"
+			for metric in "$@"; do
+				cell "$class" "$placement" ${size:+"$size"} "$path" "$metric"
+				row+=" $CELL |"
+			done
+			echo "$row"
+		done
+	done
+}
+
 # median_min_max: "median min max" of the numbers on stdin, one a line ("NA NA NA" for none).
 median_min_max() {
 	sort -g | awk '{ v[NR] = $1 }
@@ -117,6 +250,36 @@ median_min_max() {
 		if (!NR) { print "NA NA NA"; exit }
 		printf "%g %g %g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, v[1], v[NR]
 	}'
+}
+
+# csv_summary KEY... METRIC: "median min max" of the values in $csv (rows KEY...,REP,METRIC,VALUE:
+# leading columns equal to KEY..., then any repetition) over the repetitions, NA dropped.
+csv_summary() {
+	local n=$(($# - 1))
+	awk -F, -v n="$n" -v key="$(IFS=,; echo "${*:1:n}")" -v m="${!#}" '
+		{ k = $1; for (i = 2; i <= n; i++) k = k "," $i }
+		k == key && $(n + 2) == m && $(n + 3) != "NA" { print $(n + 3) }' "$csv" | median_min_max
+}
+
+# cell KEY... METRIC: CELL="median (min-max)" of csv_summary KEY... METRIC (NA if none); the
+# median also in med[KEY,...,METRIC] (the script declares med) and a row in $csv_out. Not in a
+# subshell: med[] must persist.
+cell() {
+	local key m lo hi
+	key=$(IFS=,; echo "$*")
+	read -r m lo hi <<<"$(csv_summary "$@")"
+	med[$key]=$m
+	echo "$key,$m,$lo,$hi" >>"$csv_out"
+	if [ "$m" = NA ]; then CELL=NA; else CELL="$m ($lo-$hi)"; fi
+}
+
+# met VALUE OP LIMIT: whether VALUE is OP (<= or >=) LIMIT, in the script's words ($bench_met,
+# $bench_not_met); NA for NA.
+met() {
+	awk -v v="$1" -v op="$2" -v l="$3" -v yes="$bench_met" -v no="$bench_not_met" 'BEGIN {
+		if (v == "NA") { print "NA"; exit }
+		ok = (op == "<=") ? v <= l : v >= l
+		print ok ? yes : no }'
 }
 
 # ratio A B: A / B to two places; ratio_raw: unrounded, for verdicts (0.946 must not pass a 0.95

@@ -43,51 +43,27 @@ rss_policies=${POL_RSS_POLICIES:-1000}
 [ "$(id -u)" = 0 ] || { echo "policy: needs root (network namespaces, BPF)" >&2; exit 1; }
 velo=${VELO:-$top/build/velo}
 velod=${VELOD:-$top/build/velod}
-for tool in "$velo" "$velod" /usr/lib/cni/host-local; do
-	[ -x "$tool" ] || { echo "policy: $tool missing (make; containernetworking-plugins)" >&2; exit 1; }
-done
-for tool in jq curl python3 bpftool; do
-	command -v "$tool" >/dev/null || { echo "policy: $tool missing (hack/install-deps.sh)" >&2; exit 1; }
-done
+# shellcheck source=bench/lib.bash
+source "$top/bench/lib.bash"
+bench_need policy "$velo" "$velod" /usr/lib/cni/host-local -- jq curl python3 bpftool
 
-tag=$$
-node=velobench-pol-$tag
 node_name=velobench-node
-work=$(mktemp -d /tmp/velobench-pol-XXXXXX)
 port=$((20000 + RANDOM % 20000))
-pids=()
 velod_pid=
-stats_was=$(sysctl -n kernel.bpf_stats_enabled)
-cleanup() {
-	set +e
-	local pid ns
-	for pid in "${pids[@]}" $velod_pid; do kill "$pid" 2>/dev/null; done
-	for pid in "${pids[@]}" $velod_pid; do wait "$pid" 2>/dev/null; done
-	for ns in $(ip netns list | awk '{ print $1 }' | grep "^velobench-pol-$tag-"); do
-		ip netns del "$ns"
-	done
-	ip netns del "$node" 2>/dev/null
-	rm -rf "$work/bpf/velo" 2>/dev/null
-	while mountpoint -q "$work/bpf" 2>/dev/null; do umount "$work/bpf" || break; done
-	rm -rf "$work"
-	sysctl -qw kernel.bpf_stats_enabled="$stats_was"
+# velod is restarted for each measurement: the one running at exit.
+bench_cleanup_more() {
+	if [ -n "$velod_pid" ]; then
+		kill "$velod_pid" 2>/dev/null
+		wait "$velod_pid" 2>/dev/null
+	fi
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_node_start policy velobench-pol
 
-cflags=(-std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror)
 traffic=$work/dp_traffic
 dp_stats=$work/dp_stats
-${CC:-gcc} "${cflags[@]}" -o "$traffic" "$top/bench/dp_traffic.c"
+bench_cc "$traffic" "$top/bench/dp_traffic.c"
 # shellcheck disable=SC2046
-${CC:-gcc} "${cflags[@]}" -o "$dp_stats" "$top/bench/dp_stats.c" $(pkg-config --libs libbpf)
-
-ip netns add "$node"
-in_node() { nsenter --net="/run/netns/$node" "$@"; }
-in_node ip link set lo up
-for key in net.ipv4.ip_forward net.ipv4.conf.all.forwarding net.ipv6.conf.all.forwarding; do
-	in_node sysctl -qw "$key=0"
-done
+bench_cc "$dp_stats" "$top/bench/dp_stats.c" $(pkg-config --libs libbpf)
 
 # config ANNOTATIONS: velo's config (policy on: only pods some policy selects get programs).
 config() {

@@ -11,7 +11,7 @@
 # Every velo pod's conflist accepts the sockhash kernel bugs velo probes for
 # (sockmapAcceptKernelBugs), as the demo does: on a kernel where a probe fails the sockmap pods
 # would otherwise stay routed. Measured, as bench/sockmap.sh does:
-#   stream  tests/node/sockmap_stream blast/sink: SIZE-byte writes for SECONDS, Gbit/s
+#   stream  tests/node/sockmap/sockmap_stream blast/sink: SIZE-byte writes for SECONDS, Gbit/s
 #   rr      bench/sm_rr: 64-byte ping-pong, p50 and p99 in us, both ends on CPU 0 and on 0/1
 #   conn    bench/sm_rr: connect, 64 B each way, close, in a loop; connections/s, same pinnings
 # Repetitions alternate the path order; medians with min-max spread; ratios against issue 17's
@@ -206,29 +206,13 @@ echo "class,variant,path,rep,metric,value" >"$csv"
 echo "bench/services.sh: $reps repetitions of ${secs}s, about" \
 	"$(awk -v r="$reps" -v s="$secs" -v p="$(wc -w <<<"$placements")" \
 		'BEGIN { printf "%.0f", (1 + 2 * p) * 4 * r * (s + 0.05) + 4 * s + 5 }')s"
-order() { if (($1 % 2)); then echo "$paths"; else tr ' ' '\n' <<<"$paths" | tac | paste -sd' '; fi; }
 for rep in $(seq "$reps"); do
 	for path in $(order "$rep"); do
 		echo "stream,bulk,$path,$rep,gbit,$(measure stream bulk "$path")" >>"$csv"
 	done
 done
 echo "bench/services.sh: streams done ($(date +%H:%M:%S))"
-for class in rr conn; do
-	for placement in $placements; do
-		for rep in $(seq "$reps"); do
-			for path in $(order "$rep"); do
-				read -r v1 v2 _ <<<"$(measure "$class" "$placement" "$path")"
-				if [ "$class" = rr ]; then
-					echo "rr,$placement,$path,$rep,p50,$v1" >>"$csv"
-					echo "rr,$placement,$path,$rep,p99,$v2" >>"$csv"
-				else
-					echo "conn,$placement,$path,$rep,cps,$v1" >>"$csv"
-				fi
-			done
-		done
-	done
-	echo "bench/services.sh: $class done ($(date +%H:%M:%S))"
-done
+measure_rr_conn bench/services.sh
 
 # Which paths went where: the ClusterIP counters of velo's translation and kube-proxy's rules.
 svc_json=$(innode "$veloctl" --bpffs "$bpffs" --run-dir "$work/run" --state-dir "$work/state" \
@@ -260,27 +244,9 @@ echo "bench/services.sh: program cost runs done ($(date +%H:%M:%S))"
 csv_out=$outdir/services.csv md=$outdir/services.md
 cp "$csv" "$outdir/services_samples.csv"
 cp "$stats_csv" "$outdir/services_stats.csv"
-summary() {
-	awk -F, -v c="$1" -v v="$2" -v p="$3" -v m="$4" \
-		'$1 == c && $2 == v && $3 == p && $5 == m && $6 != "NA" { print $6 }' "$csv" |
-		median_min_max
-}
-met() {
-	awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN {
-		if (v == "NA") { print "NA"; exit }
-		ok = (op == "<=") ? v <= l : v >= l
-		print ok ? "met" : "NOT MET" }'
-}
+bench_met=met bench_not_met="NOT MET"
 declare -A med
 echo "class,variant,path,metric,median,min,max" >"$csv_out"
-cell() {
-	local m lo hi
-	read -r m lo hi <<<"$(summary "$@")"
-	med[$1,$2,$3,$4]=$m
-	echo "$1,$2,$3,$4,$m,$lo,$hi" >>"$csv_out"
-	if [ "$m" = NA ]; then CELL=NA; else CELL="$m ($lo-$hi)"; fi
-}
-placement_title() { if [ "$1" = same ]; then echo "same CPU (0, 0)"; else echo "different CPUs (client 0, server 1)"; fi; }
 # target_row TEXT A B OP LIMIT: a ratio of medians against a target.
 target_row() {
 	local raw
@@ -309,29 +275,7 @@ target_row() {
 		echo "| $(label "$path") | $CELL |"
 	done
 	echo
-	echo "## Request/response, 64 B ping-pong, us"
-	echo
-	echo "| path | placement | p50 | p99 |"
-	echo "|---|---|---:|---:|"
-	for placement in $placements; do
-		for path in $paths; do
-			cell rr "$placement" "$path" p50
-			row="| $(label "$path") | $(placement_title "$placement") | $CELL |"
-			cell rr "$placement" "$path" p99
-			echo "$row $CELL |"
-		done
-	done
-	echo
-	echo "## Connection rate: connect, 64 B each way, close; connections/s"
-	echo
-	echo "| path | placement | connections/s |"
-	echo "|---|---|---:|"
-	for placement in $placements; do
-		for path in $paths; do
-			cell conn "$placement" "$path" cps
-			echo "| $(label "$path") | $(placement_title "$placement") | $CELL |"
-		done
-	done
+	rr_conn_tables "## Request/response, 64 B ping-pong, us"
 	echo
 	echo "## Against issue 17's targets (through a ClusterIP: velo svc + sockmap; ratios of medians)"
 	echo
@@ -395,10 +339,4 @@ target_row() {
 	[ "$sm_redirects" -gt 0 ] || echo "WARNING: no sk_msg redirect: the sockmap paths stayed routed."
 } >"$md"
 
-cat "$md"
-echo
-echo "bench/services.sh: results in $md, $csv_out, $outdir/services_samples.csv, $outdir/services_stats.csv"
-if grep -q ',NA$' "$csv"; then
-	echo "bench/services.sh: some measurements failed (NA in $outdir/services_samples.csv)" >&2
-	exit 1
-fi
+bench_results bench/services.sh "$md" "$md, $csv_out, $outdir/services_samples.csv, $outdir/services_stats.csv" "$outdir/services_samples.csv"

@@ -4,8 +4,8 @@
 # velo routed (velo.dev/sockmap "false"), velo's sk_msg redirect with a per-message verdict and
 # with an apply_bytes verdict (velo's default here; VELO_SOCKMAP_MODE at ADD, each mode in its
 # own bpffs dir), and an AF_UNIX stream socket (the same-host IPC limit). Measured:
-#   stream  tests/node/sockmap_stream blast/sink/unix: SIZE-byte writes for SECONDS, the reader
-#           reads 1 MiB buffers; Gbit/s; Nagle on and (-n) TCP_NODELAY; streams unpinned
+#   stream  tests/node/sockmap/sockmap_stream blast/sink/unix: SIZE-byte writes for SECONDS,
+#           the reader reads 1 MiB buffers; Gbit/s; Nagle on and (-n) TCP_NODELAY; streams unpinned
 #   rr      bench/sm_rr: 64-byte ping-pong for SECONDS, p50 and p99 in us, client and server
 #           pinned to the same CPU (0) and to different CPUs (0 and 1)
 #   conn    bench/sm_rr: connect, send 64 B, read 64 B, close, in a loop; connections/s,
@@ -179,7 +179,6 @@ echo "bench/sockmap.sh: $reps repetitions of ${secs}s, about" \
 	"$(awk -v n="$n_runs" -v r="$reps" -v s="$secs" -v k="$(wc -w <<<"$sizes")" \
 		'BEGIN { printf "%.0f", (n * r * 5 + (k + 2) * 2) * (s + 0.05) + 5 }')s"
 # order REP: the paths forward on odd repetitions, backward on even ones (drift hits all alike).
-order() { if (($1 % 2)); then echo "$paths"; else tr ' ' '\n' <<<"$paths" | tac | paste -sd' '; fi; }
 for variant in $variants; do
 	for size in $sizes; do
 		for rep in $(seq "$reps"); do
@@ -190,22 +189,7 @@ for variant in $variants; do
 	done
 	echo "bench/sockmap.sh: streams ($variant) done ($(date +%H:%M:%S))"
 done
-for class in rr conn; do
-	for placement in $placements; do
-		for rep in $(seq "$reps"); do
-			for path in $(order "$rep"); do
-				read -r v1 v2 _ <<<"$(measure "$class" "$placement" 64 "$path")"
-				if [ "$class" = rr ]; then
-					echo "rr,$placement,64,$path,$rep,p50,$v1" >>"$csv"
-					echo "rr,$placement,64,$path,$rep,p99,$v2" >>"$csv"
-				else
-					echo "conn,$placement,64,$path,$rep,cps,$v1" >>"$csv"
-				fi
-			done
-		done
-	done
-	echo "bench/sockmap.sh: $class done ($(date +%H:%M:%S))"
-done
+measure_rr_conn bench/sockmap.sh 64
 
 # One run per stream size (Nagle on), rr and conn (same CPU) and sk_msg mode with BPF run-time
 # stats held (~75 ns per program run, so these runs are not among the timed ones). Each mode's
@@ -243,19 +227,7 @@ done
 csv_out=$outdir/sockmap.csv md=$outdir/sockmap.md png=$outdir/sockmap.png
 cp "$csv" "$outdir/sockmap_samples.csv"
 cp "$stats_csv" "$outdir/sockmap_stats.csv"
-# summary CLASS VARIANT SIZE PATH METRIC: "median min max" over the repetitions (NA dropped).
-summary() {
-	awk -F, -v c="$1" -v v="$2" -v s="$3" -v p="$4" -v m="$5" \
-		'$1 == c && $2 == v && $3 == s && $4 == p && $6 == m && $7 != "NA" { print $7 }' "$csv" |
-		median_min_max
-}
-# met VALUE OP LIMIT: yes/NO against a target.
-met() {
-	awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN {
-		if (v == "NA") { print "NA"; exit }
-		ok = (op == "<=") ? v <= l : v >= l
-		print ok ? "yes" : "NO" }'
-}
+bench_met=yes bench_not_met=NO
 human() {
 	awk -v b="$1" 'BEGIN {
 		if (b >= 1048576 && b % 1048576 == 0) printf "%dM", b / 1048576
@@ -264,16 +236,6 @@ human() {
 }
 declare -A med
 echo "class,variant,size,path,metric,median,min,max" >"$csv_out"
-# cell CLASS VARIANT SIZE PATH METRIC: CELL="median (min-max)"; the median also in med[].
-# Not in a subshell: med[] must persist.
-cell() {
-	local m lo hi
-	read -r m lo hi <<<"$(summary "$@")"
-	med[$1,$2,$3,$4,$5]=$m
-	echo "$1,$2,$3,$4,$5,$m,$lo,$hi" >>"$csv_out"
-	if [ "$m" = NA ]; then CELL=NA; else CELL="$m ($lo-$hi)"; fi
-}
-placement_title() { if [ "$1" = same ]; then echo "same CPU (0, 0)"; else echo "different CPUs (client 0, server 1)"; fi; }
 
 plotdat=$work/plot.dat
 {
@@ -315,30 +277,7 @@ plotdat=$work/plot.dat
 	done
 
 	echo
-	echo "## Request/response latency, 64 B ping-pong, us (TCP_NODELAY)"
-	echo
-	echo "| path | placement | p50 | p99 |"
-	echo "|---|---|---:|---:|"
-	for placement in $placements; do
-		for path in $paths; do
-			cell rr "$placement" 64 "$path" p50
-			row="| $(label "$path") | $(placement_title "$placement") | $CELL |"
-			cell rr "$placement" 64 "$path" p99
-			echo "$row $CELL |"
-		done
-	done
-
-	echo
-	echo "## Connection rate: connect, 64 B each way, close; connections/s"
-	echo
-	echo "| path | placement | connections/s |"
-	echo "|---|---|---:|"
-	for placement in $placements; do
-		for path in $paths; do
-			cell conn "$placement" 64 "$path" cps
-			echo "| $(label "$path") | $(placement_title "$placement") | $CELL |"
-		done
-	done
+	rr_conn_tables "## Request/response latency, 64 B ping-pong, us (TCP_NODELAY)" 64
 
 	echo
 	echo "## Against the issue's targets (ratios of medians)"
@@ -417,10 +356,4 @@ plot for [i=2:6] "$plotdat" using 1:i with linespoints lw 2 pt 7 lc rgb word(col
 GP
 if [ "${DOCS:-0}" = 1 ] && [ -s "$png" ]; then cp "$png" "$top/docs/benchmarks-sockmap.png"; fi
 
-cat "$md"
-echo
-echo "bench/sockmap.sh: results in $md, $csv_out, $outdir/sockmap_samples.csv, $outdir/sockmap_stats.csv, $png"
-if grep -q ',NA$' "$csv"; then
-	echo "bench/sockmap.sh: some measurements failed (NA in $outdir/sockmap_samples.csv)" >&2
-	exit 1
-fi
+bench_results bench/sockmap.sh "$md" "$md, $csv_out, $outdir/sockmap_samples.csv, $outdir/sockmap_stats.csv, $png" "$outdir/sockmap_samples.csv"

@@ -40,12 +40,9 @@ done
 ref_dir=/usr/lib/cni
 velo=${VELO:-$top/build/velo}
 velod=${VELOD:-$top/build/velod}
-for tool in "$ref_dir/host-local" "$velo" "$velod"; do
-	[ -x "$tool" ] || { echo "uplink: $tool missing (make; containernetworking-plugins)" >&2; exit 1; }
-done
-for tool in iperf3 jq ethtool curl; do
-	command -v "$tool" >/dev/null || { echo "uplink: $tool missing (hack/install-deps.sh)" >&2; exit 1; }
-done
+# shellcheck source=bench/lib.bash
+source "$top/bench/lib.bash"
+bench_need uplink "$ref_dir/host-local" "$velo" "$velod" -- iperf3 jq ethtool curl
 
 tag=$$
 ns=velobench-ul-$tag
@@ -61,7 +58,7 @@ cleanup() {
 	# velo mounts a bpffs on its bpffsDir's parent; unpinning detaches the links.
 	for n in 1 2; do
 		rm -rf "$work/n$n/bpf/velo" 2>/dev/null
-		while mountpoint -q "$work/n$n/bpf" 2>/dev/null; do umount "$work/n$n/bpf" || break; done
+		bench_umount "$work/n$n/bpf"
 	done
 	rm -rf "$work"
 }
@@ -69,7 +66,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 traffic=$work/dp_traffic
-${CC:-gcc} -std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror -o "$traffic" "$top/bench/dp_traffic.c"
+bench_cc "$traffic" "$top/bench/dp_traffic.c"
 
 in_ns() { local n=$1; shift; nsenter --net="/run/netns/$ns-$n" "$@"; }
 

@@ -75,7 +75,7 @@ install -m 0755 "$top/kernel/matrix/init" "$stage/init"
 install -m 0755 "$top/kernel/matrix/guest-tests.sh" "$stage/velotest/guest-tests.sh"
 # The helpers the guest shares with tests/node, and the NetworkPolicy truth table with the
 # model's verdicts (the guest has no python to compute them).
-install -m 0644 "$top/tests/node/guest_shared.bash" "$stage/velotest/guest_shared.bash"
+install -m 0644 "$top/tests/node/lib/guest_shared.bash" "$stage/velotest/guest_shared.bash"
 "$top/kernel/matrix/policy-table.sh" "$stage/velotest/policy" || die "kernel/matrix/policy-table.sh failed"
 
 # Modules: the Debian debs ship no modules.dep, so depmod the unpacked tree, take each module

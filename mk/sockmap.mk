@@ -4,7 +4,7 @@
 SOCKMAP_STREAM := $(BUILD)/tests/sockmap_stream
 TEST_BINS      += $(SOCKMAP_STREAM)
 
-$(SOCKMAP_STREAM): tests/node/sockmap_stream.c | $(BUILD)/tests
+$(SOCKMAP_STREAM): tests/node/sockmap/sockmap_stream.c | $(BUILD)/tests
 	$(CC) $(CFLAGS) -D_GNU_SOURCE -o $@ $<
 
 # The node tests skip without it; `make test-node` builds it.

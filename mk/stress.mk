@@ -14,11 +14,11 @@ stress: stress-crash stress-churn stress-fuzz ## long crash, churn and fuzz runs
 
 stress-crash: $(BUILD)/velo ## kill -9 during ADD, STRESS_CRASH_TRIALS per cleanup kind (~3-8 min)
 	VELO_BIN=$(abspath $(BUILD)/velo) VELOTEST_CRASH_TRIALS=$(STRESS_CRASH_TRIALS) \
-		bats --tap tests/node/crash.bats
+		bats --tap tests/node/reliability/crash.bats
 
 stress-churn: $(BUILD)/velo ## 4 workers x STRESS_CHURN_PODS pods (~4 min)
 	VELO_BIN=$(abspath $(BUILD)/velo) VELOTEST_CHURN_PODS=$(STRESS_CHURN_PODS) \
-		bats --tap tests/node/churn.bats
+		bats --tap tests/node/reliability/churn.bats
 
 stress-fuzz: fuzz-build ## every parser fuzzed STRESS_FUZZ_SECONDS (7 parsers: ~35 min)
 	tests/fuzz/run.sh $(FUZZ_DIR) $(STRESS_FUZZ_SECONDS)

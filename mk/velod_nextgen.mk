@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-# The next release in tests/node/upgrade.bats: velo and velod whose BPF generation
-# (mk/bpf_gen.mk) is "nextgen".
+# The next release in the upgrade tests (tests/node/*/*_upgrade.bats, fastpath.bats): velo and
+# velod whose BPF generation (mk/bpf_gen.mk) is "nextgen".
 NEXTGEN_LOADER := $(OBJ)/nextgen/generation.o
 NEXTGEN_BINS   := $(BUILD)/tests/velo-nextgen $(BUILD)/tests/velod-nextgen
 TEST_BINS      += $(NEXTGEN_BINS)

@@ -88,13 +88,22 @@ run_binaries() {
 	[ "$found" -eq 1 ] || printf '== no binaries match %s (run make first)\n' "$pattern"
 }
 
-# One bats file at a time, so a hang costs one file and the logs say which.
+# One bats file at a time, so a hang costs one file and the logs say which. Files in a
+# sub-folder by concern are named after it: node/policy/policy_truth.bats is node-policy-truth,
+# node/cgroup/cgroup.bats node-cgroup.
 run_bats() {
-	local dir=$1 name=$2 file
-	for file in "$dir"/*.bats; do
-		[ -e "$file" ] || continue
-		run_tap "$name-$(basename "$file" .bats)" bats --tap "$file"
-	done
+	local dir=$1 name=$2 file rel folder base
+	while IFS= read -r file; do
+		rel=${file#"$dir"/} base=$(basename "$file" .bats)
+		folder=${rel%/*}
+		if [ "$folder" = "$rel" ]; then
+			run_tap "$name-$base" bats --tap "$file"
+		elif [ "$base" = "${folder##*/}" ]; then
+			run_tap "$name-${folder//\//-}" bats --tap "$file"
+		else
+			run_tap "$name-${folder//\//-}-${base#"${folder##*/}"_}" bats --tap "$file"
+		fi
+	done < <(find "$dir" -name '*.bats' -type f | sort)
 }
 
 for suite in "${suites[@]}"; do

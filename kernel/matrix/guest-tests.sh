@@ -19,7 +19,7 @@
 set -u
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 # What the guest shares with tests/node: CNI invocation, cgroups, the policy grid and its probes.
-# shellcheck source=tests/node/guest_shared.bash
+# shellcheck source=tests/node/lib/guest_shared.bash
 . "$(dirname "$0")/guest_shared.bash"
 
 V=/opt/velo
@@ -510,8 +510,8 @@ t_sockmap_recv() {
 
 # ------------------------------------------------------------------ the socket battery
 
-# battery ADDR: build/tests/sock_battery (tests/node/sock_battery.bats on the host), its server
-# in pod b and its client in pod a, both in their cgroups: every case must answer ok on both
+# battery ADDR: build/tests/sock_battery (tests/node/sockmap/sock_battery.bats on the host), its
+# server in pod b and its client in pod a, both in their cgroups: every case must answer ok on both
 # ends. The per-case lines of the client are the diagnostics.
 battery() {
 	local addr=$1 port out pid rc=0 cases fails
@@ -846,7 +846,7 @@ pol_attached() {
 	fi
 }
 
-# The truth table tests/node/policy_truth.bats runs on the host, made for this grid by
+# The truth table tests/node/policy/policy_truth.bats runs on the host, made for this grid by
 # kernel/matrix/policy-table.sh with policy_model.py when the initramfs was built (no python
 # here): per case the policy file and every probe's verdict.
 POL_TABLE=$(dirname "$0")/policy

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # The NetworkPolicy truth table for the kernel matrix's guest, which has no python: run on the
 # host when the initramfs is built (hack/kernel-initramfs.sh), it writes each case's policy file
-# with the host table's own cases (tests/node/guest_shared.bash) for the grid the guest will
-# wire, and the verdicts tests/node/policy_model.py gives for every probe.
+# with the host table's own cases (tests/node/lib/guest_shared.bash) for the grid the guest will
+# wire, and the verdicts tests/node/policy/policy_model.py gives for every probe.
 #
 # Usage: kernel/matrix/policy-table.sh OUT_DIR
 # OUT_DIR gets: grid ("KEY ADDRESS" per pod: the guest pins each pod's address to it),
@@ -13,8 +13,8 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$1
-# shellcheck source=tests/node/guest_shared.bash
-. "$top/tests/node/guest_shared.bash"
+# shellcheck source=tests/node/lib/guest_shared.bash
+. "$top/tests/node/lib/guest_shared.bash"
 
 VT_SUBNET4=10.99.0.0/24
 node_addr=10.98.0.1
@@ -39,7 +39,7 @@ done >"$out/grid"
 pol_probe_files "$out" "$node_addr"
 for name in "${POL_CASES[@]}"; do
 	pol_file "$(pol_case_policies "$name")" >"$out/$name.json"
-	python3 "$top/tests/node/policy_model.py" --node-addr "$node_addr" verdicts \
+	python3 "$top/tests/node/policy/policy_model.py" --node-addr "$node_addr" verdicts \
 		"$out/$name.json" <"$out/model-probes" >"$out/$name.expect"
 	# Every probe has a verdict, and a case that allows or denies everything checks little:
 	# only "none" may.

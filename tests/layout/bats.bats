@@ -25,8 +25,8 @@ teardown() {
 }
 
 @test "check-bats: a planted mid-test && list fails, naming its file and line" {
-	local f="$VT/tests/node/connectivity.bats" line
-	line="$(grep -n 'ip_b="$(vt_ip "$VT_RESULT" 6)"' "$f" | head -n 1 | cut -d: -f1)"
+	local f="$VT/tests/node/cni/connectivity.bats" line
+	line="$(grep -n 'vt_pod_add b ip_b "$conf" ctr-b 6' "$f" | head -n 1 | cut -d: -f1)"
 	[ -n "$line" ]
 	sed -i "${line}a\\	[ -n \"\$ip_a\" ] && [ -n \"\$ip_b\" ]" "$f"
 	sed -n "$((line + 1))p" "$f" | grep -qxF '	[ -n "$ip_a" ] && [ -n "$ip_b" ]'
@@ -65,7 +65,8 @@ BATS
 	local hits
 	# vt_runtime_config (lib.bash) and bandwidth.bats' chain apply libcni's filter; any other
 	# assignment is a runtimeConfig no runtime under the shipped conflist would pass.
-	hits="$(grep -nE '\.runtimeConfig *(=[^=]|\[)' "$REPO"/tests/node/*.bats "$REPO"/tests/node/*.bash |
+	hits="$(grep -nE '\.runtimeConfig *(=[^=]|\[)' "$REPO"/tests/node/*/*.bats \
+		"$REPO"/tests/node/*/*.bash |
 		grep -vF 'with_entries(select($caps[.key] == true))' |
 		grep -vF '.runtimeConfig = $rc' || true)"
 	echo "$hits"
