@@ -103,8 +103,10 @@ add_pod tc srv '{"velo.dev/fastpath": "tc"}'
 add_pod tc cli '{"velo.dev/fastpath": "tc"}'
 add_pod pol srv '{}'
 add_pod pol cli '{}'
+# nsenter execs the server, so $! is the server itself and cleanup's kill ends it (through
+# in_pod, $! was a subshell's: the server outlived the run, holding the node lock's fd).
 for key in open/srv tc/srv pol/srv; do
-	in_pod "$key" "$traffic" rr-server 5400 >/dev/null 2>&1 &
+	nsenter --net="/run/netns/${pod_ns[$key]}" "$traffic" rr-server 5400 >/dev/null 2>&1 &
 	pids+=("$!")
 done
 
