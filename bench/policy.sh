@@ -5,13 +5,14 @@
 #     some policy selects with 1, 100 and 10,000 rules, against today's velo_tc_ingress (a tc
 #     shortcut pair without policy), over TCP 64 B request/response;
 #  2. routed TCP_RR p50 of a pod pair with policy on (the server selected, one rule allowing its
-#     client) against the same routed pair shape with no policy, repetitions alternating;
+#     client) against the same routed pair shape with no policy, repetitions alternating; and
+#     the same pairs' connection rate (bench/sm_rr: connect, 64 B each way, close, in a loop);
 #  3. how long a change to a policy selecting 1,000 pods takes to reach the maps (from writing
 #     velod's policy file to velo_policy_syncs_total counting it, polled every 5 ms);
 #  4. velod's RSS with 10,000 pods and 1,000 policies in its policy file (VmRSS and VmHWM).
 # Rules are ipBlock /32 peers outside the pod subnet (each one rule of the selected pod's
-# identity), plus the rule that lets the client in. Targets (issue 28): 1. <= 100 ns/run over
-# velo_tc_ingress; 2. <= 1.05x; 3. <= 1 s; 4. reported.
+# identity), plus the rule that lets the client in. Targets (issues 28, 38): 1. <= 100 ns/run
+# over velo_tc_ingress; 2. <= 1.05x, connections/s >= 0.95x; 3. <= 1 s; 4. reported.
 #
 # Topology: a node netns velobench-pol-PID (forwarding off at start), pod netns
 # velobench-pol-PID-*, velod in the node with its policy file and bpffs under
@@ -61,7 +62,9 @@ bench_node_start policy velobench-pol
 
 traffic=$work/dp_traffic
 dp_stats=$work/dp_stats
+conn=$work/sm_rr
 bench_cc "$traffic" "$top/bench/dp_traffic.c"
+bench_cc "$conn" "$top/bench/sm_rr.c"
 # shellcheck disable=SC2046
 bench_cc "$dp_stats" "$top/bench/dp_stats.c" $(pkg-config --libs libbpf)
 
@@ -109,6 +112,11 @@ for key in open/srv tc/srv pol/srv; do
 	nsenter --net="/run/netns/${pod_ns[$key]}" "$traffic" rr-server 5400 >/dev/null 2>&1 &
 	pids+=("$!")
 done
+for key in open/srv pol/srv; do
+	nsenter --net="/run/netns/${pod_ns[$key]}" "$conn" conn-server "${pod_ip[$key]}:5401" \
+		>"$work/conn-ready-${key%/*}" 2>>"$work/servers.log" &
+	pids+=("$!")
+done
 
 # policy_file RULES [EXTRA_PODS [POLICIES [VARIANT]]]: velod's policy file (python3: 10,000 pods
 # are fast that way). The local pods; pol/srv selected with RULES ipBlock rules plus one for
@@ -153,7 +161,7 @@ if rules:
     doc["networkPolicies"].append({"metadata": {"namespace": "pol", "name": "client"},
         "spec": {"podSelector": {"matchLabels": {"role": "server"}},
                  "ingress": [{"from": [{"podSelector": {"matchLabels": {"role": "client"}}}],
-                              "ports": [{"port": 5400}, {"protocol": "UDP", "port": 5400}]}]}})
+                              "ports": [{"port": 5400}, {"port": 5401}, {"protocol": "UDP", "port": 5400}]}]}})
 if extra:
     port = 8080 + variant
     doc["networkPolicies"].append({"metadata": {"namespace": "pol", "name": "web"},
@@ -258,6 +266,22 @@ for ((rep = 1; rep <= reps; rep++)); do
 	done
 done
 
+# 2b. Connections/s, the same pairs, policy off (open) vs on (pol), alternating.
+conn_secs=2
+for pair in open pol; do
+	for _ in $(seq 100); do grep -qs ready "$work/conn-ready-$pair" && break; sleep 0.05; done
+done
+echo "policy: connections/s, $reps repetitions of $conn_secs s"
+for ((rep = 1; rep <= reps; rep++)); do
+	order="open pol"
+	((rep % 2)) || order="pol open"
+	for pair in $order; do
+		cps=$(timeout $((conn_secs + 10)) nsenter --net="/run/netns/${pod_ns[$pair/cli]}" \
+			"$conn" conn-client "${pod_ip[$pair/srv]}:5401" "$conn_secs") || cps=NA
+		echo "$rep,conn-$pair,cps,${cps%% *}" >>"$csv"
+	done
+done
+
 # 1. ns/run: velo_tc_ingress on the tc pair (no policy), the policy programs with N rules.
 prog_ids() {
 	find "$work/bpf/velo" -type f 2>/dev/null | while read -r pin; do
@@ -310,6 +334,8 @@ ns_of() { # ns_of WHAT PROGRAM_PREFIX: ns/run summed over the matching programs'
 }
 off50=$(median rr-open p50)
 on50=$(median rr-pol p50)
+off_cps=$(median conn-open cps)
+on_cps=$(median conn-pol cps)
 tc_ns=$(ns_of tc velo_tc_ingress)
 verdict() { awk -v ok="$1" 'BEGIN { print (ok ? "yes" : "NO") }'; }
 mkdir -p "$outdir"
@@ -328,6 +354,8 @@ mkdir -p "$outdir"
 	done
 	ratio=$(awk -v a="$on50" -v b="$off50" 'BEGIN { if (a == "NA" || b == "NA" || b == 0) print "NA"; else printf "%.3f", a / b }')
 	echo "| routed TCP_RR p50, policy on (us) | $on50 | off $off50 | ${ratio}x | <= 1.05x | $(verdict "$([ "$ratio" != NA ] && awk -v r="$ratio" 'BEGIN { print (r <= 1.05) }' || echo 0)") |"
+	ratio=$(awk -v a="$on_cps" -v b="$off_cps" 'BEGIN { if (a == "NA" || b == "NA" || b == 0) print "NA"; else printf "%.3f", a / b }')
+	echo "| routed connections/s, policy on | $on_cps | off $off_cps | ${ratio}x | >= 0.95x | $(verdict "$([ "$ratio" != NA ] && awk -v r="$ratio" 'BEGIN { print (r >= 0.95) }' || echo 0)") |"
 	echo "| change to a policy selecting $sync_pods pods reaches the maps (ms, median of 5) | $change_ms | first load $load_ms | | <= 1000 ms | $(verdict "$((change_ms <= 1000))") |"
 	echo "| velod RSS, $rss_pods pods + $rss_policies policies (MiB) | $((rss_kib / 1024)) | peak $((hwm_kib / 1024)) | sync $rss_sync_ms ms | reported | |"
 	echo

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The seam for velod's parts (part.c: starting, stopping, helpers). Each part (the reaper, the
- * HTTP server, host-gw routes, Services, NetworkPolicy, flow events, ...) fills
+ * HTTP server, routing, Services, NetworkPolicy, flow events, ...) fills
  * one of these in its own folder; velod/parts.c lists them all. main.c starts
  * them in table order, polls, steps and asks each for its deadline every turn,
  * and stops them in reverse order. /metrics and /healthz ask every part in
