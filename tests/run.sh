@@ -93,7 +93,8 @@ run_binaries() {
 # node/cgroup/cgroup.bats node-cgroup.
 run_bats() {
 	local dir=$1 name=$2 file rel folder base
-	while IFS= read -r file; do
+	# The list on fd 3: a test that reads stdin (ctr, podman) must not eat the files after it.
+	while IFS= read -r -u 3 file; do
 		rel=${file#"$dir"/} base=$(basename "$file" .bats)
 		folder=${rel%/*}
 		if [ "$folder" = "$rel" ]; then
@@ -103,7 +104,7 @@ run_bats() {
 		else
 			run_tap "$name-${folder//\//-}-${base#"${folder##*/}"_}" bats --tap "$file"
 		fi
-	done < <(find "$dir" -name '*.bats' -type f | sort)
+	done 3< <(find "$dir" -name '*.bats' -type f | sort)
 }
 
 for suite in "${suites[@]}"; do
