@@ -112,6 +112,12 @@ for key in open/srv tc/srv pol/srv; do
 	nsenter --net="/run/netns/${pod_ns[$key]}" "$traffic" rr-server 5400 >/dev/null 2>&1 &
 	pids+=("$!")
 done
+# The connection clients reuse TIME_WAIT ports, as the other benches' do: without it their ports
+# run out after one round and the rate falls ten-fold for both pairs alike.
+for key in open/cli pol/cli; do
+	nsenter --net="/run/netns/${pod_ns[$key]}" sysctl -qw net.ipv4.tcp_tw_reuse=1 \
+		net.ipv4.ip_local_port_range="1024 65535"
+done
 for key in open/srv pol/srv; do
 	nsenter --net="/run/netns/${pod_ns[$key]}" "$conn" conn-server "${pod_ip[$key]}:5401" \
 		>"$work/conn-ready-${key%/*}" 2>>"$work/servers.log" &
