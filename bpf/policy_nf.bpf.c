@@ -64,7 +64,7 @@ int velo_pol_nf(struct bpf_nf_ctx *ctx)
 		return NF_ACCEPT;
 	/* A pod of this node some policy isolates for egress: nothing else is judged here. */
 	if (!velo_pol_local_pod(velo_pol_ip_of(flow.key.saddr)) ||
-	    !velo_pol_isolated(flow.key.saddr, VELO_POL_ISOLATE_EGRESS))
+	    !velo_pol_isolated(flow.key.saddr, VELO_POL_JUDGED_EGRESS))
 		return NF_ACCEPT;
 	reason = velo_pol_check(NULL, &flow, NULL);
 	if (!reason)

@@ -46,6 +46,15 @@ struct {
 } velo_pol_rule_v1 SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, VELO_MAX_POL_TIER_RULES);
+	__type(key, struct velo_pol_rule_key);
+	__type(value, struct velo_pol_tier_rule);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} velo_pol_tier_v1 SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
@@ -135,23 +144,63 @@ static __always_inline bool velo_pol_rule(__u32 subject, __u32 peer, __u8 dir,
 	return bpf_map_lookup_elem(&velo_pol_rule_v1, &key);
 }
 
+/* The rule of one peer identity in a tier (dir: VELO_POL_TIER_* | VELO_POL_DIR_*), or NULL. */
+static __always_inline const struct velo_pol_tier_rule *
+velo_pol_tier_rule(__u32 subject, __u32 peer, __u8 dir, const struct velo_pol_flow *flow)
+{
+	struct velo_pol_rule_key key = {
+		.prefixlen = VELO_POL_RULE_PREFIX_BASE + 24,
+		.subject = subject,
+		.peer = peer,
+		.dir = dir,
+		.proto = flow->key.proto,
+		.port = flow->key.dport,
+	};
+
+	return bpf_map_lookup_elem(&velo_pol_tier_v1, &key);
+}
+
+/*
+ * A tier's first matching rule's action, or 0: the best rank of the pod,
+ * prefix and any-peer lookups (each already the best of the rules covering
+ * its key).
+ */
+static __always_inline __u8 velo_pol_tier_action(__u32 subject, __u32 pod_id, __u32 cidr_id,
+						 __u8 dir, const struct velo_pol_flow *flow)
+{
+	const struct velo_pol_tier_rule *best = NULL, *rule;
+
+	if (pod_id != VELO_ID_NONE)
+		best = velo_pol_tier_rule(subject, pod_id, dir, flow);
+	rule = velo_pol_tier_rule(subject, cidr_id, dir, flow);
+	if (rule && (!best || rule->rank < best->rank))
+		best = rule;
+	rule = velo_pol_tier_rule(subject, VELO_ID_ANY, dir, flow);
+	if (rule && (!best || rule->rank < best->rank))
+		best = rule;
+	return best ? best->action : 0;
+}
+
 /*
  * Whether self's policies let peer talk to it (ingress) or it to peer
- * (egress): true when no policy isolates self in that direction, when peer
- * is this node, or when a rule names peer's pod identity, its ipBlock prefix
- * or everyone.
+ * (egress), tier by tier as ClusterNetworkPolicy orders them: the Admin
+ * tier's first matching rule accepts or denies (Pass, or no match, hands
+ * over); then NetworkPolicy, when one isolates self in that direction: a rule
+ * naming peer's pod identity, its ipBlock prefix or everyone; else the
+ * Baseline tier's first matching rule (only Deny drops); else allowed. This
+ * node (peer VELO_ID_HOST) always is.
  */
 static __always_inline bool velo_pol_side_allows(const struct velo_pol_ip *self,
 						 const struct velo_pol_ip *peer, __u8 dir,
 						 const struct velo_pol_flow *flow)
 {
-	__u32 isolate =
-		dir == VELO_POL_DIR_INGRESS ? VELO_POL_ISOLATE_INGRESS : VELO_POL_ISOLATE_EGRESS;
+	bool ingress = dir == VELO_POL_DIR_INGRESS;
 	const struct velo_pol_subject *subject;
 	__u32 pod_id = VELO_ID_NONE, cidr_id = VELO_ID_WORLD;
+	__u8 action;
 
 	subject = bpf_map_lookup_elem(&velo_pol_sub_v1, &self->pod_id);
-	if (!subject || !(subject->flags & isolate))
+	if (!subject)
 		return true;
 	if (peer) {
 		pod_id = peer->pod_id;
@@ -159,11 +208,26 @@ static __always_inline bool velo_pol_side_allows(const struct velo_pol_ip *self,
 	}
 	if (pod_id == VELO_ID_HOST)
 		return true;
-	if (pod_id != VELO_ID_NONE && velo_pol_rule(self->pod_id, pod_id, dir, flow))
-		return true;
-	if (velo_pol_rule(self->pod_id, cidr_id, dir, flow))
-		return true;
-	return velo_pol_rule(self->pod_id, VELO_ID_ANY, dir, flow);
+	if (subject->flags & (ingress ? VELO_POL_ADMIN_INGRESS : VELO_POL_ADMIN_EGRESS)) {
+		action = velo_pol_tier_action(self->pod_id, pod_id, cidr_id,
+					      VELO_POL_TIER_ADMIN | dir, flow);
+		if (action == VELO_POL_ACTION_ACCEPT)
+			return true;
+		if (action == VELO_POL_ACTION_DENY)
+			return false;
+	}
+	if (subject->flags & (ingress ? VELO_POL_ISOLATE_INGRESS : VELO_POL_ISOLATE_EGRESS)) {
+		if (pod_id != VELO_ID_NONE && velo_pol_rule(self->pod_id, pod_id, dir, flow))
+			return true;
+		if (velo_pol_rule(self->pod_id, cidr_id, dir, flow))
+			return true;
+		return velo_pol_rule(self->pod_id, VELO_ID_ANY, dir, flow);
+	}
+	if (subject->flags & (ingress ? VELO_POL_BASELINE_INGRESS : VELO_POL_BASELINE_EGRESS))
+		return velo_pol_tier_action(self->pod_id, pod_id, cidr_id,
+					    VELO_POL_TIER_BASELINE | dir,
+					    flow) != VELO_POL_ACTION_DENY;
+	return true;
 }
 
 /*
@@ -421,7 +485,7 @@ static __always_inline bool velo_pol_placed(const struct velo_pol_ip *ip)
  */
 static __always_inline bool velo_pol_shortcut_ok(const struct velo_pol_flow *flow, bool src_local)
 {
-	const __u32 either = VELO_POL_ISOLATE_INGRESS | VELO_POL_ISOLATE_EGRESS;
+	const __u32 either = VELO_POL_JUDGED_INGRESS | VELO_POL_JUDGED_EGRESS;
 	const struct velo_pol_state *state = velo_pol_state();
 	const struct velo_pol_ip *src, *dst;
 

@@ -23,6 +23,7 @@
 #define VELO_MAP_POL_CT "velo_pol_ct_v1"
 #define VELO_MAP_POL_DROPS "velo_pol_drop_v1"
 #define VELO_MAP_POL_FRAG "velo_pol_frag_v1"
+#define VELO_MAP_POL_TIER "velo_pol_tier_v1"
 
 #define VELO_PROG_POL_FROM_POD "velo_pol_from"
 #define VELO_PROG_POL_TO_POD "velo_pol_to"
@@ -36,6 +37,9 @@
 #endif
 #ifndef VELO_MAX_POL_RULES
 #define VELO_MAX_POL_RULES 262144
+#endif
+#ifndef VELO_MAX_POL_TIER_RULES
+#define VELO_MAX_POL_TIER_RULES 262144
 #endif
 #ifndef VELO_MAX_POL_CT
 #define VELO_MAX_POL_CT 262144
@@ -82,11 +86,24 @@ struct velo_pol_ip {
 	__u32 pad;
 };
 
-/* velo_pol_sub_v1 (hash): subject identity -> which directions some policy isolates. */
+/*
+ * velo_pol_sub_v1 (hash): subject identity -> which directions some
+ * NetworkPolicy isolates, and in which directions some ClusterNetworkPolicy
+ * of either tier selects it with rules (velo_pol_tier_v1 has them).
+ */
 enum {
 	VELO_POL_ISOLATE_INGRESS = 1u << 0,
 	VELO_POL_ISOLATE_EGRESS = 1u << 1,
+	VELO_POL_ADMIN_INGRESS = 1u << 2,
+	VELO_POL_ADMIN_EGRESS = 1u << 3,
+	VELO_POL_BASELINE_INGRESS = 1u << 4,
+	VELO_POL_BASELINE_EGRESS = 1u << 5,
 };
+/* Some policy of any tier judges the subject's traffic in that direction. */
+#define VELO_POL_JUDGED_INGRESS \
+	(VELO_POL_ISOLATE_INGRESS | VELO_POL_ADMIN_INGRESS | VELO_POL_BASELINE_INGRESS)
+#define VELO_POL_JUDGED_EGRESS \
+	(VELO_POL_ISOLATE_EGRESS | VELO_POL_ADMIN_EGRESS | VELO_POL_BASELINE_EGRESS)
 
 struct velo_pol_subject {
 	__u32 flags; /* VELO_POL_ISOLATE_* */
@@ -118,6 +135,34 @@ struct velo_pol_rule_key {
 
 struct velo_pol_rule {
 	__u32 policy; /* velod's index of the policy the rule came from (flows, veloctl) */
+};
+
+/*
+ * velo_pol_tier_v1 (LPM trie): ClusterNetworkPolicy rules, keyed as
+ * velo_pol_rule_v1 with the tier in dir (VELO_POL_TIER_* | VELO_POL_DIR_*).
+ * Rules of one tier are ordered (priority, then the policy's name, then the
+ * rule's place in it): rank, lowest first. velod writes each key with the
+ * best rank of every rule covering it, so the longest match of one peer
+ * identity is the first rule for that peer; the programs take the best of
+ * the pod, prefix and any-peer lookups: the tier's first matching rule.
+ */
+enum {
+	VELO_POL_TIER_ADMIN = 2,
+	VELO_POL_TIER_BASELINE = 4,
+};
+
+enum velo_pol_action {
+	VELO_POL_ACTION_ACCEPT = 1,
+	VELO_POL_ACTION_DENY = 2,
+	VELO_POL_ACTION_PASS = 3,
+};
+
+struct velo_pol_tier_rule {
+	__u32 rank; /* lower first */
+	__u32 policy; /* velod's index of the ClusterNetworkPolicy */
+	__u16 rule; /* its place in the policy's ingress or egress list */
+	__u8 action; /* enum velo_pol_action */
+	__u8 pad;
 };
 
 /*
@@ -216,6 +261,7 @@ _Static_assert(sizeof(struct velo_pol_ip) == 16, "velo_pol_ip layout");
 _Static_assert(sizeof(struct velo_pol_subject) == 8, "velo_pol_subject layout");
 _Static_assert(sizeof(struct velo_pol_rule_key) == 16, "velo_pol_rule_key layout");
 _Static_assert(sizeof(struct velo_pol_rule) == 4, "velo_pol_rule layout");
+_Static_assert(sizeof(struct velo_pol_tier_rule) == 12, "velo_pol_tier_rule layout");
 _Static_assert(sizeof(struct velo_pol_state) == 8, "velo_pol_state layout");
 _Static_assert(sizeof(struct velo_pol_if) == 32, "velo_pol_if layout");
 _Static_assert(sizeof(struct velo_pol_ct_key) == 40, "velo_pol_ct_key layout");

@@ -49,11 +49,12 @@ static const struct velo_tc_hook uplink_hook = { "pol_uplink", true, true,
 
 /* The program pins last: their presence means the load finished. */
 static const struct velo_pin pins[] = {
-	MAP_PIN(VELO_MAP_POL_IP, ip_fd),       MAP_PIN(VELO_MAP_POL_SUBJECT, subject_fd),
-	MAP_PIN(VELO_MAP_POL_RULES, rule_fd),  MAP_PIN(VELO_MAP_POL_STATE, state_fd),
-	MAP_PIN(VELO_MAP_POL_IF, if_fd),       MAP_PIN(VELO_MAP_POL_CT, ct_fd),
-	MAP_PIN(VELO_MAP_POL_DROPS, drop_fd),  PROG_PIN(VELO_PROG_POL_FROM_POD, from_fd),
-	PROG_PIN(VELO_PROG_POL_TO_POD, to_fd), PROG_PIN(VELO_PROG_POL_UPLINK, uplink_fd),
+	MAP_PIN(VELO_MAP_POL_IP, ip_fd),	   MAP_PIN(VELO_MAP_POL_SUBJECT, subject_fd),
+	MAP_PIN(VELO_MAP_POL_RULES, rule_fd),	   MAP_PIN(VELO_MAP_POL_STATE, state_fd),
+	MAP_PIN(VELO_MAP_POL_IF, if_fd),	   MAP_PIN(VELO_MAP_POL_CT, ct_fd),
+	MAP_PIN(VELO_MAP_POL_DROPS, drop_fd),	   MAP_PIN(VELO_MAP_POL_TIER, tier_fd),
+	PROG_PIN(VELO_PROG_POL_FROM_POD, from_fd), PROG_PIN(VELO_PROG_POL_TO_POD, to_fd),
+	PROG_PIN(VELO_PROG_POL_UPLINK, uplink_fd),
 };
 #define N_PINS (sizeof(pins) / sizeof(pins[0]))
 

@@ -22,6 +22,7 @@ struct velo_policy_bpf {
 	int ip_fd; /* velo_pol_ip_v1 */
 	int subject_fd; /* velo_pol_sub_v1 */
 	int rule_fd; /* velo_pol_rule_v1 */
+	int tier_fd; /* velo_pol_tier_v1 */
 	int state_fd; /* velo_pol_st_v1 */
 	int if_fd; /* velo_pol_if_v1 */
 	int ct_fd; /* velo_pol_ct_v1 */

@@ -45,25 +45,63 @@ static bool rule(const struct velo_policy_bpf *bpf, uint32_t subject, uint32_t p
 	return !bpf_map_lookup_elem(bpf->rule_fd, &key, &value);
 }
 
+/* lib/policy.h's velo_pol_tier_action: the tier's first matching rule's action, or 0. */
+static uint8_t tier_action(const struct velo_policy_bpf *bpf, uint32_t subject, uint32_t pod_id,
+			   uint32_t cidr_id, uint8_t dir, uint8_t proto, uint16_t dport)
+{
+	const uint32_t peers[] = { pod_id, cidr_id, VELO_ID_ANY };
+	struct velo_pol_tier_rule best = {}, value;
+	bool found = false;
+
+	for (unsigned i = 0; i < sizeof(peers) / sizeof(peers[0]); i++) {
+		struct velo_pol_rule_key key = {
+			.prefixlen = VELO_POL_RULE_PREFIX_BASE + 24,
+			.subject = subject,
+			.peer = peers[i],
+			.dir = dir,
+			.proto = proto,
+			.port = dport,
+		};
+
+		if (peers[i] == VELO_ID_NONE || bpf_map_lookup_elem(bpf->tier_fd, &key, &value))
+			continue;
+		if (!found || value.rank < best.rank)
+			best = value;
+		found = true;
+	}
+	return found ? best.action : 0;
+}
+
 /* lib/policy.h's velo_pol_side_allows. */
 static bool side_allows(const struct velo_policy_bpf *bpf, const struct velo_pol_ip *self,
 			const struct velo_pol_ip *peer, uint8_t dir, uint8_t proto, uint16_t dport)
 {
-	uint32_t isolate =
-		dir == VELO_POL_DIR_INGRESS ? VELO_POL_ISOLATE_INGRESS : VELO_POL_ISOLATE_EGRESS;
+	bool ingress = dir == VELO_POL_DIR_INGRESS;
 	uint32_t pod_id = peer ? peer->pod_id : VELO_ID_NONE;
 	uint32_t cidr_id = peer ? peer->cidr_id : VELO_ID_WORLD;
 	struct velo_pol_subject subject;
+	uint8_t action;
 
-	if (bpf_map_lookup_elem(bpf->subject_fd, &self->pod_id, &subject) ||
-	    !(subject.flags & isolate))
+	if (bpf_map_lookup_elem(bpf->subject_fd, &self->pod_id, &subject))
 		return true;
 	if (pod_id == VELO_ID_HOST)
 		return true;
-	if (pod_id != VELO_ID_NONE && rule(bpf, self->pod_id, pod_id, dir, proto, dport))
-		return true;
-	return rule(bpf, self->pod_id, cidr_id, dir, proto, dport) ||
-	       rule(bpf, self->pod_id, VELO_ID_ANY, dir, proto, dport);
+	if (subject.flags & (ingress ? VELO_POL_ADMIN_INGRESS : VELO_POL_ADMIN_EGRESS)) {
+		action = tier_action(bpf, self->pod_id, pod_id, cidr_id, VELO_POL_TIER_ADMIN | dir,
+				     proto, dport);
+		if (action == VELO_POL_ACTION_ACCEPT || action == VELO_POL_ACTION_DENY)
+			return action == VELO_POL_ACTION_ACCEPT;
+	}
+	if (subject.flags & (ingress ? VELO_POL_ISOLATE_INGRESS : VELO_POL_ISOLATE_EGRESS)) {
+		if (pod_id != VELO_ID_NONE && rule(bpf, self->pod_id, pod_id, dir, proto, dport))
+			return true;
+		return rule(bpf, self->pod_id, cidr_id, dir, proto, dport) ||
+		       rule(bpf, self->pod_id, VELO_ID_ANY, dir, proto, dport);
+	}
+	if (subject.flags & (ingress ? VELO_POL_BASELINE_INGRESS : VELO_POL_BASELINE_EGRESS))
+		return tier_action(bpf, self->pod_id, pod_id, cidr_id, VELO_POL_TIER_BASELINE | dir,
+				   proto, dport) != VELO_POL_ACTION_DENY;
+	return true;
 }
 
 int velo_policy_judge(const struct velo_policy_bpf *bpf, const uint8_t src[16],

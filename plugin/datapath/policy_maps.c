@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Policy tables into velo_pol_ip_v1, velo_pol_sub_v1, velo_pol_rule_v1 and velo_pol_st_v1. */
+/*
+ * Policy tables into velo_pol_ip_v1, velo_pol_sub_v1, velo_pol_rule_v1,
+ * velo_pol_tier_v1 and velo_pol_st_v1.
+ */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -74,6 +77,10 @@ static int written_read(const struct velo_policy_bpf *bpf, struct velo_pol_writt
 		ret = map_read(bpf->rule_fd, sizeof(struct velo_pol_rule_key),
 			       sizeof(struct velo_pol_rule), velo_pol_rule_cmp,
 			       (void **)&written->rules, &written->n_rules);
+	if (!ret)
+		ret = map_read(bpf->tier_fd, sizeof(struct velo_pol_rule_key),
+			       sizeof(struct velo_pol_tier_rule), velo_pol_rule_cmp,
+			       (void **)&written->tier_rules, &written->n_tier_rules);
 	if (ret)
 		velo_pol_written_free(written);
 	return ret;
@@ -124,7 +131,7 @@ static int bump_revision(const struct velo_policy_bpf *bpf, bool active, bool re
 	return 0;
 }
 
-/* A copy of the tables' three maps' entries as written. */
+/* A copy of the tables' four maps' entries as written. */
 static int keep(struct velo_pol_written *written, const struct velo_pol_tables *tables)
 {
 	struct velo_pol_written copy = {
@@ -132,19 +139,23 @@ static int keep(struct velo_pol_written *written, const struct velo_pol_tables *
 		.n_ips = tables->n_ips,
 		.n_subjects = tables->n_subjects,
 		.n_rules = tables->n_rules,
+		.n_tier_rules = tables->n_tier_rules,
 		.ips = malloc((tables->n_ips + 1) * sizeof(*tables->ips)),
 		.subjects = malloc((tables->n_subjects + 1) * sizeof(*tables->subjects)),
 		.rules = malloc((tables->n_rules + 1) * sizeof(*tables->rules)),
+		.tier_rules = malloc((tables->n_tier_rules + 1) * sizeof(*tables->tier_rules)),
 	};
 
 	velo_pol_written_free(written);
-	if (!copy.ips || !copy.subjects || !copy.rules) {
+	if (!copy.ips || !copy.subjects || !copy.rules || !copy.tier_rules) {
 		velo_pol_written_free(&copy);
 		return -ENOMEM;
 	}
 	memcpy(copy.ips, tables->ips, tables->n_ips * sizeof(*tables->ips));
 	memcpy(copy.subjects, tables->subjects, tables->n_subjects * sizeof(*tables->subjects));
 	memcpy(copy.rules, tables->rules, tables->n_rules * sizeof(*tables->rules));
+	memcpy(copy.tier_rules, tables->tier_rules,
+	       tables->n_tier_rules * sizeof(*tables->tier_rules));
 	*written = copy;
 	return 0;
 }
@@ -152,11 +163,14 @@ static int keep(struct velo_pol_written *written, const struct velo_pol_tables *
 int velo_pol_maps_write(const struct velo_policy_bpf *bpf, const struct velo_pol_tables *tables,
 			struct velo_pol_written *written, struct velo_pol_write_stats *stats)
 {
-	enum { RULES, SUBJECTS, IPS, PARTS };
+	enum { RULES, TIERS, SUBJECTS, IPS, PARTS };
 	struct map_part parts[PARTS] = {
 		[RULES] = { .fd = bpf->rule_fd,
 			    .key_size = sizeof(struct velo_pol_rule_key),
 			    .size = sizeof(struct velo_pol_rule_entry) },
+		[TIERS] = { .fd = bpf->tier_fd,
+			    .key_size = sizeof(struct velo_pol_rule_key),
+			    .size = sizeof(struct velo_pol_tier_entry) },
 		[SUBJECTS] = { .fd = bpf->subject_fd,
 			       .key_size = sizeof(__u32),
 			       .size = sizeof(struct velo_pol_subject_entry) },
@@ -169,6 +183,9 @@ int velo_pol_maps_write(const struct velo_policy_bpf *bpf, const struct velo_pol
 	_Static_assert(sizeof(struct velo_pol_rule_entry) ==
 			       sizeof(struct velo_pol_rule_key) + sizeof(struct velo_pol_rule),
 		       "a rule entry is its key then its value");
+	_Static_assert(sizeof(struct velo_pol_tier_entry) ==
+			       sizeof(struct velo_pol_rule_key) + sizeof(struct velo_pol_tier_rule),
+		       "a tier entry is its key then its value");
 	_Static_assert(sizeof(struct velo_pol_subject_entry) ==
 			       sizeof(__u32) + sizeof(struct velo_pol_subject),
 		       "a subject entry is its key then its value");
@@ -184,6 +201,8 @@ int velo_pol_maps_write(const struct velo_policy_bpf *bpf, const struct velo_pol
 	written->valid = false; /* until this write is whole */
 	parts[RULES].old = written->rules;
 	parts[RULES].new = tables->rules;
+	parts[TIERS].old = written->tier_rules;
+	parts[TIERS].new = tables->tier_rules;
 	parts[SUBJECTS].old = written->subjects;
 	parts[SUBJECTS].new = tables->subjects;
 	parts[IPS].old = written->ips;
@@ -191,13 +210,17 @@ int velo_pol_maps_write(const struct velo_policy_bpf *bpf, const struct velo_pol
 	ret = velo_pol_diff(written->rules, written->n_rules, tables->rules, tables->n_rules,
 			    parts[RULES].size, velo_pol_rule_cmp, &parts[RULES].diff);
 	if (!ret)
+		ret = velo_pol_diff(written->tier_rules, written->n_tier_rules, tables->tier_rules,
+				    tables->n_tier_rules, parts[TIERS].size, velo_pol_rule_cmp,
+				    &parts[TIERS].diff);
+	if (!ret)
 		ret = velo_pol_diff(written->subjects, written->n_subjects, tables->subjects,
 				    tables->n_subjects, parts[SUBJECTS].size, velo_pol_subject_cmp,
 				    &parts[SUBJECTS].diff);
 	if (!ret)
 		ret = velo_pol_diff(written->ips, written->n_ips, tables->ips, tables->n_ips,
 				    parts[IPS].size, velo_pol_ip_cmp, &parts[IPS].diff);
-	/* Puts in the order rules, subjects, addresses; removals addresses first. */
+	/* Puts in the order rules, tiers, subjects, addresses; removals addresses first. */
 	for (unsigned i = 0; !ret && i < PARTS; i++)
 		ret = apply(&parts[i], true, &stats->put);
 	for (unsigned i = PARTS; !ret && i-- > 0;)
@@ -205,10 +228,11 @@ int velo_pol_maps_write(const struct velo_policy_bpf *bpf, const struct velo_pol
 	if (!ret)
 		ret = bump_revision(
 			bpf, tables->active,
-			velo_pol_rejudge(tables, written->ips, written->n_ips, &parts[IPS].diff,
-					 parts[RULES].diff.n_put || parts[RULES].diff.n_del ||
-						 parts[SUBJECTS].diff.n_put ||
-						 parts[SUBJECTS].diff.n_del),
+			velo_pol_rejudge(
+				tables, written->ips, written->n_ips, &parts[IPS].diff,
+				parts[RULES].diff.n_put || parts[RULES].diff.n_del ||
+					parts[TIERS].diff.n_put || parts[TIERS].diff.n_del ||
+					parts[SUBJECTS].diff.n_put || parts[SUBJECTS].diff.n_del),
 			&stats->revision);
 	for (unsigned i = 0; i < PARTS; i++)
 		velo_pol_diff_free(&parts[i].diff);
@@ -222,5 +246,6 @@ void velo_pol_written_free(struct velo_pol_written *written)
 	free(written->ips);
 	free(written->subjects);
 	free(written->rules);
+	free(written->tier_rules);
 	memset(written, 0, sizeof(*written));
 }

@@ -3,8 +3,8 @@
  * Computed policy tables (policy/table.h) into the pinned maps
  * (policy_maps.c), writing only what changed since the last write and in an
  * order that never opens a moment of allow-all or deny-all for a flow:
- *  1. new and changed rules (a subject's new allowances before anything
- *     points at them);
+ *  1. new and changed rules, NetworkPolicy's then the tiers' (a subject's new
+ *     allowances before anything points at them);
  *  2. new and changed subjects (a direction isolated only once its rules are
  *     in; a new identity's flags before any address carries it, else its pod
  *     would pass unisolated for a moment);
@@ -28,15 +28,16 @@
 /* What the maps hold after the last write, kept by the caller (zeroed at first). */
 struct velo_pol_written {
 	bool valid; /* false: read the maps back before the next diff */
-	unsigned n_ips, n_subjects, n_rules;
+	unsigned n_ips, n_subjects, n_rules, n_tier_rules;
 	struct velo_pol_ip_entry *ips; /* sorted as the tables are */
 	struct velo_pol_subject_entry *subjects;
 	struct velo_pol_rule_entry *rules;
+	struct velo_pol_tier_entry *tier_rules;
 };
 
 /* What a write did. */
 struct velo_pol_write_stats {
-	unsigned put, removed; /* entries of the three maps */
+	unsigned put, removed; /* entries of the four maps */
 	__u32 revision; /* velo_pol_st_v1's after it */
 };
 

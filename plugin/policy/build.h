@@ -2,7 +2,7 @@
 /*
  * One computation of the policy tables in progress (build.c), shared by
  * its steps: compute.c numbers the identities, ips.c places addresses,
- * rules.c writes subjects and rules.
+ * rules.c writes subjects and rules, tiers.c the ClusterNetworkPolicy tiers.
  */
 #ifndef VELO_POLICY_BUILD_H
 #define VELO_POLICY_BUILD_H
@@ -36,6 +36,7 @@ struct velo_pol_build {
 	unsigned *pod_ident; /* per pod of objects: its index in idents, or UINT_MAX */
 	struct velo_pol_prefix *prefixes; /* longest first */
 	__u32 *policy_ids; /* per NetworkPolicy of objects */
+	__u32 *cnp_ids; /* per ClusterNetworkPolicy of objects (the same numbering) */
 	char *keys; /* what the idents' keys point into */
 };
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * The policy tables for this node (compute.h): the objects' identities
- * numbered (pod label sets, ipBlock prefixes, policies), then the addresses
- * placed (ips.c) and the subjects and rules written (rules.c).
+ * numbered (pod label sets, ipBlock and network prefixes, policies), then the
+ * addresses placed (ips.c), the subjects and rules written (rules.c) and the
+ * ClusterNetworkPolicy tiers (tiers.c).
  */
 #include <errno.h>
 #include <limits.h>
@@ -17,6 +18,7 @@
 #include "policy/ips.h"
 #include "policy/numbering.h"
 #include "policy/rules.h"
+#include "policy/tiers.h"
 
 static const char *proto_name(uint8_t proto)
 {
@@ -173,7 +175,7 @@ static int cmp_prefix_longest(const void *a, const void *b)
 	return ly - lx;
 }
 
-/* Every prefix an ipBlock names, numbered; build->prefixes longest first. */
+/* Every prefix an ipBlock or network names, numbered; build->prefixes longest first. */
 static int number_prefixes(struct velo_pol_build *build, struct velo_pol_numbering *numbering)
 {
 	const struct velo_pol_objects *objects = build->objects;
@@ -202,6 +204,18 @@ static int number_prefixes(struct velo_pol_build *build, struct velo_pol_numberi
 			}
 		}
 	}
+	for (unsigned c = 0; !ret && c < objects->n_cnps; c++) {
+		const struct velo_pol_cnp *cnp = &objects->cnps[c];
+
+		for (unsigned r = 0; !ret && r < cnp->n_egress; r++)
+			for (unsigned p = 0; !ret && p < cnp->egress_rules[r].n_peers; p++) {
+				const struct velo_pol_cnp_peer *peer =
+					&cnp->egress_rules[r].peers[p];
+
+				for (unsigned i = 0; !ret && i < peer->n_networks; i++)
+					ret = add_prefix_key(&keys, &n, &cap, &peer->networks[i]);
+			}
+	}
 	if (!ret) {
 		n = unique_keys(keys, n);
 		ids = calloc(n + 1, sizeof(*ids));
@@ -222,31 +236,45 @@ static int number_prefixes(struct velo_pol_build *build, struct velo_pol_numberi
 	return ret;
 }
 
+/* NetworkPolicies as "ns/name", ClusterNetworkPolicies as "cnp:name" (no namespace has a ':'). */
+static int policy_key(const struct velo_pol_objects *objects, unsigned i, char **key)
+{
+	if (i < objects->n_netpols)
+		return asprintf(key, "%s/%s", objects->netpols[i].ns, objects->netpols[i].name);
+	return asprintf(key, "cnp:%s", objects->cnps[i - objects->n_netpols].name);
+}
+
 static int number_policies(struct velo_pol_build *build, struct velo_pol_numbering *numbering)
 {
 	const struct velo_pol_objects *objects = build->objects;
-	char **keys = calloc(objects->n_netpols + 1, sizeof(*keys));
-	__u32 *ids = calloc(objects->n_netpols + 1, sizeof(*ids));
-	unsigned n = 0;
+	unsigned total = objects->n_netpols + objects->n_cnps, n = 0;
+	char **keys = calloc(total + 1, sizeof(*keys));
+	__u32 *ids = calloc(total + 1, sizeof(*ids));
 	int ret = -ENOMEM;
 
 	build->policy_ids = calloc(objects->n_netpols + 1, sizeof(*build->policy_ids));
-	if (!keys || !ids || !build->policy_ids)
+	build->cnp_ids = calloc(objects->n_cnps + 1, sizeof(*build->cnp_ids));
+	if (!keys || !ids || !build->policy_ids || !build->cnp_ids)
 		goto out;
-	for (; n < objects->n_netpols; n++)
-		if (asprintf(&keys[n], "%s/%s", objects->netpols[n].ns, objects->netpols[n].name) <
-		    0)
+	for (; n < total; n++)
+		if (policy_key(objects, n, &keys[n]) < 0)
 			goto out;
 	n = unique_keys(keys, n); /* names are unique already: sorts */
 	ret = velo_pol_ids_assign(&numbering->policies, keys, n, ids);
-	for (unsigned i = 0; !ret && i < objects->n_netpols; i++) {
-		char name[VELO_POL_NS_MAX + VELO_POL_NAME_MAX + 1];
+	for (unsigned i = 0; !ret && i < total; i++) {
+		char *name;
 		long at;
 
-		snprintf(name, sizeof(name), "%s/%s", objects->netpols[i].ns,
-			 objects->netpols[i].name);
+		if (policy_key(objects, i, &name) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
 		at = key_index(keys, n, name);
-		build->policy_ids[i] = at >= 0 ? ids[at] : 0;
+		free(name);
+		if (i < objects->n_netpols)
+			build->policy_ids[i] = at >= 0 ? ids[at] : 0;
+		else
+			build->cnp_ids[i - objects->n_netpols] = at >= 0 ? ids[at] : 0;
 	}
 out:
 	free(ids);
@@ -334,10 +362,13 @@ int velo_pol_tables_build(const struct velo_pol_objects *objects, const struct v
 		ret = velo_pol_ips_build(&build, tables);
 	if (!ret)
 		ret = velo_pol_rules_build(&build, tables);
+	if (!ret)
+		ret = velo_pol_tiers_build(&build, tables);
 	free(build.idents);
 	free(build.pod_ident);
 	free(build.prefixes);
 	free(build.policy_ids);
+	free(build.cnp_ids);
 	if (ret)
 		velo_pol_tables_free(tables);
 	return ret;

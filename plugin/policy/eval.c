@@ -6,16 +6,6 @@
 #include "policy/cidr.h"
 #include "policy/eval.h"
 
-/* The first prefixlen bits of a and b agree. */
-static bool bits_equal(const __u8 *a, const __u8 *b, unsigned prefixlen)
-{
-	unsigned bytes = prefixlen / 8, bits = prefixlen % 8;
-
-	if (memcmp(a, b, bytes))
-		return false;
-	return !bits || !((a[bytes] ^ b[bytes]) & (0xff00 >> bits));
-}
-
 const struct velo_pol_ip_entry *velo_pol_lookup_ip(const struct velo_pol_tables *tables,
 						   const struct velo_pol_cidr *addr)
 {
@@ -28,7 +18,7 @@ const struct velo_pol_ip_entry *velo_pol_lookup_ip(const struct velo_pol_tables 
 
 		if (entry->key.prefixlen <= key.prefixlen &&
 		    (!best || entry->key.prefixlen > best->key.prefixlen) &&
-		    bits_equal(entry->key.addr, key.addr, entry->key.prefixlen))
+		    velo_pol_bits_equal(entry->key.addr, key.addr, entry->key.prefixlen))
 			best = entry;
 	}
 	return best;
@@ -64,10 +54,8 @@ static const struct velo_pol_rule_entry *lookup_rule(const struct velo_pol_table
 		if (entry->key.subject != subject || entry->key.peer != peer ||
 		    entry->key.dir != dir)
 			break;
-		/* The key after prefixlen as the trie compares it: bytes in order. */
 		if ((!best || entry->key.prefixlen > best->key.prefixlen) &&
-		    bits_equal((const __u8 *)&entry->key.subject, (const __u8 *)&key.subject,
-			       entry->key.prefixlen))
+		    velo_pol_rule_key_covers(&entry->key, &key))
 			best = entry;
 	}
 	return best;
@@ -88,7 +76,50 @@ bool velo_pol_rule_allows(const struct velo_pol_tables *tables, __u32 subject, _
 	return found != NULL;
 }
 
-/* The subject entry's isolation flags of a pod of this node, or 0. */
+/* The longest tier entry of (subject, peer, dir) covering proto/port, or NULL. */
+static const struct velo_pol_tier_entry *lookup_tier(const struct velo_pol_tables *tables,
+						     __u32 subject, __u32 peer, __u8 dir,
+						     uint8_t proto, uint16_t port)
+{
+	struct velo_pol_rule_key key = { .prefixlen = 96,
+					 .subject = subject,
+					 .peer = peer,
+					 .dir = dir,
+					 .proto = proto,
+					 .port = htons(port) };
+	const struct velo_pol_tier_entry *best = NULL;
+
+	for (unsigned i = 0; i < tables->n_tier_rules; i++) {
+		const struct velo_pol_tier_entry *entry = &tables->tier_rules[i];
+
+		if ((!best || entry->key.prefixlen > best->key.prefixlen) &&
+		    velo_pol_rule_key_covers(&entry->key, &key))
+			best = entry;
+	}
+	return best;
+}
+
+const struct velo_pol_tier_rule *velo_pol_tier_first(const struct velo_pol_tables *tables,
+						     __u32 subject, __u8 dir,
+						     const struct velo_pol_ip *peer, uint8_t proto,
+						     uint16_t port)
+{
+	const __u32 peers[] = { peer->pod_id, peer->cidr_id, VELO_ID_ANY };
+	const struct velo_pol_tier_rule *first = NULL;
+
+	for (unsigned i = 0; i < sizeof(peers) / sizeof(peers[0]); i++) {
+		const struct velo_pol_tier_entry *found =
+			peers[i] == VELO_ID_NONE
+				? NULL
+				: lookup_tier(tables, subject, peers[i], dir, proto, port);
+
+		if (found && (!first || found->value.rank < first->rank))
+			first = &found->value;
+	}
+	return first;
+}
+
+/* The subject entry's flags of a pod of this node, or 0. */
 static __u32 isolation(const struct velo_pol_tables *tables, const struct velo_pol_ip *entry)
 {
 	const struct velo_pol_subject_entry *subject;
@@ -99,6 +130,42 @@ static __u32 isolation(const struct velo_pol_tables *tables, const struct velo_p
 	return subject ? subject->value.flags : 0;
 }
 
+/* A tier's first matching rule's action for self's traffic with peer, or 0. */
+static __u8 tier_action(const struct velo_pol_tables *tables, const struct velo_pol_ip *self,
+			const struct velo_pol_ip *peer, __u8 dir, uint8_t proto, uint16_t port)
+{
+	const struct velo_pol_tier_rule *first =
+		velo_pol_tier_first(tables, self->pod_id, dir, peer, proto, port);
+
+	return first ? first->action : 0;
+}
+
+/*
+ * What bpf/lib/policy.h's velo_pol_side_allows says: the Admin tier, then
+ * NetworkPolicy, then the Baseline tier; this node's addresses always pass.
+ */
+static bool side_allows(const struct velo_pol_tables *tables, const struct velo_pol_ip *self,
+			const struct velo_pol_ip *peer, __u8 dir, uint8_t proto, uint16_t port)
+{
+	bool ingress = dir == VELO_POL_DIR_INGRESS;
+	__u32 flags = isolation(tables, self);
+	__u8 action;
+
+	if (!flags || peer->pod_id == VELO_ID_HOST)
+		return true;
+	if (flags & (ingress ? VELO_POL_ADMIN_INGRESS : VELO_POL_ADMIN_EGRESS)) {
+		action = tier_action(tables, self, peer, VELO_POL_TIER_ADMIN | dir, proto, port);
+		if (action == VELO_POL_ACTION_ACCEPT || action == VELO_POL_ACTION_DENY)
+			return action == VELO_POL_ACTION_ACCEPT;
+	}
+	if (flags & (ingress ? VELO_POL_ISOLATE_INGRESS : VELO_POL_ISOLATE_EGRESS))
+		return velo_pol_rule_allows(tables, self->pod_id, dir, peer, proto, port, NULL);
+	if (flags & (ingress ? VELO_POL_BASELINE_INGRESS : VELO_POL_BASELINE_EGRESS))
+		return tier_action(tables, self, peer, VELO_POL_TIER_BASELINE | dir, proto, port) !=
+		       VELO_POL_ACTION_DENY;
+	return true;
+}
+
 int velo_pol_verdict(const struct velo_pol_tables *tables, const struct velo_pol_cidr *src,
 		     const struct velo_pol_cidr *dst, uint8_t proto, uint16_t dport)
 {
@@ -107,12 +174,10 @@ int velo_pol_verdict(const struct velo_pol_tables *tables, const struct velo_pol
 	static const struct velo_pol_ip world = { .cidr_id = VELO_ID_WORLD };
 	const struct velo_pol_ip *s = from ? &from->value : &world, *d = to ? &to->value : &world;
 
-	if ((isolation(tables, s) & VELO_POL_ISOLATE_EGRESS) && !(d->flags & VELO_POL_IP_SERVICE) &&
-	    d->pod_id != VELO_ID_HOST &&
-	    !velo_pol_rule_allows(tables, s->pod_id, VELO_POL_DIR_EGRESS, d, proto, dport, NULL))
+	if (!(d->flags & VELO_POL_IP_SERVICE) &&
+	    !side_allows(tables, s, d, VELO_POL_DIR_EGRESS, proto, dport))
 		return VELO_POL_DROP_EGRESS;
-	if ((isolation(tables, d) & VELO_POL_ISOLATE_INGRESS) && s->pod_id != VELO_ID_HOST &&
-	    !velo_pol_rule_allows(tables, d->pod_id, VELO_POL_DIR_INGRESS, s, proto, dport, NULL))
+	if (!side_allows(tables, d, s, VELO_POL_DIR_INGRESS, proto, dport))
 		return VELO_POL_DROP_INGRESS;
 	return 0;
 }

@@ -11,6 +11,10 @@
  *    in a Service CIDR is left to the backend's check (kube-proxy DNATs it);
  *  - ingress: likewise for a destination pod of this node isolating ingress,
  *    with the source as the peer;
+ *  - ClusterNetworkPolicy: a side's Admin tier's first matching rule
+ *    accepts or denies before NetworkPolicy, Pass (or no match) hands over to
+ *    it; a side no NetworkPolicy isolates is judged by the Baseline tier's
+ *    first matching rule (Deny drops, anything else passes);
  *  - this node's own addresses (VELO_ID_HOST: kubelet probes) always pass,
  *    either way.
  * Replies of allowed connections pass (the datapath's conntrack): not here.
@@ -33,6 +37,11 @@ const struct velo_pol_ip_entry *velo_pol_lookup_ip(const struct velo_pol_tables 
 bool velo_pol_rule_allows(const struct velo_pol_tables *tables, __u32 subject, __u8 dir,
 			  const struct velo_pol_ip *peer, uint8_t proto, uint16_t port,
 			  const struct velo_pol_rule_entry **rule);
+/* The first rule of a tier (dir: VELO_POL_TIER_* | VELO_POL_DIR_*) subject -> peer matches, or NULL. */
+const struct velo_pol_tier_rule *velo_pol_tier_first(const struct velo_pol_tables *tables,
+						     __u32 subject, __u8 dir,
+						     const struct velo_pol_ip *peer, uint8_t proto,
+						     uint16_t port);
 /*
  * 0 when policy allows src -> dst on proto/dport (host order), else why it
  * drops: VELO_POL_DROP_EGRESS or _INGRESS.

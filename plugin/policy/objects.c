@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/cnp.h"
 #include "policy/objects.h"
 
 void velo_pol_labels_free(struct velo_pol_labels *labels)
@@ -137,9 +138,9 @@ void velo_pol_netpol_free(struct velo_pol_netpol *netpol)
 }
 
 /*
- * The three kinds share put, del and find: each object starts with its
- * namespace (a Namespace: its name) and, for pods and policies, has its name
- * at name_offset. Each kind's index finds an object by name in constant time
+ * The kinds share put, del and find: each object starts with its
+ * namespace (a cluster-scoped one: its name) and, for pods and
+ * NetworkPolicies, has its name at name_offset. Each kind's index finds an object by name in constant time
  * (a LIST of 10,000 pods would be quadratic otherwise).
  */
 struct kind {
@@ -162,12 +163,18 @@ static void free_netpol(void *object)
 	velo_pol_netpol_free(object);
 }
 
+static void free_cnp(void *object)
+{
+	velo_pol_cnp_free(object);
+}
+
 static const struct kind kinds[VELO_POL_KINDS] = {
 	[VELO_POL_KIND_NAMESPACES] = { sizeof(struct velo_pol_namespace), 0, free_namespace },
 	[VELO_POL_KIND_PODS] = { sizeof(struct velo_pol_pod), offsetof(struct velo_pol_pod, name),
 				 free_pod },
 	[VELO_POL_KIND_NETPOLS] = { sizeof(struct velo_pol_netpol),
 				    offsetof(struct velo_pol_netpol, name), free_netpol },
+	[VELO_POL_KIND_CNPS] = { sizeof(struct velo_pol_cnp), 0, free_cnp },
 };
 
 #define SLOT_DELETED UINT_MAX
@@ -182,9 +189,12 @@ static void **array_of(struct velo_pol_objects *objects, enum velo_pol_kind kind
 	case VELO_POL_KIND_PODS:
 		*n = &objects->n_pods;
 		return (void **)&objects->pods;
-	default:
+	case VELO_POL_KIND_NETPOLS:
 		*n = &objects->n_netpols;
 		return (void **)&objects->netpols;
+	default:
+		*n = &objects->n_cnps;
+		return (void **)&objects->cnps;
 	}
 }
 
@@ -342,6 +352,16 @@ int velo_pol_objects_put_netpol(struct velo_pol_objects *state, struct velo_pol_
 	return put(state, VELO_POL_KIND_NETPOLS, netpol);
 }
 
+int velo_pol_objects_put_cnp(struct velo_pol_objects *state, struct velo_pol_cnp *cnp)
+{
+	return put(state, VELO_POL_KIND_CNPS, cnp);
+}
+
+int velo_pol_objects_del_cnp(struct velo_pol_objects *state, const char *name)
+{
+	return del(state, VELO_POL_KIND_CNPS, name, NULL);
+}
+
 int velo_pol_objects_del_namespace(struct velo_pol_objects *state, const char *name)
 {
 	return del(state, VELO_POL_KIND_NAMESPACES, name, NULL);
@@ -400,7 +420,10 @@ void velo_pol_objects_free(struct velo_pol_objects *state)
 		velo_pol_netpol_free(&state->netpols[i]);
 	free(state->namespaces);
 	free(state->pods);
+	for (unsigned i = 0; i < state->n_cnps; i++)
+		velo_pol_cnp_free(&state->cnps[i]);
 	free(state->netpols);
+	free(state->cnps);
 	for (unsigned i = 0; i < VELO_POL_KINDS; i++)
 		free(state->index[i].slots);
 	memset(state, 0, sizeof(*state));

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The Kubernetes objects NetworkPolicy needs, as velo keeps them (objects.c):
- * Namespaces and Pods (labels, addresses, named ports) and networking.k8s.io/v1
- * NetworkPolicies, and the set of all three (velo_pol_state) that velod fills
- * from its file or the API's watches. Parsing is parse.h's and
- * netpol.h's; what the objects mean for the maps is table.h's.
+ * The Kubernetes objects policy needs, as velo keeps them (objects.c):
+ * Namespaces and Pods (labels, addresses, named ports), networking.k8s.io/v1
+ * NetworkPolicies and policy.networking.k8s.io ClusterNetworkPolicies, and
+ * the set of them (velo_pol_objects) that velod fills from its file or the
+ * API's watches. Parsing is parse.h's, netpol.h's and cnp.h's; what the
+ * objects mean for the maps is table.h's.
  */
 #ifndef VELO_POLICY_OBJECTS_H
 #define VELO_POLICY_OBJECTS_H
@@ -130,10 +131,57 @@ struct velo_pol_netpol {
 	char *problem;
 };
 
+/* A ClusterNetworkPolicy peer: exactly one kind (the API's), or none velod can use. */
+enum velo_pol_cnp_peer_kind {
+	VELO_POL_CNP_PEER_NAMESPACES, /* every pod of the namespaces namespaces selects */
+	VELO_POL_CNP_PEER_PODS, /* pods selects, in the namespaces namespaces selects */
+	VELO_POL_CNP_PEER_NETWORKS, /* egress: addresses inside networks */
+};
+
+struct velo_pol_cnp_peer {
+	enum velo_pol_cnp_peer_kind kind;
+	struct velo_pol_selector namespaces, pods;
+	unsigned n_networks;
+	struct velo_pol_cidr *networks;
+};
+
+/*
+ * One rule: its action (bpf/lib/velo_policy.h's enum velo_pol_action) for
+ * traffic with any of its peers on any of its ports (none: every protocol
+ * and port). A port without a protocol but a name: destinationNamedPort, any
+ * protocol the pod names it with.
+ */
+struct velo_pol_cnp_rule {
+	uint8_t action;
+	bool any_peer; /* every address (a Deny or Pass that failed closed) */
+	unsigned n_peers;
+	struct velo_pol_cnp_peer *peers;
+	unsigned n_ports;
+	struct velo_pol_port *ports;
+};
+
+/*
+ * A ClusterNetworkPolicy (cluster scoped, keyed by name: name comes first,
+ * as a Namespace's). Its subject: every pod of the namespaces subject_ns
+ * selects, narrowed to those subject_pods selects when has_subject_pods.
+ */
+struct velo_pol_cnp {
+	char name[VELO_POL_NAME_MAX];
+	char uid[VELO_POL_UID_MAX];
+	bool baseline; /* spec.tier Baseline, else Admin */
+	uint16_t priority; /* 0..1000, lower first */
+	bool has_subject_pods;
+	struct velo_pol_selector subject_ns, subject_pods;
+	unsigned n_ingress, n_egress;
+	struct velo_pol_cnp_rule *ingress_rules, *egress_rules;
+	char *problem; /* what velod could not use and how it failed closed (cnp.h), or NULL */
+};
+
 enum velo_pol_kind {
 	VELO_POL_KIND_NAMESPACES,
 	VELO_POL_KIND_PODS,
 	VELO_POL_KIND_NETPOLS,
+	VELO_POL_KIND_CNPS,
 	VELO_POL_KINDS,
 };
 
@@ -143,12 +191,13 @@ struct velo_pol_index {
 	unsigned mask, used; /* used: slots not empty, deleted ones included */
 };
 
-/* Every Namespace, Pod and NetworkPolicy velod knows, by namespace and name. */
+/* Every Namespace, Pod, NetworkPolicy and ClusterNetworkPolicy velod knows, by (namespace and) name. */
 struct velo_pol_objects {
-	unsigned n_namespaces, n_pods, n_netpols;
+	unsigned n_namespaces, n_pods, n_netpols, n_cnps;
 	struct velo_pol_namespace *namespaces;
 	struct velo_pol_pod *pods;
 	struct velo_pol_netpol *netpols;
+	struct velo_pol_cnp *cnps;
 	struct velo_pol_index index[VELO_POL_KINDS];
 };
 
@@ -169,10 +218,12 @@ bool velo_pol_namespace_equal(const struct velo_pol_namespace *a,
 int velo_pol_objects_put_namespace(struct velo_pol_objects *state, struct velo_pol_namespace *ns);
 int velo_pol_objects_put_pod(struct velo_pol_objects *state, struct velo_pol_pod *pod);
 int velo_pol_objects_put_netpol(struct velo_pol_objects *state, struct velo_pol_netpol *netpol);
-/* Removes by name: 1 when there was one, 0 when not. ns is ignored for namespaces. */
+int velo_pol_objects_put_cnp(struct velo_pol_objects *state, struct velo_pol_cnp *cnp);
+/* Removes by name: 1 when there was one, 0 when not. */
 int velo_pol_objects_del_namespace(struct velo_pol_objects *state, const char *name);
 int velo_pol_objects_del_pod(struct velo_pol_objects *state, const char *ns, const char *name);
 int velo_pol_objects_del_netpol(struct velo_pol_objects *state, const char *ns, const char *name);
+int velo_pol_objects_del_cnp(struct velo_pol_objects *state, const char *name);
 /* The namespace or pod by name, or NULL. */
 const struct velo_pol_namespace *velo_pol_objects_namespace(const struct velo_pol_objects *state,
 							    const char *name);

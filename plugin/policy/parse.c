@@ -11,6 +11,7 @@
 
 #include "base/json.h"
 #include "policy/cidr.h"
+#include "policy/cnp.h"
 #include "policy/json.h"
 #include "policy/netpol.h"
 #include "policy/parse.h"
@@ -230,6 +231,7 @@ static int parse_list(const cJSON *array, unsigned kind, struct velo_pol_objects
 			struct velo_pol_namespace ns;
 			struct velo_pol_pod pod;
 			struct velo_pol_netpol netpol;
+			struct velo_pol_cnp cnp;
 		} one;
 
 		if (kind == 0) {
@@ -242,11 +244,16 @@ static int parse_list(const cJSON *array, unsigned kind, struct velo_pol_objects
 			if (!ret)
 				ret = velo_pol_objects_put_pod(state, &one.pod);
 			velo_pol_pod_free(&one.pod);
-		} else {
+		} else if (kind == 2) {
 			ret = velo_pol_netpol_parse(item, &one.netpol, why, why_size);
 			if (!ret)
 				ret = velo_pol_objects_put_netpol(state, &one.netpol);
 			velo_pol_netpol_free(&one.netpol);
+		} else {
+			ret = velo_pol_cnp_parse(item, &one.cnp, why, why_size);
+			if (!ret)
+				ret = velo_pol_objects_put_cnp(state, &one.cnp);
+			velo_pol_cnp_free(&one.cnp);
 		}
 		if (ret)
 			break;
@@ -257,7 +264,8 @@ static int parse_list(const cJSON *array, unsigned kind, struct velo_pol_objects
 int velo_pol_objects_parse(const char *text, size_t len, struct velo_pol_objects *state, char *why,
 			   size_t why_size)
 {
-	static const char *const lists[] = { "namespaces", "pods", "networkPolicies" };
+	static const char *const lists[] = { "namespaces", "pods", "networkPolicies",
+					     "clusterNetworkPolicies" };
 	cJSON *json = cJSON_ParseWithLength(text, len);
 	int ret = 0;
 
@@ -267,7 +275,7 @@ int velo_pol_objects_parse(const char *text, size_t len, struct velo_pol_objects
 		cJSON_Delete(json);
 		return -EINVAL;
 	}
-	for (unsigned i = 0; !ret && i < 3; i++) {
+	for (unsigned i = 0; !ret && i < sizeof(lists) / sizeof(lists[0]); i++) {
 		const cJSON *array = cJSON_GetObjectItemCaseSensitive(json, lists[i]);
 
 		if (array && !cJSON_IsArray(array)) {

@@ -2,7 +2,7 @@
 /*
  * Namespace and Pod objects (parse.c) as NetworkPolicy needs them, and
  * velod's policyFile: {"namespaces": [...], "pods": [...],
- * "networkPolicies": [...]}, objects shaped as the API serves them. Pure.
+ * "networkPolicies": [...], "clusterNetworkPolicies": [...]}, objects shaped as the API serves them. Pure.
  */
 #ifndef VELO_POLICY_PARSE_H
 #define VELO_POLICY_PARSE_H

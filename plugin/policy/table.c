@@ -11,6 +11,7 @@ void velo_pol_tables_free(struct velo_pol_tables *tables)
 	free(tables->ips);
 	free(tables->subjects);
 	free(tables->rules);
+	free(tables->tier_rules);
 	free(tables->identities);
 	free(tables->placed);
 	memset(tables, 0, sizeof(*tables));
@@ -62,6 +63,24 @@ int velo_pol_rule_cmp(const void *a, const void *b)
 	if (!cmp)
 		cmp = cmp_u32(x->prefixlen, y->prefixlen);
 	return cmp;
+}
+
+bool velo_pol_bits_equal(const __u8 *a, const __u8 *b, unsigned prefixlen)
+{
+	unsigned bytes = prefixlen / 8, bits = prefixlen % 8;
+
+	if (memcmp(a, b, bytes))
+		return false;
+	return !bits || !((a[bytes] ^ b[bytes]) & (0xff00 >> bits));
+}
+
+bool velo_pol_rule_key_covers(const struct velo_pol_rule_key *outer,
+			      const struct velo_pol_rule_key *inner)
+{
+	/* The key after prefixlen as the trie compares it: bytes in order. */
+	return outer->prefixlen <= inner->prefixlen &&
+	       velo_pol_bits_equal((const __u8 *)&outer->subject, (const __u8 *)&inner->subject,
+				   outer->prefixlen);
 }
 
 const struct velo_pol_subject_entry *velo_pol_tables_subject(const struct velo_pol_tables *tables,

@@ -14,7 +14,9 @@
  *  - subjects and rules only for the identities of this node's pods: a
  *    direction is isolated when some policy selecting the pod has it in its
  *    policyTypes; its rules allow what any of those policies' rules allow
- *    (policies are additive), peers expanded to the identities they match.
+ *    (policies are additive), peers expanded to the identities they match;
+ *  - ClusterNetworkPolicy rules of the pods they select, in tier order
+ *    (velo_pol_tier_v1, bpf/lib/velo_policy.h).
  */
 #ifndef VELO_POLICY_TABLE_H
 #define VELO_POLICY_TABLE_H
@@ -64,6 +66,11 @@ struct velo_pol_rule_entry {
 	struct velo_pol_rule value;
 };
 
+struct velo_pol_tier_entry {
+	struct velo_pol_rule_key key; /* dir: VELO_POL_TIER_* | VELO_POL_DIR_* */
+	struct velo_pol_tier_rule value;
+};
+
 /* An identity, for veloctl and the logs: the key it was numbered by (ids.h). */
 struct velo_pol_identity {
 	__u32 id;
@@ -75,15 +82,16 @@ struct velo_pol_placed {
 	char ns[VELO_POL_NS_MAX];
 	char name[VELO_POL_NAME_MAX];
 	__u32 id; /* VELO_ID_NONE: not placed (unplaced says why) */
-	__u32 isolate; /* VELO_POL_ISOLATE_* */
+	__u32 isolate; /* its subject's flags: VELO_POL_ISOLATE_*, _ADMIN_*, _BASELINE_* */
 	const char *unplaced; /* why the pod has no identity (a constant string), else NULL */
 };
 
 struct velo_pol_tables {
-	unsigned n_ips, n_subjects, n_rules, n_identities, n_placed;
+	unsigned n_ips, n_subjects, n_rules, n_tier_rules, n_identities, n_placed;
 	struct velo_pol_ip_entry *ips; /* sorted by velo_pol_ip_cmp */
 	struct velo_pol_subject_entry *subjects; /* sorted by id */
 	struct velo_pol_rule_entry *rules; /* sorted by velo_pol_rule_cmp */
+	struct velo_pol_tier_entry *tier_rules; /* likewise */
 	struct velo_pol_identity *identities; /* pods' and prefixes', sorted by id */
 	struct velo_pol_placed *placed; /* the node's local pods, in its order */
 	bool active; /* some local pod is a subject */
@@ -96,6 +104,11 @@ void velo_pol_numbering_free(struct velo_pol_numbering *numbering);
 int velo_pol_id_cmp(const void *a, const void *b); /* what starts with its __u32 id */
 int velo_pol_ip_cmp(const void *a, const void *b);
 int velo_pol_rule_cmp(const void *a, const void *b);
+/* The first prefixlen bits of a and b agree. */
+bool velo_pol_bits_equal(const __u8 *a, const __u8 *b, unsigned prefixlen);
+/* The rule key outer matches every key inner does (as the LPM trie compares them). */
+bool velo_pol_rule_key_covers(const struct velo_pol_rule_key *outer,
+			      const struct velo_pol_rule_key *inner);
 int velo_pol_subject_cmp(const void *a, const void *b);
 /* Lookups in built tables; NULL when absent. */
 const struct velo_pol_subject_entry *velo_pol_tables_subject(const struct velo_pol_tables *tables,

@@ -1,25 +1,29 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The Namespace, Pod and NetworkPolicy watches (k8s_policy.h): one set of
+ * The Namespace, Pod, NetworkPolicy and ClusterNetworkPolicy watches
+ * (k8s_policy.h): one set of
  * objects (policy/objects.h) as the state of a watch set (k8s_watch_set.c),
  * each kind from its own watch. An object velod can't use is left out (a
  * modified one keeps its previous version); a DELETED one goes by its name.
  */
 #include <errno.h>
 
+#include "policy/cnp.h"
 #include "policy/netpol.h"
 #include "policy/parse.h"
 #include "k8s_policy.h"
 
 /* The watch set's kinds are the objects' kinds, in their order. */
 _Static_assert(VELO_POL_KIND_NAMESPACES == 0 && VELO_POL_KIND_PODS == 1 &&
-		       VELO_POL_KIND_NETPOLS == 2 && VELO_POL_KINDS == K8S_POLICY_WATCHES,
+		       VELO_POL_KIND_NETPOLS == 2 && VELO_POL_KIND_CNPS == 3 &&
+		       VELO_POL_KINDS == K8S_POLICY_WATCHES,
 	       "k8s_policy's resources follow enum velo_pol_kind");
 
 union object {
 	struct velo_pol_namespace ns;
 	struct velo_pol_pod pod;
 	struct velo_pol_netpol netpol;
+	struct velo_pol_cnp cnp;
 };
 
 static int parse(unsigned kind, const cJSON *json, void *object, char *why, size_t why_size)
@@ -31,8 +35,10 @@ static int parse(unsigned kind, const cJSON *json, void *object, char *why, size
 		return velo_pol_namespace_parse(json, &one->ns, why, why_size);
 	case VELO_POL_KIND_PODS:
 		return velo_pol_pod_parse(json, &one->pod, why, why_size);
-	default:
+	case VELO_POL_KIND_NETPOLS:
 		return velo_pol_netpol_parse(json, &one->netpol, why, why_size);
+	default:
+		return velo_pol_cnp_parse(json, &one->cnp, why, why_size);
 	}
 }
 
@@ -66,7 +72,8 @@ static int put(unsigned kind, void *state, void *object, char *why, size_t why_s
 		return 0;
 	ret = kind == VELO_POL_KIND_NAMESPACES ? velo_pol_objects_put_namespace(state, &one->ns)
 	      : kind == VELO_POL_KIND_PODS     ? velo_pol_objects_put_pod(state, &one->pod)
-					       : velo_pol_objects_put_netpol(state, &one->netpol);
+	      : kind == VELO_POL_KIND_NETPOLS  ? velo_pol_objects_put_netpol(state, &one->netpol)
+					       : velo_pol_objects_put_cnp(state, &one->cnp);
 	return ret ? ret : 1;
 }
 
@@ -78,15 +85,18 @@ static void object_free(unsigned kind, void *object)
 		velo_pol_namespace_free(&one->ns);
 	else if (kind == VELO_POL_KIND_PODS)
 		velo_pol_pod_free(&one->pod);
-	else
+	else if (kind == VELO_POL_KIND_NETPOLS)
 		velo_pol_netpol_free(&one->netpol);
+	else
+		velo_pol_cnp_free(&one->cnp);
 }
 
 static int del(unsigned kind, void *state, const char *ns, const char *name)
 {
 	return kind == VELO_POL_KIND_NAMESPACES ? velo_pol_objects_del_namespace(state, name)
 	       : kind == VELO_POL_KIND_PODS	? velo_pol_objects_del_pod(state, ns, name)
-						: velo_pol_objects_del_netpol(state, ns, name);
+	       : kind == VELO_POL_KIND_NETPOLS	? velo_pol_objects_del_netpol(state, ns, name)
+						: velo_pol_objects_del_cnp(state, name);
 }
 
 static void replace(unsigned kind, void *state, void *scratch)
@@ -100,7 +110,8 @@ static unsigned count(unsigned kind, const void *state)
 
 	return kind == VELO_POL_KIND_NAMESPACES ? objects->n_namespaces
 	       : kind == VELO_POL_KIND_PODS	? objects->n_pods
-						: objects->n_netpols;
+	       : kind == VELO_POL_KIND_NETPOLS	? objects->n_netpols
+						: objects->n_cnps;
 }
 
 static void state_free(void *state)
@@ -117,6 +128,12 @@ struct k8s_watch_set *k8s_policy_start(const struct agent_config *config)
 		[VELO_POL_KIND_PODS] = { .name = "pods", .path = "/api/v1/pods" },
 		[VELO_POL_KIND_NETPOLS] = { .name = "networkpolicies",
 					    .path = "/apis/networking.k8s.io/v1/networkpolicies" },
+		/* A cluster without the CRD has none. */
+		[VELO_POL_KIND_CNPS] = { .name = "clusternetworkpolicies",
+					 .path = "/apis/policy.networking.k8s.io/v1beta1/"
+						 "clusternetworkpolicies",
+					 .cluster_scoped = true,
+					 .optional = true },
 	};
 	static const struct k8s_watch_set_ops ops = {
 		.state_size = sizeof(struct velo_pol_objects),

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Namespaces, Pods and NetworkPolicies from the Kubernetes API
- * (k8s_policy.c): a watch set (k8s_watch_set.h) of /api/v1/namespaces,
- * /api/v1/pods and /apis/networking.k8s.io/v1/networkpolicies keeping one
- * set of objects (policy/objects.h). velod's loop polls the set for changes
- * and computes from the objects once all three have listed: a policy is
+ * Namespaces, Pods, NetworkPolicies and ClusterNetworkPolicies from the
+ * Kubernetes API (k8s_policy.c): a watch set (k8s_watch_set.h) of
+ * /api/v1/namespaces, /api/v1/pods, /apis/networking.k8s.io/v1/networkpolicies
+ * and /apis/policy.networking.k8s.io/v1beta1/clusternetworkpolicies (none
+ * where the CRD isn't installed) keeping one set of objects
+ * (policy/objects.h). velod's loop polls the set for changes and computes
+ * from the objects once all four have listed: a policy is
  * never computed against pods or namespaces velod hasn't seen yet. Its fds,
  * poll, stats and stop are the set's.
  */
@@ -15,7 +17,7 @@
 #include "agent/agent.h"
 #include "k8s_watch_set.h"
 
-#define K8S_POLICY_WATCHES 3 /* Namespaces, Pods, NetworkPolicies */
+#define K8S_POLICY_WATCHES 4 /* Namespaces, Pods, NetworkPolicies, ClusterNetworkPolicies */
 
 /* Starts the watches for config's API source. NULL with errno (ENOENT: no libcurl). */
 struct k8s_watch_set *k8s_policy_start(const struct agent_config *config);

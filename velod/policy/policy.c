@@ -30,6 +30,7 @@
 #include "policy/compute.h"
 #include "policy/describe.h"
 #include "policy/parse.h"
+#include "policy/selector.h"
 #include "policy/table.h"
 #include "agent/config.h"
 #include "k8s/k8s_event_post.h"
@@ -144,10 +145,21 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* One line per namespace holding a NetworkPolicy, sorted, unique. */
+/* A ClusterNetworkPolicy's subject may hold pods of ns (its pod selector aside). */
+static bool cnp_reaches(const struct velo_pol_cnp *cnp, const struct velo_pol_namespace *ns)
+{
+	return velo_pol_selector_match(&cnp->subject_ns, &ns->labels);
+}
+
+/*
+ * One line per namespace where a new pod may be some policy's subject: it
+ * holds a NetworkPolicy, or a ClusterNetworkPolicy's subject reaches it.
+ * Sorted, unique.
+ */
 static char *namespaces_text(const struct velo_pol_objects *objects)
 {
-	const char **names = calloc(objects->n_netpols + 1, sizeof(*names));
+	const char **names = calloc(objects->n_netpols + objects->n_namespaces + 1, sizeof(*names));
+	unsigned n = 0;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out;
@@ -155,11 +167,17 @@ static char *namespaces_text(const struct velo_pol_objects *objects)
 	if (!names)
 		return NULL;
 	for (unsigned i = 0; i < objects->n_netpols; i++)
-		names[i] = objects->netpols[i].ns;
-	if (objects->n_netpols)
-		qsort(names, objects->n_netpols, sizeof(*names), cmp_name);
+		names[n++] = objects->netpols[i].ns;
+	for (unsigned i = 0; i < objects->n_namespaces; i++)
+		for (unsigned c = 0; c < objects->n_cnps; c++)
+			if (cnp_reaches(&objects->cnps[c], &objects->namespaces[i])) {
+				names[n++] = objects->namespaces[i].name;
+				break;
+			}
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_name);
 	out = open_memstream(&text, &len);
-	for (unsigned i = 0; out && i < objects->n_netpols; i++)
+	for (unsigned i = 0; out && i < n; i++)
 		if (!i || strcmp(names[i - 1], names[i]))
 			fprintf(out, "%s\n", names[i]);
 	if (!out || fclose(out)) {

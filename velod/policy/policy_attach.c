@@ -114,6 +114,6 @@ void policy_attach_pods(const struct agent_config *config, const struct velo_pol
 	struct attach_pass pass = { config, bpf, tables, false, counts };
 
 	for (unsigned i = 0; i < tables->n_placed && !pass.egress_isolated; i++)
-		pass.egress_isolated = tables->placed[i].isolate & VELO_POL_ISOLATE_EGRESS;
+		pass.egress_isolated = tables->placed[i].isolate & VELO_POL_JUDGED_EGRESS;
 	agent_foreach_network(config, attach_network, &pass);
 }

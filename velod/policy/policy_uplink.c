@@ -89,7 +89,7 @@ void policy_uplink_sync(const struct agent_config *config, const struct velo_pol
 	bool want = false;
 
 	for (unsigned i = 0; i < tables->n_placed && !want; i++)
-		want = tables->placed[i].isolate & VELO_POL_ISOLATE_EGRESS;
+		want = tables->placed[i].isolate & VELO_POL_JUDGED_EGRESS;
 	uplinks_sync(config, bpf, want);
 	policy_nf_sync(config, want);
 }

@@ -24,7 +24,7 @@
 #include "policy/compute.h"
 #include "policy/parse.h"
 
-static struct velo_policy_bpf bpf = { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
+static struct velo_policy_bpf bpf = { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
 
 static int setup(void **state)
 {
@@ -40,6 +40,9 @@ static int setup(void **state)
 	bpf.rule_fd = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, "velotest_rule",
 				     sizeof(struct velo_pol_rule_key), sizeof(struct velo_pol_rule),
 				     1024, &lpm);
+	bpf.tier_fd = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, "velotest_tier",
+				     sizeof(struct velo_pol_rule_key),
+				     sizeof(struct velo_pol_tier_rule), 1024, &lpm);
 	bpf.state_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "velotest_st", sizeof(__u32),
 				      sizeof(struct velo_pol_state), 1, NULL);
 	return 0;
@@ -110,7 +113,8 @@ static void test_writes(void **state)
 	__u32 zero = 0;
 
 	(void)state;
-	if (bpf.ip_fd < 0 || bpf.subject_fd < 0 || bpf.rule_fd < 0 || bpf.state_fd < 0)
+	if (bpf.ip_fd < 0 || bpf.subject_fd < 0 || bpf.rule_fd < 0 || bpf.tier_fd < 0 ||
+	    bpf.state_fd < 0)
 		skip(); /* no CAP_BPF */
 	/* What an earlier velod left. */
 	assert_int_equal(bpf_map_update_elem(bpf.rule_fd, &stale_key, &stale, BPF_ANY), 0);
