@@ -10,7 +10,7 @@
  * fragment's ports, IPv6 extension headers, flows without an entry judged the
  * way they were opened, TCP entries ending at RST and FIN; and
  * bpf/policy_nf.bpf.c parsing as the veth does (where the kernel runs
- * netfilter programs, Linux >= 6.4). Runs in a private netns; skips when not
+ * netfilter programs, Linux >= 6.4); ClusterNetworkPolicy's tiers. Runs in a private netns; skips when not
  * root.
  */
 #include <arpa/inet.h>
@@ -323,6 +323,24 @@ static void rule(uint32_t subject, uint32_t peer, uint8_t dir, uint8_t proto, ui
 		assert_int_equal(bpf_map_delete_elem(fd, &key), 0);
 }
 
+/* A ClusterNetworkPolicy tier entry (dir: VELO_POL_TIER_* | VELO_POL_DIR_*), as rule() keys it. */
+static void tier(uint32_t subject, uint32_t peer, uint8_t dir, uint8_t proto, uint16_t port,
+		 unsigned port_bits, uint32_t rank, uint8_t action)
+{
+	struct velo_pol_rule_key key = { .subject = subject, .peer = peer, .dir = dir };
+	struct velo_pol_tier_rule value = { .rank = rank, .policy = 2, .action = action };
+
+	key.prefixlen = VELO_POL_RULE_PREFIX_BASE;
+	if (proto) {
+		key.proto = proto;
+		key.port = htons(port);
+		key.prefixlen += 8 + port_bits;
+	}
+	assert_int_equal(
+		bpf_map_update_elem(map_fd(fx.skel->maps.velo_pol_tier_v1), &key, &value, BPF_ANY),
+		0);
+}
+
 /* A new revision: every flow is judged again at its next packet. */
 static void bump(void)
 {
@@ -369,6 +387,7 @@ static int reset(void **state)
 		return 0;
 	clear_map(fx.skel->maps.velo_pol_sub_v1, sizeof(uint32_t));
 	clear_map(fx.skel->maps.velo_pol_rule_v1, sizeof(struct velo_pol_rule_key));
+	clear_map(fx.skel->maps.velo_pol_tier_v1, sizeof(struct velo_pol_rule_key));
 	clear_map(fx.skel->maps.velo_pol_ct_v1, sizeof(struct velo_pol_ct_key));
 	clear_map(fx.skel->maps.velo_pol_drop_v1, sizeof(struct velo_pol_drop_key));
 	clear_map(fx.skel->maps.velo_pol_ip_v1, sizeof(struct velo_pol_ip_key));
@@ -880,6 +899,48 @@ static void test_netfilter_parses_like_veth(void **state)
 	assert_int_equal(nf_run(buf, len, false), NF_DROP);
 }
 
+/*
+ * ClusterNetworkPolicy's tiers at B's ingress: Admin first (Accept and Deny
+ * final, Pass hands over), NetworkPolicy next, Baseline only where no
+ * NetworkPolicy isolates; the best rank over the pod, prefix and any-peer
+ * lookups.
+ */
+static void test_tiers(void **state)
+{
+	const uint8_t admin = VELO_POL_TIER_ADMIN | VELO_POL_DIR_INGRESS;
+	const uint8_t baseline = VELO_POL_TIER_BASELINE | VELO_POL_DIR_INGRESS;
+
+	(void)state;
+	REQUIRE_ROOT();
+	/* NetworkPolicy allows A; an Admin Deny of A comes first. */
+	isolate(ID_B, VELO_POL_ISOLATE_INGRESS | VELO_POL_ADMIN_INGRESS);
+	rule(ID_B, ID_A, VELO_POL_DIR_INGRESS, 0, 0, 0, true);
+	tier(ID_B, ID_A, admin, 0, 0, 0, 5, VELO_POL_ACTION_DENY);
+	bump();
+	assert_int_equal(from_a(TCP, 41001, ADDR_B, 80), TC_SHOT);
+	/* Pass TCP 80 at rank 1 before it: port 80 reaches NetworkPolicy, 81 doesn't. */
+	tier(ID_B, ID_A, admin, TCP, 80, 16, 1, VELO_POL_ACTION_PASS);
+	bump();
+	assert_int_equal(from_a(TCP, 41002, ADDR_B, 80), TC_NEXT);
+	assert_int_equal(from_a(TCP, 41003, ADDR_B, 81), TC_SHOT);
+	/* The any-peer lookup's better rank wins over the pod's: Accept for all at rank 0. */
+	tier(ID_B, VELO_ID_ANY, admin, 0, 0, 0, 0, VELO_POL_ACTION_ACCEPT);
+	bump();
+	assert_int_equal(from_a(TCP, 41004, ADDR_B, 81), TC_NEXT);
+	assert_int_equal(to_b(TCP, ADDR_R, 41005, 81), TC_NEXT);
+	/* Baseline: a Deny of every peer judges B only while no NetworkPolicy isolates it. */
+	clear_map(fx.skel->maps.velo_pol_tier_v1, sizeof(struct velo_pol_rule_key));
+	tier(ID_B, VELO_ID_ANY, baseline, 0, 0, 0, 0, VELO_POL_ACTION_DENY);
+	isolate(ID_B, VELO_POL_BASELINE_INGRESS);
+	bump();
+	assert_int_equal(to_b(TCP, ADDR_R, 41006, 80), TC_SHOT);
+	assert_int_equal(to_b(TCP, ADDR_NODE, 41007, 80), TC_NEXT);
+	isolate(ID_B, VELO_POL_BASELINE_INGRESS | VELO_POL_ISOLATE_INGRESS);
+	bump();
+	assert_int_equal(from_a(TCP, 41008, ADDR_B, 80), TC_NEXT);
+	assert_int_equal(to_b(TCP, ADDR_R, 41009, 80), TC_SHOT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -896,6 +957,7 @@ int main(void)
 		cmocka_unit_test_setup(test_reply_without_entry, reset),
 		cmocka_unit_test_setup(test_entry_ends_with_tcp, reset),
 		cmocka_unit_test_setup(test_unplaced_receiver, reset),
+		cmocka_unit_test_setup(test_tiers, reset),
 		cmocka_unit_test_setup(test_netfilter_parses_like_veth, reset),
 	};
 

@@ -10,7 +10,9 @@
  * suite's classics: deny-all, allow from a namespace by label, podSelector
  * AND namespaceSelector in one peer against two peers, matchExpressions,
  * ipBlock with except, named ports both ways, endPort, additive policies,
- * egress with DNS allowed.
+ * egress with DNS allowed. Then ClusterNetworkPolicy's tiers over the same
+ * grid: Admin before NetworkPolicy, Pass handing over, Baseline after it,
+ * priorities and rule order, ports, networks and named ports.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -73,7 +75,7 @@ static void pod_json(char *out, size_t size, char ns, char pod)
  * The grid, kube-system's DNS pod (10.0.9.9, UDP and TCP 53 named "dns") and
  * the policies (a JSON array's inside), built for node n1 holding every pod.
  */
-static void load(const char *policies)
+static void load_tiers(const char *policies, const char *cnps)
 {
 	static const char dns[] =
 		"{\"metadata\": {\"namespace\": \"kube-system\", \"name\": \"coredns\", \"labels\":"
@@ -101,7 +103,9 @@ static void load(const char *policies)
 			pod_json(pod, sizeof(pod), ns, name);
 			len += (size_t)snprintf(text + len, 65536 - len, ", %s", pod);
 		}
-	len += (size_t)snprintf(text + len, 65536 - len, "], \"networkPolicies\": [%s]}", policies);
+	len += (size_t)snprintf(text + len, 65536 - len,
+				"], \"networkPolicies\": [%s], \"clusterNetworkPolicies\": [%s]}",
+				policies, cnps);
 	assert_true(len < 65536);
 	velo_pol_objects_free(&objects);
 	assert_int_equal(velo_pol_objects_parse(text, len, &objects, why, sizeof(why)), 0);
@@ -122,6 +126,11 @@ static void load(const char *policies)
 	node.n_service_cidrs = 1;
 	velo_pol_tables_free(&tables);
 	assert_int_equal(velo_pol_tables_build(&objects, &node, &numbering, &tables), 0);
+}
+
+static void load(const char *policies)
+{
+	load_tiers(policies, "");
 }
 
 /* "x/a" as its address; anything else is an address already. */
@@ -505,6 +514,160 @@ static void test_ipv6_pod(void **state)
 	assert_false(can("y/a", "x/a", TCP, 80));
 }
 
+/* A ClusterNetworkPolicy's JSON: tier, priority, subject namespace ns, ingress or egress rules. */
+static char *cnp(const char *name, const char *tier, int priority, const char *ns,
+		 const char *direction, const char *rules)
+{
+	static char buf[8][2048];
+	static unsigned next;
+	char *out = buf[next++ % 8];
+
+	snprintf(out, sizeof(buf[0]),
+		 "{\"metadata\": {\"name\": \"%s\"}, \"spec\": {\"tier\": \"%s\", "
+		 "\"priority\": %d, \"subject\": {\"namespaces\": {\"matchLabels\": "
+		 "{\"ns\": \"%s\"}}}, \"%s\": [%s]}}",
+		 name, tier, priority, ns, direction, rules);
+	return out;
+}
+
+#define FROM_NS(action, ns, protocols)                                                \
+	"{\"action\": \"" action "\", \"from\": [{\"namespaces\": {\"matchLabels\": " \
+	"{\"ns\": \"" ns "\"}}}]" protocols "}"
+#define TCP_PORT(n) ", \"protocols\": [{\"tcp\": {\"destinationPort\": {\"number\": " #n "}}}]"
+#define ALLOW_ALL_NP(ns)                                                            \
+	"{\"metadata\": {\"namespace\": \"" ns "\", \"name\": \"all\"}, \"spec\": " \
+	"{\"podSelector\": {}, \"ingress\": [{}]}}"
+#define DENY_ALL_NP(ns)                                                              \
+	"{\"metadata\": {\"namespace\": \"" ns "\", \"name\": \"deny\"}, \"spec\": " \
+	"{\"podSelector\": {}, \"policyTypes\": [\"Ingress\"]}}"
+
+static void test_admin_deny_beats_netpol_allow(void **state)
+{
+	char cnps[4096];
+
+	(void)state;
+	snprintf(cnps, sizeof(cnps), "%s",
+		 cnp("deny-y", "Admin", 10, "x", "ingress", FROM_NS("Deny", "y", "")));
+	load_tiers(ALLOW_ALL_NP("x"), cnps);
+	assert_int_equal(verdict("y/a", "x/a", TCP, 80), VELO_POL_DROP_INGRESS);
+	assert_true(can("z/a", "x/a", TCP, 80));
+	assert_true(can("y/a", "z/a", TCP, 80));
+	/* Without the admin policy the NetworkPolicy allows it. */
+	load(ALLOW_ALL_NP("x"));
+	assert_true(can("y/a", "x/a", TCP, 80));
+}
+
+static void test_admin_accept_beats_netpol_deny(void **state)
+{
+	(void)state;
+	load_tiers(DENY_ALL_NP("x"),
+		   cnp("accept-z", "Admin", 10, "x", "ingress", FROM_NS("Accept", "z", "")));
+	assert_true(can("z/b", "x/a", TCP, 80));
+	assert_false(can("y/b", "x/a", TCP, 80));
+}
+
+static void test_pass_falls_through(void **state)
+{
+	char cnps[4096];
+
+	(void)state;
+	/* Pass port 80 from y at priority 1, deny y at 2: 80 reaches NetworkPolicy's tier. */
+	snprintf(cnps, sizeof(cnps), "%s, %s",
+		 cnp("pass-80", "Admin", 1, "x", "ingress", FROM_NS("Pass", "y", TCP_PORT(80))),
+		 cnp("deny-y", "Admin", 2, "x", "ingress", FROM_NS("Deny", "y", "")));
+	load_tiers("", cnps);
+	assert_true(can("y/a", "x/a", TCP, 80));
+	assert_false(can("y/a", "x/a", TCP, 81));
+	/* Passed to a NetworkPolicy that denies: denied; to a Baseline deny: denied too. */
+	load_tiers(DENY_ALL_NP("x"), cnps);
+	assert_false(can("y/a", "x/a", TCP, 80));
+	snprintf(cnps + strlen(cnps), sizeof(cnps) - strlen(cnps), ", %s",
+		 cnp("base", "Baseline", 1, "x", "ingress", FROM_NS("Deny", "y", "")));
+	load_tiers("", cnps);
+	assert_false(can("y/a", "x/a", TCP, 80));
+}
+
+static void test_baseline_deny_loses_to_netpol_allow(void **state)
+{
+	static const char np[] =
+		"{\"metadata\": {\"namespace\": \"x\", \"name\": \"from-y\"}, \"spec\": "
+		"{\"podSelector\": {\"matchLabels\": {\"pod\": \"a\"}}, \"ingress\": [{\"from\": "
+		"[{\"namespaceSelector\": {\"matchLabels\": {\"ns\": \"y\"}}}]}]}}";
+
+	(void)state;
+	load_tiers(np, cnp("base", "Baseline", 5, "x", "ingress",
+			   "{\"action\": \"Deny\", \"from\": [{\"namespaces\": {}}]}"));
+	assert_true(can("y/a", "x/a", TCP, 80)); /* NetworkPolicy allows */
+	assert_false(can("z/a", "x/a", TCP, 80)); /* it isolates x/a: not allowed */
+	assert_false(can("y/a", "x/b", TCP, 80)); /* no NetworkPolicy: Baseline denies */
+	assert_true(can("y/a", "z/b", TCP, 80)); /* not a subject */
+}
+
+static void test_priority_and_rule_order(void **state)
+{
+	char cnps[4096];
+
+	(void)state;
+	snprintf(cnps, sizeof(cnps), "%s, %s",
+		 cnp("a-accept", "Admin", 5, "x", "ingress", FROM_NS("Accept", "y", "")),
+		 cnp("b-deny", "Admin", 10, "x", "ingress", FROM_NS("Deny", "y", "")));
+	load_tiers("", cnps);
+	assert_true(can("y/a", "x/a", TCP, 80));
+	snprintf(cnps, sizeof(cnps), "%s, %s",
+		 cnp("a-accept", "Admin", 15, "x", "ingress", FROM_NS("Accept", "y", "")),
+		 cnp("b-deny", "Admin", 10, "x", "ingress", FROM_NS("Deny", "y", "")));
+	load_tiers("", cnps);
+	assert_false(can("y/a", "x/a", TCP, 80));
+	/* One policy: the first rule that matches, a port's before every port's and after. */
+	load_tiers("", cnp("ordered", "Admin", 1, "x", "ingress",
+			   FROM_NS("Accept", "y", TCP_PORT(80)) ", " FROM_NS("Deny", "y", "")));
+	assert_true(can("y/a", "x/a", TCP, 80));
+	assert_false(can("y/a", "x/a", TCP, 81));
+	assert_false(can("y/a", "x/a", UDP, 80));
+	load_tiers("", cnp("ordered", "Admin", 1, "x", "ingress",
+			   FROM_NS("Deny", "y", "") ", " FROM_NS("Accept", "y", TCP_PORT(80))));
+	assert_false(can("y/a", "x/a", TCP, 80));
+}
+
+static void test_cnp_port_range_and_named_port(void **state)
+{
+	(void)state;
+	load_tiers("", cnp("range", "Admin", 1, "x", "ingress",
+			   FROM_NS("Deny", "y",
+				   ", \"protocols\": [{\"udp\": {\"destinationPort\": "
+				   "{\"range\": {\"start\": 70, \"end\": 80}}}}]")));
+	assert_false(can("y/a", "x/a", UDP, 70));
+	assert_false(can("y/a", "x/a", UDP, 80));
+	assert_true(can("y/a", "x/a", UDP, 81));
+	assert_true(can("y/a", "x/a", TCP, 80));
+	/* web is 8080 on a, 9090 on b: each pod's own number. */
+	load_tiers(
+		"",
+		cnp("named", "Admin", 1, "x", "ingress",
+		    FROM_NS("Accept", "y",
+			    ", \"protocols\": [{\"destinationNamedPort\": \"web\"}]") ", " FROM_NS("Deny",
+												   "y",
+												   "")));
+	assert_true(can("y/a", "x/a", TCP, 8080));
+	assert_false(can("y/a", "x/a", TCP, 9090));
+	assert_true(can("y/a", "x/b", TCP, 9090));
+}
+
+static void test_cnp_egress_networks(void **state)
+{
+	(void)state;
+	load_tiers("", cnp("no-y", "Admin", 1, "x", "egress",
+			   "{\"action\": \"Deny\", \"to\": [{\"networks\": [\"10.0.2.0/24\"]}]}"));
+	assert_int_equal(verdict("x/a", "y/b", TCP, 80), VELO_POL_DROP_EGRESS);
+	assert_true(can("x/a", "z/b", TCP, 80));
+	assert_true(can("y/a", "y/b", TCP, 80));
+	/* Unreadable peers: an Accept matches nothing, a Deny denies all. */
+	load_tiers("", cnp("bad", "Admin", 1, "x", "egress",
+			   "{\"action\": \"Deny\", \"to\": [{\"networks\": [\"nonsense\"]}]}"));
+	assert_false(can("x/a", "z/b", TCP, 80));
+	assert_non_null(objects.cnps[0].problem);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -528,6 +691,13 @@ int main(void)
 		cmocka_unit_test_teardown(test_protocol_only_port, teardown),
 		cmocka_unit_test_teardown(test_policy_namespace_scope, teardown),
 		cmocka_unit_test_teardown(test_ipv6_pod, teardown),
+		cmocka_unit_test_teardown(test_admin_deny_beats_netpol_allow, teardown),
+		cmocka_unit_test_teardown(test_admin_accept_beats_netpol_deny, teardown),
+		cmocka_unit_test_teardown(test_pass_falls_through, teardown),
+		cmocka_unit_test_teardown(test_baseline_deny_loses_to_netpol_allow, teardown),
+		cmocka_unit_test_teardown(test_priority_and_rule_order, teardown),
+		cmocka_unit_test_teardown(test_cnp_port_range_and_named_port, teardown),
+		cmocka_unit_test_teardown(test_cnp_egress_networks, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
