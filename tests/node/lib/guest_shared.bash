@@ -109,8 +109,9 @@ pol_pod_json() {
 		status: {phase: "Running", podIP: $ip, podIPs: [{ip: $ip}]}}'
 }
 
-# pol_file POLICIES_JSON_ARRAY: the policy file's content (velod's policySource "file") for the
-# grid and these policies.
+# pol_file POLICIES: the policy file's content (velod's policySource "file") for the grid and
+# these policies: a JSON array of NetworkPolicies, or an object with "networkPolicies" and
+# "clusterNetworkPolicies" arrays.
 pol_file() {
 	local key pod
 	if [ -z "$POL_PODS_JSON" ]; then
@@ -121,14 +122,33 @@ pol_file() {
 	fi
 	jq -cn --argjson pods "[$POL_PODS_JSON]" --argjson pols "$1" '{
 		namespaces: (["x", "y", "z"] | map({metadata: {name: ., labels: {ns: .}}})),
-		pods: $pods, networkPolicies: $pols}'
+		pods: $pods} + ($pols | if type == "array" then {networkPolicies: .} else . end)'
+}
+
+# pol_cnp NAME TIER PRIORITY SPEC_REST_JSON: a ClusterNetworkPolicy (v1beta1); SPEC_REST: its
+# subject and rules.
+pol_cnp() {
+	jq -cn --arg n "$1" --arg tier "$2" --argjson prio "$3" --argjson rest "$4" \
+		'{apiVersion: "policy.networking.k8s.io/v1beta1", kind: "ClusterNetworkPolicy",
+		metadata: {name: $n}, spec: ({tier: $tier, priority: $prio} + $rest)}'
+}
+
+# pol_tiers NPS_JSON_ARRAY CNPS_JSON_ARRAY: a case with both kinds.
+pol_tiers() {
+	jq -cn --argjson np "$1" --argjson cnp "$2" \
+		'{networkPolicies: $np, clusterNetworkPolicies: $cnp}'
 }
 
 # ---------------------------------------------------------------- the cases
 
 # The truth table's cases, in the order they run.
 POL_CASES=(none deny-all-ingress deny-all-egress allow-from-ns-label pod-and-ns-one-peer-vs-two
-	match-expressions ipblock-except named-port end-port egress-dns additive ingress-and-egress)
+	match-expressions ipblock-except named-port end-port egress-dns additive ingress-and-egress
+	admin-deny-over-np admin-pass-accept baseline-under-np admin-egress)
+
+NS_X='{"matchLabels": {"ns": "x"}}'
+NS_Y='{"matchLabels": {"ns": "y"}}'
+NS_Z='{"matchLabels": {"ns": "z"}}'
 
 # pol_case_policies NAME: the case's NetworkPolicies as a JSON array. The ipBlock case is built
 # from the grid's addresses and VT_SUBNET4 (the pods' subnet).
@@ -218,6 +238,48 @@ pol_case_policies() {
 				"podSelector": {"matchLabels": {"pod": "a"}}}]}]}'),
 			$(pol_np z own '{"podSelector": {}, "policyTypes": ["Egress", "Ingress"],
 			"egress": [{"to": [{"podSelector": {}}]}], "ingress": [{}]}')]"
+		;;
+	admin-deny-over-np)
+		# ClusterNetworkPolicy's Admin tier before NetworkPolicy: x lets everyone in, the
+		# admin denies y.
+		pol_tiers "[$(pol_np x all '{"podSelector": {}, "ingress": [{}]}')]" \
+			"[$(pol_cnp deny-y Admin 10 "{\"subject\": {\"namespaces\": $NS_X},
+				\"ingress\": [{\"action\": \"Deny\", \"from\": [{\"namespaces\": $NS_Y}]}]}")]"
+		;;
+	admin-pass-accept)
+		# x isolated by a NetworkPolicy allowing y on TCP 80 and 53. Admin: y's TCP 80 passes
+		# to it (priority 1), the rest of y is denied (2), z is accepted over the isolation (3).
+		pol_tiers "[$(pol_np x from-y "{\"podSelector\": {}, \"ingress\": [{\"from\":
+				[{\"namespaceSelector\": $NS_Y}], \"ports\": [{\"port\": 80}, {\"port\": 53}]}]}")]" \
+			"[$(pol_cnp pass-y-80 Admin 1 "{\"subject\": {\"namespaces\": $NS_X},
+				\"ingress\": [{\"action\": \"Pass\", \"from\": [{\"namespaces\": $NS_Y}],
+				\"protocols\": [{\"tcp\": {\"destinationPort\": {\"number\": 80}}}]}]}"),
+			$(pol_cnp deny-y Admin 2 "{\"subject\": {\"namespaces\": $NS_X},
+				\"ingress\": [{\"action\": \"Deny\", \"from\": [{\"namespaces\": $NS_Y}]}]}"),
+			$(pol_cnp accept-z Admin 3 "{\"subject\": {\"namespaces\": $NS_X},
+				\"ingress\": [{\"action\": \"Accept\", \"from\": [{\"namespaces\": $NS_Z}]}]}")]"
+		;;
+	baseline-under-np)
+		# Baseline denies every pod into x; a NetworkPolicy lets y into x/a, and wins there.
+		pol_tiers "[$(pol_np x a-from-y "{\"podSelector\": {\"matchLabels\": {\"pod\": \"a\"}},
+				\"ingress\": [{\"from\": [{\"namespaceSelector\": $NS_Y}]}]}")]" \
+			"[$(pol_cnp base-x Baseline 5 "{\"subject\": {\"namespaces\": $NS_X},
+				\"ingress\": [{\"action\": \"Deny\", \"from\": [{\"namespaces\": {}}]}]}")]"
+		;;
+	admin-egress)
+		# z/a may reach y's pods on TCP 50-80 and UDP named u53, nothing else of the pod subnet;
+		# z/b: Baseline denies its egress to x/b only.
+		pol_tiers "[]" "[$(pol_cnp z-out Admin 4 "$(jq -cn --arg c "$VT_SUBNET4" --argjson y "$NS_Y" '{
+				subject: {pods: {namespaceSelector: {matchLabels: {ns: "z"}},
+					podSelector: {matchLabels: {pod: "a"}}}},
+				egress: [{action: "Accept", to: [{namespaces: $y}],
+					protocols: [{tcp: {destinationPort: {range: {start: 50, end: 80}}}},
+						{destinationNamedPort: "u53"}]},
+					{action: "Deny", to: [{networks: [$c]}]}]}')"),
+			$(pol_cnp zb-out Baseline 4 "$(jq -cn --arg b "${POL_IP[x/b]}/32" '{
+				subject: {pods: {namespaceSelector: {matchLabels: {ns: "z"}},
+					podSelector: {matchLabels: {pod: "b"}}}},
+				egress: [{action: "Deny", to: [{networks: [$b]}]}]}')")]"
 		;;
 	*) return 1 ;;
 	esac

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """The NetworkPolicy truth table's expected verdicts (tests/node/policy/policy_truth.bats), computed
-from the same policy file velod reads by a small model of networking.k8s.io/v1 written from the
-API reference alone, sharing no code with velod.
+from the same policy file velod reads by a small model of networking.k8s.io/v1 NetworkPolicy and
+policy.networking.k8s.io/v1beta1 ClusterNetworkPolicy written from the API reference alone,
+sharing no code with velod.
 
     policy_model.py [--node-addr ADDR] verdicts POLICY_FILE < PROBES     "ID allow|deny" lines
     policy_model.py [--node-addr ADDR] check POLICY_FILE PROBES RESULTS CASE
 
-POLICY_FILE: {"namespaces": [...], "pods": [...], "networkPolicies": [...]}. Each probe line is
+POLICY_FILE: {"namespaces": [...], "pods": [...], "networkPolicies": [...],
+"clusterNetworkPolicies": [...]}. Each probe line is
 "ID SRC_NS/SRC_POD DST_NS/DST_POD DST_ADDR PROTO PORT"; SRC may be an address instead
 ("ip:10.98.0.1", a client outside the grid); the node's own address (--node-addr) is always
 let in, as velo lets the kubelet's probes in, and so is a pod's traffic to itself. check compares with the prober's "ID VERDICT"
@@ -18,7 +20,10 @@ namespace selects for a direction is not isolated in it; policies are additive; 
 podSelector (in the policy's namespace), namespaceSelector, both in one peer (the pods the first
 selects in the namespaces the second selects), or ipBlock (cidr minus except, matched against
 the other end's address); ports by number, by name (the destination pod's container port of
-that name and protocol) and with endPort as a range; protocol TCP when absent.
+that name and protocol) and with endPort as a range; protocol TCP when absent. Tiers: a side's
+Admin ClusterNetworkPolicies first (lowest priority, then name, then rule order; the first rule
+whose peer and protocol match decides: Accept or Deny, Pass hands over), then its
+NetworkPolicies if any select it, else its Baseline ones (only Deny drops).
 """
 import ipaddress
 import json
@@ -67,6 +72,7 @@ class World:
             meta = pod["metadata"]
             self.pods[meta.get("namespace", "default") + "/" + meta["name"]] = pod
         self.policies = data.get("networkPolicies", [])
+        self.cnps = data.get("clusterNetworkPolicies", [])
 
     def pod_labels(self, key):
         return self.pods[key]["metadata"].get("labels") or {}
@@ -126,11 +132,75 @@ class World:
                 return True
         return False
 
+    def cnp_selects(self, selector_pair, key):
+        """A subject or a pods peer ({namespaces} or {pods: {namespaceSelector, podSelector}})."""
+        ns = self.pod_ns(key)
+        ns_labels = self.ns_labels.get(ns, {NS_LABEL: ns})
+        if "namespaces" in selector_pair:
+            return selects(selector_pair["namespaces"], ns_labels)
+        pods = selector_pair.get("pods")
+        if pods is None:
+            return False
+        return (selects(pods.get("namespaceSelector", {}), ns_labels) and
+                selects(pods.get("podSelector", {}), self.pod_labels(key)))
+
+    def cnp_peer_matches(self, peer, other, other_addr):
+        if "networks" in peer:
+            addr = ipaddress.ip_address(other_addr)
+            return any(addr.version == net.version and addr in net for net in
+                       (ipaddress.ip_network(n, strict=False) for n in peer["networks"]))
+        return other is not None and self.cnp_selects(peer, other)
+
+    def cnp_ports_match(self, protocols, dst, proto, port):
+        if not protocols:
+            return True
+        for item in protocols:
+            name = item.get("destinationNamedPort")
+            if name is not None:
+                if dst is not None and any(
+                        cport.get("name") == name and cport.get("protocol", "TCP") == proto and
+                        cport["containerPort"] == port
+                        for container in self.pods[dst]["spec"].get("containers", [])
+                        for cport in container.get("ports") or []):
+                    return True
+                continue
+            match = item.get(proto.lower())
+            if match is None:
+                continue
+            want = match.get("destinationPort")
+            if want is None:
+                return True
+            low, high = ((want["range"]["start"], want["range"]["end"]) if "range" in want
+                         else (want["number"], want["number"]))
+            if low <= port <= high:
+                return True
+        return False
+
+    def tier_action(self, tier, subject, direction, other, other_addr, dst, proto, port):
+        """The action of the tier's first rule that matches (by priority, then name, then
+        the rule's place), or None."""
+        key, peers_key = ("ingress", "from") if direction == "Ingress" else ("egress", "to")
+        chosen = sorted((c for c in self.cnps if c["spec"]["tier"] == tier and
+                         self.cnp_selects(c["spec"]["subject"], subject)),
+                        key=lambda c: (c["spec"]["priority"], c["metadata"]["name"]))
+        for cnp in chosen:
+            for rule in cnp["spec"].get(key) or []:
+                if (any(self.cnp_peer_matches(peer, other, other_addr)
+                        for peer in rule[peers_key]) and
+                        self.cnp_ports_match(rule.get("protocols"), dst, proto, port)):
+                    return rule["action"]
+        return None
+
     def allowed(self, subject, direction, other, other_addr, dst, proto, port):
-        """Whether subject's policies for direction let it talk to other."""
+        """Whether subject's policies for direction let it talk to other: the Admin tier's
+        Accept or Deny, else NetworkPolicy when one selects it, else the Baseline tier's."""
+        args = (subject, direction, other, other_addr, dst, proto, port)
+        admin = self.tier_action("Admin", *args)
+        if admin in ("Accept", "Deny"):
+            return admin == "Accept"
         policies = self.policies_for(subject, direction)
         if not policies:
-            return True
+            return self.tier_action("Baseline", *args) != "Deny"
         key, peers_key = ("ingress", "from") if direction == "Ingress" else ("egress", "to")
         for policy in policies:
             for rule in policy["spec"].get(key) or []:
