@@ -11,8 +11,10 @@
 #     velod's policy file to velo_policy_syncs_total counting it, polled every 5 ms);
 #  4. velod's RSS with 10,000 pods and 1,000 policies in its policy file (VmRSS and VmHWM).
 # Rules are ipBlock /32 peers outside the pod subnet (each one rule of the selected pod's
-# identity), plus the rule that lets the client in. Targets (issues 28, 38): 1. <= 100 ns/run
-# over velo_tc_ingress; 2. <= 1.05x, connections/s >= 0.95x; 3. <= 1 s; 4. reported.
+# identity), plus the rule that lets the client in; then 100 ClusterNetworkPolicies selecting the
+# server beside 100 of those rules, and the change of 3. made to a ClusterNetworkPolicy.
+# Targets (issues 28, 38, 40): 1. <= 100 ns/run over velo_tc_ingress; 2. <= 1.05x,
+# connections/s >= 0.95x; 3. <= 1 s; 4. reported.
 #
 # Topology: a node netns velobench-pol-PID (forwarding off at start), pod netns
 # velobench-pol-PID-*, velod in the node with its policy file and bpffs under
@@ -23,7 +25,7 @@
 #   -o OUTDIR    policy.md, policy.csv (build/bench)
 #   -r REPS      alternating repetitions of the latency runs (5)
 #   -n RR_COUNT  round trips per latency run (20000)
-#   POL_SYNC_PODS (1000), POL_RSS_PODS (10000), POL_RSS_POLICIES (1000)
+#   POL_SYNC_PODS (1000), POL_RSS_PODS (10000), POL_RSS_POLICIES (1000), POL_CNPS (100)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -35,12 +37,13 @@ while getopts "o:r:n:h" opt; do
 	o) outdir=$OPTARG ;;
 	r) reps=$OPTARG ;;
 	n) rr_count=$OPTARG ;;
-	*) sed -n 's/^# \{0,1\}//; 21,25p' "$0" >&2; exit 2 ;;
+	*) sed -n 's/^# \{0,1\}//; 24,28p' "$0" >&2; exit 2 ;;
 	esac
 done
 sync_pods=${POL_SYNC_PODS:-1000}
 rss_pods=${POL_RSS_PODS:-10000}
 rss_policies=${POL_RSS_POLICIES:-1000}
+cnp_count=${POL_CNPS:-100}
 [ "$(id -u)" = 0 ] || { echo "policy: needs root (network namespaces, BPF)" >&2; exit 1; }
 velo=${VELO:-$top/build/velo}
 velod=${VELOD:-$top/build/velod}
@@ -130,16 +133,21 @@ done
 # id=N, each its own identity, in namespace pol (spread over 100 namespaces when POLICIES > 0),
 # and policy pol/web selecting app=web (pol/srv among them) from role=client on port 5400 and
 # 8080 + VARIANT; POLICIES more policies over the extra pods.
+# CNPS: that many ClusterNetworkPolicies selecting the servers (Admin and Baseline in turn, each
+# denying a /24 outside the pod subnet on its own port), and the "web" policy a
+# ClusterNetworkPolicy (Admin, Accept) instead of a NetworkPolicy.
 policy_file() {
 	python3 - "$1" "${2:-0}" "${3:-0}" "$node_name" \
-		"$(for key in "${!pod_ip[@]}"; do echo "$key=${pod_ip[$key]}"; done)" "${4:-0}" <<'PY'
+		"$(for key in "${!pod_ip[@]}"; do echo "$key=${pod_ip[$key]}"; done)" "${4:-0}" \
+		"${5:-0}" <<'PY'
 import ipaddress, json, sys
 rules, extra, policies, node = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 local = dict(line.split("=") for line in sys.argv[5].split())
 variant = int(sys.argv[6])
+cnps = int(sys.argv[7])
 namespaces = sorted({k.split("/")[0] for k in local} | {"ns%d" % i for i in range(100)})
 doc = {"namespaces": [{"metadata": {"name": n, "labels": {"ns": n}}} for n in namespaces],
-       "pods": [], "networkPolicies": []}
+       "pods": [], "networkPolicies": [], "clusterNetworkPolicies": []}
 for key, ip in local.items():
     ns, name = key.split("/")
     labels = {"role": "client" if name == "cli" else "server"}
@@ -168,12 +176,27 @@ if rules:
         "spec": {"podSelector": {"matchLabels": {"role": "server"}},
                  "ingress": [{"from": [{"podSelector": {"matchLabels": {"role": "client"}}}],
                               "ports": [{"port": 5400}, {"port": 5401}, {"protocol": "UDP", "port": 5400}]}]}})
-if extra:
+if extra and not cnps:
     port = 8080 + variant
     doc["networkPolicies"].append({"metadata": {"namespace": "pol", "name": "web"},
         "spec": {"podSelector": {"matchLabels": {"app": "web"}},
                  "ingress": [{"from": [{"namespaceSelector": {}, "podSelector": {"matchLabels": {"role": "client"}}}],
                               "ports": [{"port": 5400}, {"port": port}]}]}})
+elif extra:
+    port = 8080 + variant
+    doc["clusterNetworkPolicies"].append({"metadata": {"name": "web"},
+        "spec": {"tier": "Admin", "priority": 1,
+                 "subject": {"pods": {"namespaceSelector": {}, "podSelector": {"matchLabels": {"app": "web"}}}},
+                 "ingress": [{"action": "Accept",
+                              "from": [{"pods": {"namespaceSelector": {}, "podSelector": {"matchLabels": {"role": "client"}}}}],
+                              "protocols": [{"tcp": {"destinationPort": {"number": 5400}}},
+                                            {"tcp": {"destinationPort": {"number": port}}}]}]}})
+for i in range(cnps if not extra else 0):
+    doc["clusterNetworkPolicies"].append({"metadata": {"name": "cnp%d" % i},
+        "spec": {"tier": "Admin" if i % 2 == 0 else "Baseline", "priority": i % 1000,
+                 "subject": {"pods": {"namespaceSelector": {}, "podSelector": {"matchLabels": {"role": "server"}}}},
+                 "ingress": [{"action": "Deny", "from": [{"networks": ["172.20.%d.0/24" % (i % 256)]}],
+                              "protocols": [{"tcp": {"destinationPort": {"number": 9000 + i}}}]}]}})
 for i in range(policies):
     doc["networkPolicies"].append({"metadata": {"namespace": "ns%d" % (i % 100), "name": "np%d" % i},
         "spec": {"podSelector": {"matchLabels": {"id": str(i % max(extra, 1))}},
@@ -310,6 +333,11 @@ for rules in 1 100 10000; do
 	reaches pol || { echo "policy: pol/cli cannot reach its server with $rules rules" >&2; exit 1; }
 	stats "rules-$rules" pol
 done
+# 100 ClusterNetworkPolicies (50 Admin, 50 Baseline) beside 100 NetworkPolicy rules.
+policy_file 100 0 0 0 "$cnp_count" >"$work/next.json"
+sync_ms[cnp]=$(write_policy "$work/next.json")
+reaches pol || { echo "policy: pol/cli cannot reach its server with $cnp_count CNPs" >&2; exit 1; }
+stats "cnps-$cnp_count" pol
 
 # 3. A change to a policy selecting 1,000 pods: the file with them, then the policy's ports changed.
 echo "policy: sync of a change to a policy selecting $sync_pods pods"
@@ -321,6 +349,15 @@ for i in 1 2 3 4 5; do
 	change+=("$(write_policy "$work/next.json")")
 done
 change_ms=$(printf '%s\n' "${change[@]}" | sort -n | sed -n 3p)
+# The same change made to a ClusterNetworkPolicy (Admin, Accept) selecting them.
+policy_file 1 "$sync_pods" 0 0 1 >"$work/next.json"
+cnp_load_ms=$(write_policy "$work/next.json")
+change=()
+for i in 1 2 3 4 5; do
+	policy_file 1 "$sync_pods" 0 "$((i % 2))" 1 >"$work/next.json"
+	change+=("$(write_policy "$work/next.json")")
+done
+cnp_change_ms=$(printf '%s\n' "${change[@]}" | sort -n | sed -n 3p)
 
 # 4. velod's RSS with 10,000 pods and 1,000 policies.
 echo "policy: velod with $rss_pods pods and $rss_policies policies"
@@ -358,14 +395,18 @@ mkdir -p "$outdir"
 		delta=$(awk -v a="$pol_ns" -v b="$tc_ns" 'BEGIN { if (a == "NA" || b == "NA") print "NA"; else printf "%+.1f", a - b }')
 		echo "| policy programs, $rules rules: ns/run | $pol_ns | velo_tc_ingress $tc_ns | $delta ns | <= +100 ns | $(verdict "$([ "$delta" != NA ] && awk -v d="$delta" 'BEGIN { print (d <= 100) }' || echo 0)") |"
 	done
+	pol_ns=$(ns_of "cnps-$cnp_count" velo_pol_)
+	delta=$(awk -v a="$pol_ns" -v b="$tc_ns" 'BEGIN { if (a == "NA" || b == "NA") print "NA"; else printf "%+.1f", a - b }')
+	echo "| policy programs, $cnp_count ClusterNetworkPolicies + 100 NetworkPolicy rules: ns/run | $pol_ns | velo_tc_ingress $tc_ns | $delta ns | <= +100 ns | $(verdict "$([ "$delta" != NA ] && awk -v d="$delta" 'BEGIN { print (d <= 100) }' || echo 0)") |"
 	ratio=$(awk -v a="$on50" -v b="$off50" 'BEGIN { if (a == "NA" || b == "NA" || b == 0) print "NA"; else printf "%.3f", a / b }')
 	echo "| routed TCP_RR p50, policy on (us) | $on50 | off $off50 | ${ratio}x | <= 1.05x | $(verdict "$([ "$ratio" != NA ] && awk -v r="$ratio" 'BEGIN { print (r <= 1.05) }' || echo 0)") |"
 	ratio=$(awk -v a="$on_cps" -v b="$off_cps" 'BEGIN { if (a == "NA" || b == "NA" || b == 0) print "NA"; else printf "%.3f", a / b }')
 	echo "| routed connections/s, policy on | $on_cps | off $off_cps | ${ratio}x | >= 0.95x | $(verdict "$([ "$ratio" != NA ] && awk -v r="$ratio" 'BEGIN { print (r >= 0.95) }' || echo 0)") |"
 	echo "| change to a policy selecting $sync_pods pods reaches the maps (ms, median of 5) | $change_ms | first load $load_ms | | <= 1000 ms | $(verdict "$((change_ms <= 1000))") |"
+	echo "| change to a ClusterNetworkPolicy selecting $sync_pods pods reaches the maps (ms, median of 5) | $cnp_change_ms | first load $cnp_load_ms | | <= 1000 ms | $(verdict "$((cnp_change_ms <= 1000))") |"
 	echo "| velod RSS, $rss_pods pods + $rss_policies policies (MiB) | $((rss_kib / 1024)) | peak $((hwm_kib / 1024)) | sync $rss_sync_ms ms | reported | |"
 	echo
-	echo "Rule sets reached the maps in ${sync_ms[1]} / ${sync_ms[100]} / ${sync_ms[10000]} ms (1 / 100 / 10,000 rules)."
+	echo "Rule sets reached the maps in ${sync_ms[1]} / ${sync_ms[100]} / ${sync_ms[10000]} ms (1 / 100 / 10,000 rules), $cnp_count ClusterNetworkPolicies in ${sync_ms[cnp]} ms."
 	echo "Programs' cost per run (RR under BPF_ENABLE_STATS, which adds its own ~20 ns to each):"
 	echo
 	echo "| run | program | runs | ns/run |"

@@ -87,10 +87,34 @@ static __always_inline void flow_service(struct bpf_sock_ops *skops, struct velo
 	event->svc_port = svc->peers[0].vip_port;
 }
 
+/*
+ * A connection to the pod itself over loopback (127.0.0.0/8, ::1, or an
+ * IPv4-mapped 127/8): it never leaves the pod and no policy judges it, so it
+ * is no flow of the network's; left out, its close too (no state callback).
+ */
+static __always_inline bool flow_loopback(struct bpf_sock_ops *skops)
+{
+	__u32 w0, w1, w2, w3;
+
+	if (skops->family == AF_INET)
+		return (bpf_ntohl(skops->remote_ip4) >> 24) == 127;
+	w0 = skops->remote_ip6[0];
+	w1 = skops->remote_ip6[1];
+	w2 = skops->remote_ip6[2];
+	w3 = skops->remote_ip6[3];
+	if (w0 || w1)
+		return false;
+	if (!w2)
+		return bpf_ntohl(w3) == 1;
+	return bpf_ntohl(w2) == 0xffff && (bpf_ntohl(w3) >> 24) == 127;
+}
+
 static __always_inline void flow_start(struct bpf_sock_ops *skops, bool passive)
 {
 	struct velo_flow_event *event;
 
+	if (flow_loopback(skops))
+		return;
 	if (passive && flow_client_reports(skops))
 		return;
 	bpf_sock_ops_cb_flags_set(skops, skops->bpf_sock_ops_cb_flags | BPF_SOCK_OPS_STATE_CB_FLAG);

@@ -257,6 +257,30 @@ flows_pol_file() {
 	grep -Eq "velotest/pod-ctr-a:[0-9]+ \($IP_a\) -> velotest/pod-ctr-b:8080 \($IP_b\) tcp FORWARDED end via routed bytes 500[0-2]/100[0-2]" <<<"$output"
 }
 
+@test "flows: a pod's connections to itself over loopback are no flows (IPv4 and IPv6), its connections out still are" {
+	local out
+	flows_velod
+	flows_pod b
+	flows_pod a '{"velo.dev/flows": "true"}'
+	flows_serve "$NS_a" "$CG_a" 8090 100
+	flows_connect "$NS_a" "$CG_a" 127.0.0.1 8090 100
+	vtc_run "$NS_a" "$CG_a" timeout 10 python3 -c '
+import socket
+srv = socket.socket(socket.AF_INET6); srv.bind(("::1", 8091)); srv.listen(1)
+c = socket.create_connection(("::1", 8091)); a, _ = srv.accept(); c.sendall(b"x"); a.recv(1)
+c.close(); a.close()'
+	flows_serve "$NS_b" "$CG_b" 8080 100
+	flows_connect "$NS_a" "$CG_a" "$IP_b" 8080 100
+	out="$(flows_wait_end 8080)"
+	echo "$out"
+	[ "$(flows_count "$out" end)" -eq 1 ]
+	run flows_observe -j
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(jq -s '[.[] | select(([.src.port, .dst.port] | map(. == 8090 or . == 8091) | any))] | length' <<<"$output")" -eq 0 ]
+	[ "$(jq -s '[.[] | select(.dst.port == 8080)] | length' <<<"$output")" -ge 1 ]
+}
+
 @test "flows: the accepting side reads client to server too; the conflist default opts in, a pod's false opts out" {
 	local out
 	flows_velod
