@@ -77,6 +77,32 @@ static const char *yes_no(const cJSON *item)
 	return cJSON_IsTrue(item) ? "yes" : cJSON_IsFalse(item) ? "no" : "-";
 }
 
+/*
+ * The order each direction is judged in: the Admin tier's ClusterNetworkPolicies,
+ * the NetworkPolicies (above), the Baseline tier's.
+ */
+static void print_tiers(const cJSON *tiers)
+{
+	static const char *const order[] = { "Admin", "Baseline" };
+	const cJSON *cnp;
+
+	if (!cJSON_GetArraySize(tiers))
+		return;
+	printf("tiers (first match decides; Admin, then NetworkPolicy, then Baseline):\n");
+	for (unsigned t = 0; t < 2; t++)
+		cJSON_ArrayForEach (cnp, tiers) {
+			const cJSON *tier = field(cnp, "tier"), *problem = field(cnp, "problem");
+
+			if (!cJSON_IsString(tier) || strcmp(tier->valuestring, order[t]))
+				continue;
+			printf("  %-8s priority %-4d %s (ingress rules %d, egress rules %d)%s%s\n",
+			       order[t], field(cnp, "priority")->valueint,
+			       field(cnp, "name")->valuestring, field(cnp, "ingress")->valueint,
+			       field(cnp, "egress")->valueint, cJSON_IsString(problem) ? ": " : "",
+			       cJSON_IsString(problem) ? problem->valuestring : "");
+		}
+}
+
 /* The policies that select the pod: "ns/name (Ingress, Egress)" each. */
 static void print_policies(const cJSON *policies)
 {
@@ -188,6 +214,7 @@ static void print_pod(const cJSON *json)
 	print_policies(field(json, "policies"));
 	print_rules("ingress", field(isolation, "ingress"), field(json, "ingress"));
 	print_rules("egress", field(isolation, "egress"), field(json, "egress"));
+	print_tiers(field(json, "clusterNetworkPolicies"));
 	print_problems(field(json, "problems"));
 }
 

@@ -13,6 +13,7 @@
 #include "policy/cidr.h"
 #include "policy/describe.h"
 #include "policy/rules.h"
+#include "policy/tiers.h"
 
 static const char *proto_name(uint8_t proto)
 {
@@ -178,6 +179,38 @@ static bool add_policies(cJSON *out, const struct velo_pol_objects *objects,
 	       cJSON_AddBoolToObject(isolation, "egress", isolated_out);
 }
 
+/* The ClusterNetworkPolicies selecting pod, in evaluation order: {name, tier, priority, ingress, egress}. */
+static bool add_tiers(cJSON *out, const struct velo_pol_objects *objects,
+		      const struct velo_pol_pod *pod)
+{
+	const struct velo_pol_namespace *ns = velo_pol_objects_namespace(objects, pod->ns);
+	struct velo_pol_label own = { (char *)VELO_POL_NS_LABEL, (char *)pod->ns };
+	struct velo_pol_labels spare = { 1, &own };
+	cJSON *list = cJSON_AddArrayToObject(out, "clusterNetworkPolicies");
+	unsigned *order;
+	bool ok = list != NULL;
+
+	if (!ok || velo_pol_cnp_order(objects, &order))
+		return false;
+	for (unsigned k = 0; ok && !pod->host_network && k < objects->n_cnps; k++) {
+		const struct velo_pol_cnp *cnp = &objects->cnps[order[k]];
+		cJSON *item;
+
+		if (!velo_pol_cnp_selects_pod(cnp, pod, ns ? &ns->labels : &spare))
+			continue;
+		item = cJSON_CreateObject();
+		ok = cJSON_AddItemToArray(list, item) &&
+		     cJSON_AddStringToObject(item, "name", cnp->name) &&
+		     cJSON_AddStringToObject(item, "tier", cnp->baseline ? "Baseline" : "Admin") &&
+		     cJSON_AddNumberToObject(item, "priority", cnp->priority) &&
+		     cJSON_AddNumberToObject(item, "ingress", cnp->n_ingress) &&
+		     cJSON_AddNumberToObject(item, "egress", cnp->n_egress) &&
+		     (!cnp->problem || cJSON_AddStringToObject(item, "problem", cnp->problem));
+	}
+	free(order);
+	return ok;
+}
+
 static const struct velo_pol_local_pod *local_pod(const struct velo_pol_node *node, const char *ns,
 						  const char *name)
 {
@@ -214,7 +247,7 @@ cJSON *velo_pol_describe_pod(const struct velo_pol_objects *objects,
 			goto nomem;
 	if (placed && placed->id && !cJSON_AddNumberToObject(out, "identity", placed->id))
 		goto nomem;
-	if (add_policies(out, objects, pod, true))
+	if (add_policies(out, objects, pod, true) && add_tiers(out, objects, pod))
 		return out;
 nomem:
 	cJSON_Delete(out);

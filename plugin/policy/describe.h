@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * NetworkPolicy as velod computed it, for people (describe.c): velod's
+ * NetworkPolicy and ClusterNetworkPolicy as velod computed them, for people (describe.c): velod's
  * GET /policy answers, which veloctl policy prints (docs/policy.md). Pure.
  */
 #ifndef VELO_POLICY_DESCRIBE_H
@@ -16,8 +16,9 @@
 /*
  * One pod: {pod, addresses, identity (a pod of this node), isolation {ingress,
  * egress}, policies [{namespace, name, policyTypes}], ingress [{from, ports,
- * policy}], egress [{to, ports, policy}]}; peers and ports as text, [] for
- * every one. NULL with errno ENOENT when no Pod has that name, ENOMEM.
+ * policy}], egress [{to, ports, policy}], clusterNetworkPolicies [{name, tier,
+ * priority, ingress, egress (rule counts), problem}] in evaluation order};
+ * peers and ports as text, [] for every one. NULL with errno ENOENT when no Pod has that name, ENOMEM.
  */
 cJSON *velo_pol_describe_pod(const struct velo_pol_objects *objects,
 			     const struct velo_pol_node *node, const struct velo_pol_tables *tables,

@@ -40,15 +40,21 @@ struct rule_at {
 	struct velo_pol_tier_rule value;
 };
 
-bool velo_pol_cnp_selects(const struct velo_pol_cnp *cnp, const struct velo_pol_ident *ident)
+bool velo_pol_cnp_selects_pod(const struct velo_pol_cnp *cnp, const struct velo_pol_pod *pod,
+			      const struct velo_pol_labels *ns_labels)
+{
+	return velo_pol_selector_match(&cnp->subject_ns, ns_labels) &&
+	       (!cnp->has_subject_pods ||
+		velo_pol_selector_match(&cnp->subject_pods, &pod->labels));
+}
+
+static bool cnp_selects(const struct velo_pol_cnp *cnp, const struct velo_pol_ident *ident)
 {
 	struct velo_pol_label spare_label;
 	struct velo_pol_labels spare;
 
-	return velo_pol_selector_match(&cnp->subject_ns,
-				       velo_pol_ident_ns_labels(ident, &spare, &spare_label)) &&
-	       (!cnp->has_subject_pods ||
-		velo_pol_selector_match(&cnp->subject_pods, &ident->pod->labels));
+	return velo_pol_cnp_selects_pod(cnp, ident->pod,
+					velo_pol_ident_ns_labels(ident, &spare, &spare_label));
 }
 
 static int add(struct tier_list *list, const struct rule_at *at, __u32 peer, __u8 proto,
@@ -270,7 +276,7 @@ static void merge_subject(struct velo_pol_tables *tables, __u32 id, __u32 flags)
 		(struct velo_pol_subject_entry){ id, { flags, 0 } };
 }
 
-static int build_order(const struct velo_pol_objects *objects, unsigned **order)
+int velo_pol_cnp_order(const struct velo_pol_objects *objects, unsigned **order)
 {
 	*order = calloc(objects->n_cnps + 1, sizeof(**order));
 	if (!*order)
@@ -288,7 +294,7 @@ int velo_pol_tiers_build(const struct velo_pol_build *build, struct velo_pol_tab
 	const struct velo_pol_objects *objects = build->objects;
 	struct tier_list list = { .build = build };
 	unsigned *order;
-	int ret = build_order(objects, &order);
+	int ret = velo_pol_cnp_order(objects, &order);
 
 	for (unsigned i = 0; !ret && i < build->n_idents; i++) {
 		const struct velo_pol_ident *ident = &build->idents[i];
@@ -300,7 +306,7 @@ int velo_pol_tiers_build(const struct velo_pol_build *build, struct velo_pol_tab
 			const struct velo_pol_cnp *cnp = &objects->cnps[order[k]];
 			__u32 rank = k * RULES_PER_POLICY;
 
-			if (!velo_pol_cnp_selects(cnp, ident))
+			if (!cnp_selects(cnp, ident))
 				continue;
 			ret = add_rules(&list, ident, cnp, build->cnp_ids[order[k]], rank, false,
 					&flags);

@@ -13,8 +13,11 @@
 
 #include "policy/build.h"
 
-/* The policy selects the pod identity's pods (its subject). */
-bool velo_pol_cnp_selects(const struct velo_pol_cnp *cnp, const struct velo_pol_ident *ident);
+/* The policy's subject selects pod, whose namespace has ns_labels. */
+bool velo_pol_cnp_selects_pod(const struct velo_pol_cnp *cnp, const struct velo_pol_pod *pod,
+			      const struct velo_pol_labels *ns_labels);
+/* The policies' evaluation order (Admin then Baseline, priority, name) as indexes into *order (malloc'd): 0 or -ENOMEM. */
+int velo_pol_cnp_order(const struct velo_pol_objects *objects, unsigned **order);
 /*
  * Into tables->tier_rules (sorted, one entry per key), the flags merged into
  * tables->subjects (after rules.c's), tables->placed and ->active: 0 or -ENOMEM.

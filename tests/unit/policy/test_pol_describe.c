@@ -34,7 +34,13 @@ static const char file[] =
 	"\"values\": [\"a\", \"b\"]}, {\"key\": \"canary\", \"operator\": \"DoesNotExist\"}]}}, "
 	"{\"ipBlock\": {\"cidr\": \"10.0.0.0/8\", \"except\": [\"10.1.0.0/16\"]}}], \"ports\": "
 	"[{\"port\": \"pg\"}, {\"protocol\": \"UDP\", \"port\": 1000, \"endPort\": 2000}]}], "
-	"\"egress\": [{\"ports\": [{\"protocol\": \"SCTP\"}]}]}}]}";
+	"\"egress\": [{\"ports\": [{\"protocol\": \"SCTP\"}]}]}}], \"clusterNetworkPolicies\": "
+	"[{\"metadata\": {\"name\": \"floor\"}, \"spec\": {\"tier\": \"Baseline\", \"priority\": 1, "
+	"\"subject\": {\"namespaces\": {}}, \"ingress\": [{\"action\": \"Deny\", \"from\": "
+	"[{\"namespaces\": {}}]}]}}, {\"metadata\": {\"name\": \"guard\"}, \"spec\": {\"tier\": "
+	"\"Admin\", \"priority\": 7, \"subject\": {\"pods\": {\"namespaceSelector\": {}, "
+	"\"podSelector\": {\"matchLabels\": {\"app\": \"db\"}}}}, \"egress\": [{\"action\": "
+	"\"Pass\", \"to\": [{\"networks\": [\"10.0.0.0/8\"]}]}]}}]}";
 
 static void check(const cJSON *json, const char *expect)
 {
@@ -102,11 +108,15 @@ static void test_describe(void **state)
 		    "\"10.0.0.0/8 except 10.1.0.0/16\"],\"ports\":[\"TCP/pg=5432\","
 		    "\"UDP/1000-2000\"],\"policy\":\"x/db\"");
 	check(json, "\"egress\":[{\"to\":[],\"ports\":[\"SCTP\"],\"policy\":\"x/db\"}]");
+	/* ClusterNetworkPolicies in evaluation order: Admin before Baseline whatever the priority. */
+	check(json, "\"clusterNetworkPolicies\":[{\"name\":\"guard\",\"tier\":\"Admin\","
+		    "\"priority\":7,\"ingress\":0,\"egress\":1},{\"name\":\"floor\",\"tier\":"
+		    "\"Baseline\",\"priority\":1,\"ingress\":1,\"egress\":0}]");
 	cJSON_Delete(json);
 
 	json = velo_pol_describe_pod(objects, node, tables, "x", "b");
 	check(json, "\"isolation\":{\"ingress\":false,\"egress\":false},\"policies\":[],"
-		    "\"ingress\":[],\"egress\":[]");
+		    "\"ingress\":[],\"egress\":[],\"clusterNetworkPolicies\":[{\"name\":\"floor\"");
 	cJSON_Delete(json);
 	assert_null(velo_pol_describe_pod(objects, node, tables, "x", "c"));
 	assert_int_equal(errno, ENOENT);
