@@ -48,11 +48,14 @@ static __always_inline int pol_drop(const __u8 *addr, __u32 reason, __u32 len)
 static __always_inline int pol_enforce(struct __sk_buff *skb, struct velo_pol_flow *flow,
 				       const __u8 *own)
 {
+	struct velo_pol_audit audit = {};
 	__u32 ifindex = skb->ifindex;
-	__u32 reason = velo_pol_check(skb, flow, own);
+	__u32 reason = velo_pol_check(skb, flow, own, &audit);
 
 	if (reason)
 		velo_flow_pol_drop(flow, reason, ifindex);
+	else if (audit.reason)
+		velo_flow_pol_audit(flow, &audit, ifindex);
 	return reason ? TC_ACT_SHOT : TC_ACT_UNSPEC;
 }
 
@@ -107,6 +110,7 @@ int velo_pol_to(struct __sk_buff *skb)
 SEC("tc")
 int velo_pol_uplink(struct __sk_buff *skb)
 {
+	struct velo_pol_audit audit = {};
 	struct velo_pol_flow flow = {};
 	const struct velo_pol_ip *src;
 	__u32 reason;
@@ -117,8 +121,10 @@ int velo_pol_uplink(struct __sk_buff *skb)
 	src = velo_pol_ip_of(flow.key.saddr);
 	if (!velo_pol_local_pod(src))
 		return TC_ACT_UNSPEC;
-	reason = velo_pol_check(skb, &flow, NULL);
+	reason = velo_pol_check(skb, &flow, NULL, &audit);
 	if (reason)
 		velo_flow_pol_drop(&flow, reason, skb->ifindex);
+	else if (audit.reason)
+		velo_flow_pol_audit(&flow, &audit, skb->ifindex);
 	return reason ? TC_ACT_SHOT : TC_ACT_UNSPEC;
 }

@@ -55,6 +55,7 @@ static __always_inline int nf_parse(const struct bpf_nf_ctx *ctx, struct velo_po
 SEC("netfilter")
 int velo_pol_nf(struct bpf_nf_ctx *ctx)
 {
+	struct velo_pol_audit audit = {};
 	struct velo_pol_flow flow = {};
 	const struct net_device *in;
 	__u32 reason;
@@ -66,10 +67,13 @@ int velo_pol_nf(struct bpf_nf_ctx *ctx)
 	if (!velo_pol_local_pod(velo_pol_ip_of(flow.key.saddr)) ||
 	    !velo_pol_isolated(flow.key.saddr, VELO_POL_JUDGED_EGRESS))
 		return NF_ACCEPT;
-	reason = velo_pol_check(NULL, &flow, NULL);
-	if (!reason)
-		return NF_ACCEPT;
+	reason = velo_pol_check(NULL, &flow, NULL, &audit);
 	in = ctx->state->in;
+	if (!reason) {
+		if (audit.reason)
+			velo_flow_pol_audit(&flow, &audit, in ? in->ifindex : 0);
+		return NF_ACCEPT;
+	}
 	velo_flow_pol_drop(&flow, reason, in ? in->ifindex : 0);
 	return NF_DROP;
 }

@@ -161,12 +161,12 @@ velo_pol_tier_rule(__u32 subject, __u32 peer, __u8 dir, const struct velo_pol_fl
 }
 
 /*
- * A tier's first matching rule's action, or 0: the best rank of the pod,
- * prefix and any-peer lookups (each already the best of the rules covering
- * its key).
+ * A tier's first matching rule, or NULL: the best rank of the pod, prefix and
+ * any-peer lookups (each already the best of the rules covering its key).
  */
-static __always_inline __u8 velo_pol_tier_action(__u32 subject, __u32 pod_id, __u32 cidr_id,
-						 __u8 dir, const struct velo_pol_flow *flow)
+static __always_inline const struct velo_pol_tier_rule *
+velo_pol_tier_first(__u32 subject, __u32 pod_id, __u32 cidr_id, __u8 dir,
+		    const struct velo_pol_flow *flow)
 {
 	const struct velo_pol_tier_rule *best = NULL, *rule;
 
@@ -178,7 +178,7 @@ static __always_inline __u8 velo_pol_tier_action(__u32 subject, __u32 pod_id, __
 	rule = velo_pol_tier_rule(subject, VELO_ID_ANY, dir, flow);
 	if (rule && (!best || rule->rank < best->rank))
 		best = rule;
-	return best ? best->action : 0;
+	return best;
 }
 
 /*
@@ -188,45 +188,59 @@ static __always_inline __u8 velo_pol_tier_action(__u32 subject, __u32 pod_id, __
  * over); then NetworkPolicy, when one isolates self in that direction: a rule
  * naming peer's pod identity, its ipBlock prefix or everyone; else the
  * Baseline tier's first matching rule (only Deny drops); else allowed. This
- * node (peer VELO_ID_HOST) always is.
+ * node (peer VELO_ID_HOST) always is. dir | VELO_POL_SHADOW: with every
+ * policy, audited ones too (VELO_POL_AUDIT's flags and rules). A tier's Deny
+ * names its policy in *policy (0 for NetworkPolicy's isolation). Not inlined:
+ * judged twice for audited pods, it would double the programs.
  */
-static __always_inline bool velo_pol_side_allows(const struct velo_pol_ip *self,
-						 const struct velo_pol_ip *peer, __u8 dir,
-						 const struct velo_pol_flow *flow)
+static __noinline bool velo_pol_side_allows(const struct velo_pol_ip *self,
+					    const struct velo_pol_ip *peer, __u8 key_dir,
+					    const struct velo_pol_flow *flow, __u32 *policy)
 {
-	bool ingress = dir == VELO_POL_DIR_INGRESS;
+	bool ingress = (key_dir & VELO_POL_DIR_EGRESS) == 0;
+	bool shadow = (key_dir & VELO_POL_SHADOW) != 0;
+	const struct velo_pol_tier_rule *first;
 	const struct velo_pol_subject *subject;
-	__u32 pod_id = VELO_ID_NONE, cidr_id = VELO_ID_WORLD;
-	__u8 action;
+	__u32 pod_id = VELO_ID_NONE, cidr_id = VELO_ID_WORLD, flags;
 
+	*policy = 0;
+	if (!self)
+		return true;
 	subject = bpf_map_lookup_elem(&velo_pol_sub_v1, &self->pod_id);
 	if (!subject)
 		return true;
+	flags = shadow ? subject->flags >> VELO_POL_SHADOW_SHIFT : subject->flags;
 	if (peer) {
 		pod_id = peer->pod_id;
 		cidr_id = peer->cidr_id;
 	}
 	if (pod_id == VELO_ID_HOST)
 		return true;
-	if (subject->flags & (ingress ? VELO_POL_ADMIN_INGRESS : VELO_POL_ADMIN_EGRESS)) {
-		action = velo_pol_tier_action(self->pod_id, pod_id, cidr_id,
-					      VELO_POL_TIER_ADMIN | dir, flow);
-		if (action == VELO_POL_ACTION_ACCEPT)
+	if (flags & (ingress ? VELO_POL_ADMIN_INGRESS : VELO_POL_ADMIN_EGRESS)) {
+		first = velo_pol_tier_first(self->pod_id, pod_id, cidr_id,
+					    VELO_POL_TIER_ADMIN | key_dir, flow);
+		if (first && first->action == VELO_POL_ACTION_ACCEPT)
 			return true;
-		if (action == VELO_POL_ACTION_DENY)
+		if (first && first->action == VELO_POL_ACTION_DENY) {
+			*policy = first->policy;
 			return false;
+		}
 	}
-	if (subject->flags & (ingress ? VELO_POL_ISOLATE_INGRESS : VELO_POL_ISOLATE_EGRESS)) {
-		if (pod_id != VELO_ID_NONE && velo_pol_rule(self->pod_id, pod_id, dir, flow))
+	if (flags & (ingress ? VELO_POL_ISOLATE_INGRESS : VELO_POL_ISOLATE_EGRESS)) {
+		if (pod_id != VELO_ID_NONE && velo_pol_rule(self->pod_id, pod_id, key_dir, flow))
 			return true;
-		if (velo_pol_rule(self->pod_id, cidr_id, dir, flow))
+		if (velo_pol_rule(self->pod_id, cidr_id, key_dir, flow))
 			return true;
-		return velo_pol_rule(self->pod_id, VELO_ID_ANY, dir, flow);
+		return velo_pol_rule(self->pod_id, VELO_ID_ANY, key_dir, flow);
 	}
-	if (subject->flags & (ingress ? VELO_POL_BASELINE_INGRESS : VELO_POL_BASELINE_EGRESS))
-		return velo_pol_tier_action(self->pod_id, pod_id, cidr_id,
-					    VELO_POL_TIER_BASELINE | dir,
-					    flow) != VELO_POL_ACTION_DENY;
+	if (flags & (ingress ? VELO_POL_BASELINE_INGRESS : VELO_POL_BASELINE_EGRESS)) {
+		first = velo_pol_tier_first(self->pod_id, pod_id, cidr_id,
+					    VELO_POL_TIER_BASELINE | key_dir, flow);
+		if (first && first->action == VELO_POL_ACTION_DENY) {
+			*policy = first->policy;
+			return false;
+		}
+	}
 	return true;
 }
 
@@ -234,19 +248,45 @@ static __always_inline bool velo_pol_side_allows(const struct velo_pol_ip *self,
  * A new flow from src to dst, both sides' policies: the sender's egress when
  * it is a pod of this node (unless it goes to a Service IP: kube-proxy picks
  * the backend later, and the backend's veth judges the flow again), the
- * receiver's ingress when it is one.
+ * receiver's ingress when it is one. *policy: the tier policy that denied.
  */
 static __always_inline int velo_pol_judge(const struct velo_pol_flow *flow,
 					  const struct velo_pol_ip *src,
-					  const struct velo_pol_ip *dst)
+					  const struct velo_pol_ip *dst, bool shadow, __u32 *policy)
 {
+	__u8 shadowed = shadow ? VELO_POL_SHADOW : 0;
+
 	if (velo_pol_local_pod(src) && !(dst && (dst->flags & VELO_POL_IP_SERVICE)) &&
-	    !velo_pol_side_allows(src, dst, VELO_POL_DIR_EGRESS, flow))
+	    !velo_pol_side_allows(src, dst, VELO_POL_DIR_EGRESS | shadowed, flow, policy))
 		return VELO_POL_DENY_EGRESS;
-	if (velo_pol_local_pod(dst) && !velo_pol_side_allows(dst, src, VELO_POL_DIR_INGRESS, flow))
+	if (velo_pol_local_pod(dst) &&
+	    !velo_pol_side_allows(dst, src, VELO_POL_DIR_INGRESS | shadowed, flow, policy))
 		return VELO_POL_DENY_INGRESS;
 	return VELO_POL_ALLOW;
 }
+
+/* An end some audited policy selects: its every-policy verdict is asked too. */
+static __always_inline bool velo_pol_audited(const struct velo_pol_ip *ip)
+{
+	const struct velo_pol_subject *subject;
+
+	if (!velo_pol_local_pod(ip))
+		return false;
+	subject = bpf_map_lookup_elem(&velo_pol_sub_v1, &ip->pod_id);
+	return subject && (subject->flags & VELO_POL_AUDIT);
+}
+
+/*
+ * What an audited policy would have dropped (velo_pol_check's out): reason 0
+ * when nothing; else the drop reason, the identity of the pod whose policy
+ * would have said no, and the ClusterNetworkPolicy that would have (0: the
+ * NetworkPolicies isolating it).
+ */
+struct velo_pol_audit {
+	__u32 reason;
+	__u32 identity;
+	__u32 policy;
+};
 
 static __always_inline void velo_pol_ct_reverse(const struct velo_pol_ct_key *key,
 						struct velo_pol_ct_key *rev)
@@ -367,9 +407,11 @@ static __always_inline bool velo_pol_ct_holds_for(const struct velo_pol_ct *ct,
  * or neither port ephemeral) passes when either end may have opened it:
  * without a SYN it can't open a connection. own: the address of
  * the pod whose veth this is (NULL at the uplink), which must have an identity.
+ * A new or re-judged flow an audited policy would have dropped passes, named
+ * in *audit (zeroed by the caller).
  */
 static __always_inline __u32 velo_pol_check(struct __sk_buff *skb, const struct velo_pol_flow *flow,
-					    const __u8 *own)
+					    const __u8 *own, struct velo_pol_audit *audit)
 {
 	const struct velo_pol_ip *src, *dst;
 	const struct velo_pol_state *state;
@@ -378,6 +420,7 @@ static __always_inline __u32 velo_pol_check(struct __sk_buff *skb, const struct 
 	const struct velo_pol_ct_key *orig = &flow->key;
 	int opener = VELO_POL_OPENER_SENDER;
 	struct velo_pol_flow judged;
+	__u32 policy = 0;
 	bool reply;
 	int verdict;
 
@@ -416,15 +459,29 @@ static __always_inline __u32 velo_pol_check(struct __sk_buff *skb, const struct 
 	__builtin_memcpy(&judged.key, orig, sizeof(judged.key));
 	src = velo_pol_ip_of(judged.key.saddr);
 	dst = velo_pol_ip_of(judged.key.daddr);
-	verdict = velo_pol_judge(&judged, src, dst);
+	verdict = velo_pol_judge(&judged, src, dst, false, &policy);
 	if (verdict != VELO_POL_ALLOW && opener == VELO_POL_OPENER_UNKNOWN &&
 	    flow->key.proto == VELO_POL_IPPROTO_TCP) {
 		/* Either end may have opened it: try the other way round. */
 		__builtin_memcpy(&judged.key, &rev, sizeof(judged.key));
-		if (velo_pol_judge(&judged, dst, src) == VELO_POL_ALLOW) {
+		if (velo_pol_judge(&judged, dst, src, false, &policy) == VELO_POL_ALLOW) {
+			const struct velo_pol_ip *other = src;
+
 			orig = &rev;
 			verdict = VELO_POL_ALLOW;
-			dst = src;
+			src = dst;
+			dst = other;
+		}
+	}
+	/* Allowed, but would an audited policy have dropped it? Judged with every policy. */
+	if (verdict == VELO_POL_ALLOW && (velo_pol_audited(src) || velo_pol_audited(dst))) {
+		audit->reason = velo_pol_judge(&judged, src, dst, true, &policy);
+		if (audit->reason) {
+			const struct velo_pol_ip *denier =
+				audit->reason == VELO_POL_DENY_INGRESS ? dst : src;
+
+			audit->identity = denier ? denier->pod_id : 0;
+			audit->policy = policy;
 		}
 	}
 	if (verdict != VELO_POL_ALLOW) {

@@ -51,6 +51,7 @@ enum velo_flow_kind {
 	VELO_FLOW_START, /* a connection of an opted-in pod was established (UDP: its first datagram) */
 	VELO_FLOW_END, /* ... and closed: counters each way */
 	VELO_FLOW_TRACE, /* not dropped, but off the path velo chose (reason says why) */
+	VELO_FLOW_AUDIT, /* passed, but an audited policy would have dropped it (reason, policy) */
 	VELO_FLOW_KIND_MAX,
 };
 
@@ -122,7 +123,7 @@ struct velo_flow_event {
 	__u8 svc_addr[16];
 	__be16 svc_port; /* 0: not translated */
 	__u16 weight; /* the events this one stands for: 1, or VELO_FLOW_SAMPLE for a sampled drop */
-	__u32 pad3;
+	__u32 policy; /* AUDIT: velod's number of the ClusterNetworkPolicy, 0: NetworkPolicies */
 };
 
 _Static_assert(sizeof(struct velo_flow_event) == 120, "velo_flow_event layout");

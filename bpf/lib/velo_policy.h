@@ -98,15 +98,24 @@ enum {
 	VELO_POL_ADMIN_EGRESS = 1u << 3,
 	VELO_POL_BASELINE_INGRESS = 1u << 4,
 	VELO_POL_BASELINE_EGRESS = 1u << 5,
+	/*
+	 * Some audited policy selects the subject: the flags of every policy,
+	 * audited ones included, are the ones above shifted by
+	 * VELO_POL_SHADOW_SHIFT, their rules keyed with VELO_POL_SHADOW.
+	 */
+	VELO_POL_AUDIT = 1u << 6,
 };
-/* Some policy of any tier judges the subject's traffic in that direction. */
-#define VELO_POL_JUDGED_INGRESS \
-	(VELO_POL_ISOLATE_INGRESS | VELO_POL_ADMIN_INGRESS | VELO_POL_BASELINE_INGRESS)
-#define VELO_POL_JUDGED_EGRESS \
-	(VELO_POL_ISOLATE_EGRESS | VELO_POL_ADMIN_EGRESS | VELO_POL_BASELINE_EGRESS)
+#define VELO_POL_SHADOW_SHIFT 8
+/* Some policy of any tier judges (or, audited, would judge) the subject's traffic that way. */
+#define VELO_POL_JUDGED_INGRESS                                                            \
+	((VELO_POL_ISOLATE_INGRESS | VELO_POL_ADMIN_INGRESS | VELO_POL_BASELINE_INGRESS) * \
+	 (1u | 1u << VELO_POL_SHADOW_SHIFT))
+#define VELO_POL_JUDGED_EGRESS                                                          \
+	((VELO_POL_ISOLATE_EGRESS | VELO_POL_ADMIN_EGRESS | VELO_POL_BASELINE_EGRESS) * \
+	 (1u | 1u << VELO_POL_SHADOW_SHIFT))
 
 struct velo_pol_subject {
-	__u32 flags; /* VELO_POL_ISOLATE_* */
+	__u32 flags; /* VELO_POL_ISOLATE_*, _ADMIN_*, _BASELINE_*, _AUDIT (and shifted) */
 	__u32 pad;
 };
 
@@ -121,6 +130,8 @@ struct velo_pol_subject {
 enum {
 	VELO_POL_DIR_INGRESS = 0,
 	VELO_POL_DIR_EGRESS = 1,
+	/* In dir too: a rule of the audited subject's every-policy set (VELO_POL_AUDIT). */
+	VELO_POL_SHADOW = 8,
 };
 
 struct velo_pol_rule_key {

@@ -2,6 +2,7 @@
 /* Helpers of one computation's steps (build.h). */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "policy/build.h"
 #include "policy/cidr.h"
@@ -18,6 +19,14 @@ const struct velo_pol_labels *velo_pol_ident_ns_labels(const struct velo_pol_ide
 	spare->n = 1;
 	spare->items = spare_label;
 	return spare;
+}
+
+bool velo_pol_build_audits(const struct velo_pol_ident *ident, bool audit)
+{
+	const char *label =
+		ident->ns_labels ? velo_pol_labels_get(ident->ns_labels, VELO_POL_AUDIT_KEY) : NULL;
+
+	return audit || (label && !strcmp(label, "true"));
 }
 
 int velo_pol_grow(void **array, unsigned n, unsigned *cap, size_t size)

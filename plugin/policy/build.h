@@ -2,7 +2,8 @@
 /*
  * One computation of the policy tables in progress (build.c), shared by
  * its steps: compute.c numbers the identities, ips.c places addresses,
- * rules.c writes subjects and rules, tiers.c the ClusterNetworkPolicy tiers.
+ * rules.c writes subjects and rules, tiers.c the ClusterNetworkPolicy tiers,
+ * audit.c the audited subjects' every-policy set.
  */
 #ifndef VELO_POLICY_BUILD_H
 #define VELO_POLICY_BUILD_H
@@ -37,6 +38,9 @@ struct velo_pol_build {
 	struct velo_pol_prefix *prefixes; /* longest first */
 	__u32 *policy_ids; /* per NetworkPolicy of objects */
 	__u32 *cnp_ids; /* per ClusterNetworkPolicy of objects (the same numbering) */
+	/* Audit mode (audit.c): rules of every policy (true) or of enforced ones only. */
+	bool shadow;
+	bool *audited; /* per ident: some audited policy judges it */
 	char *keys; /* what the idents' keys point into */
 };
 
@@ -44,6 +48,8 @@ struct velo_pol_build {
 const struct velo_pol_labels *velo_pol_ident_ns_labels(const struct velo_pol_ident *ident,
 						       struct velo_pol_labels *spare,
 						       struct velo_pol_label *spare_label);
+/* A policy (audit: its annotation) judging ident's pods is audited, not enforced. */
+bool velo_pol_build_audits(const struct velo_pol_ident *ident, bool audit);
 /* Room for one more of size bytes in *array (n used, *cap allocated): 0 or -ENOMEM. */
 int velo_pol_grow(void **array, unsigned n, unsigned *cap, size_t size);
 /* The longest prefix holding cidr: its identity, else VELO_ID_WORLD. */

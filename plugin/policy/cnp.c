@@ -377,6 +377,7 @@ int velo_pol_cnp_parse(const cJSON *json, struct velo_pol_cnp *out, char *why, s
 		return -EINVAL;
 	}
 	velo_pol_json_uid(json, out->uid);
+	out->audit = velo_pol_json_annotated(json, VELO_POL_AUDIT_KEY);
 	if (cJSON_IsObject(spec)) {
 		ret = spec_parse(spec, out, notes);
 	} else {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/audit.h"
 #include "policy/build.h"
 #include "policy/cidr.h"
 #include "policy/compute.h"
@@ -122,6 +123,9 @@ static int number_pods(struct velo_pol_build *build, struct velo_pol_numbering *
 		goto out;
 	}
 	ret = velo_pol_ids_assign(&numbering->pods, keys, n, ids);
+	build->audited = calloc(n + 1, sizeof(*build->audited));
+	if (!ret && !build->audited)
+		ret = -ENOMEM;
 	if (!ret) {
 		build->n_idents = n;
 		for (unsigned i = 0; i < n; i++) {
@@ -364,7 +368,10 @@ int velo_pol_tables_build(const struct velo_pol_objects *objects, const struct v
 		ret = velo_pol_rules_build(&build, tables);
 	if (!ret)
 		ret = velo_pol_tiers_build(&build, tables);
+	if (!ret)
+		ret = velo_pol_audit_build(&build, tables);
 	free(build.idents);
+	free(build.audited);
 	free(build.pod_ident);
 	free(build.prefixes);
 	free(build.policy_ids);

@@ -39,6 +39,15 @@ int velo_pol_json_meta(const cJSON *object, char *ns, char *name, size_t name_si
 	return 0;
 }
 
+bool velo_pol_json_annotated(const cJSON *object, const char *key)
+{
+	const cJSON *annotations =
+		velo_json_field(velo_json_field(object, "metadata"), "annotations");
+	const cJSON *value = velo_json_field(annotations, key);
+
+	return cJSON_IsString(value) && !strcmp(value->valuestring, "true");
+}
+
 void velo_pol_json_uid(const cJSON *object, char *uid)
 {
 	if (velo_json_string(velo_json_field(object, "metadata"), "uid", uid, VELO_POL_UID_MAX))

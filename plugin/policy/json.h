@@ -18,6 +18,8 @@
 int velo_pol_json_array(const cJSON *object, const char *name, const cJSON **array);
 /* metadata.namespace (absent: "default", VELO_POL_NS_MAX) and metadata.name (required). */
 int velo_pol_json_meta(const cJSON *object, char *ns, char *name, size_t name_size);
+/* metadata.annotations[key] is the string "true". */
+bool velo_pol_json_annotated(const cJSON *object, const char *key);
 /* metadata.uid into uid[VELO_POL_UID_MAX]; "" when absent or not a string that fits. */
 void velo_pol_json_uid(const cJSON *object, char *uid);
 /* A map of string values (metadata.labels, matchLabels) into sorted labels. */

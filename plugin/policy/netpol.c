@@ -261,6 +261,7 @@ int velo_pol_netpol_parse(const cJSON *json, struct velo_pol_netpol *out, char *
 		return -EINVAL;
 	}
 	velo_pol_json_uid(json, out->uid);
+	out->audit = velo_pol_json_annotated(json, VELO_POL_AUDIT_KEY);
 	if (!cJSON_IsObject(spec)) {
 		velo_pol_note(notes, sizeof(notes), "spec: not an object");
 		out->ingress = out->egress = closed = true;

@@ -21,6 +21,11 @@
 #define VELO_POL_MAX_LIST 4096 /* any list inside one object (labels, ports, peers, ...) */
 #define VELO_POL_NS_LABEL "kubernetes.io/metadata.name"
 #define VELO_POL_PROBLEM_MAX 512 /* what velod could not use of one object, as text */
+/*
+ * Audit mode: a policy annotated "true" with it, or every policy judging the
+ * pods of a namespace labelled "true" with it, is evaluated, not enforced.
+ */
+#define VELO_POL_AUDIT_KEY "velo.dev/policy-audit"
 
 /* An address or prefix; IPv4 in addr[0..3]. Host bits are always zero. */
 struct velo_pol_cidr {
@@ -123,6 +128,7 @@ struct velo_pol_netpol {
 	char ns[VELO_POL_NS_MAX];
 	char name[VELO_POL_NAME_MAX];
 	char uid[VELO_POL_UID_MAX]; /* metadata.uid, "" when absent: velod's Events name it */
+	bool audit; /* annotated VELO_POL_AUDIT_KEY: "true" */
 	struct velo_pol_selector subject; /* spec.podSelector */
 	bool ingress, egress; /* spec.policyTypes, defaults applied */
 	unsigned n_ingress, n_egress;
@@ -169,6 +175,7 @@ struct velo_pol_cnp {
 	char name[VELO_POL_NAME_MAX];
 	char uid[VELO_POL_UID_MAX];
 	bool baseline; /* spec.tier Baseline, else Admin */
+	bool audit; /* annotated VELO_POL_AUDIT_KEY: "true" */
 	uint16_t priority; /* 0..1000, lower first */
 	bool has_subject_pods;
 	struct velo_pol_selector subject_ns, subject_pods;

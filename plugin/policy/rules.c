@@ -245,6 +245,11 @@ int velo_pol_rules_build(const struct velo_pol_build *build, struct velo_pol_tab
 
 			if (!velo_pol_netpol_selects(netpol, ident->pod))
 				continue;
+			if (velo_pol_build_audits(ident, netpol->audit)) {
+				build->audited[i] = true;
+				if (!build->shadow)
+					continue;
+			}
 			if (netpol->ingress) {
 				isolate |= VELO_POL_ISOLATE_INGRESS;
 				ret = add_rules(&list, ident, VELO_POL_DIR_INGRESS, netpol,

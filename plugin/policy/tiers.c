@@ -308,6 +308,11 @@ int velo_pol_tiers_build(const struct velo_pol_build *build, struct velo_pol_tab
 
 			if (!cnp_selects(cnp, ident))
 				continue;
+			if (velo_pol_build_audits(ident, cnp->audit)) {
+				build->audited[i] = true;
+				if (!build->shadow)
+					continue;
+			}
 			ret = add_rules(&list, ident, cnp, build->cnp_ids[order[k]], rank, false,
 					&flags);
 			if (!ret)

@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "bpf/lib/velo_flow.h"
 #include "bpf/lib/velo_policy.h"
 #include "policy.skel.h"
 #include "policy_nf.skel.h"
@@ -941,6 +942,80 @@ static void test_tiers(void **state)
 	assert_int_equal(to_b(TCP, ADDR_R, 41009, 80), TC_SHOT);
 }
 
+/* Flow events of the ring: the AUDIT ones' (reason, identity, policy) into found. */
+struct audit_seen {
+	unsigned n;
+	struct velo_flow_event last;
+};
+
+static int audit_event(void *ctx, void *data, size_t size)
+{
+	struct audit_seen *seen = ctx;
+	const struct velo_flow_event *event = data;
+
+	if (size >= sizeof(*event) && event->kind == VELO_FLOW_AUDIT) {
+		seen->n++;
+		seen->last = *event;
+	}
+	return 0;
+}
+
+static struct audit_seen audits(void)
+{
+	struct audit_seen seen = {};
+	struct ring_buffer *rb =
+		ring_buffer__new(map_fd(fx.skel->maps.velo_flow_rb_v2), audit_event, &seen, NULL);
+
+	assert_non_null(rb);
+	ring_buffer__consume(rb);
+	ring_buffer__free(rb);
+	return seen;
+}
+
+/*
+ * Audit mode: B's enforced set judges nothing, its every-policy set (flags
+ * shifted, rules keyed VELO_POL_SHADOW) isolates it with a rule for TCP 80
+ * and an Admin Deny of R: what the latter would drop passes, reported once
+ * per flow as an AUDIT event naming the would-be reason, the pod and the
+ * policy; what it allows passes unreported.
+ */
+static void test_audit(void **state)
+{
+	const uint8_t shadow_in = VELO_POL_DIR_INGRESS | VELO_POL_SHADOW;
+	struct audit_seen seen;
+
+	(void)state;
+	REQUIRE_ROOT();
+	audits(); /* what earlier tests left */
+	isolate(ID_B, VELO_POL_AUDIT | (VELO_POL_ISOLATE_INGRESS | VELO_POL_ADMIN_INGRESS)
+					       << VELO_POL_SHADOW_SHIFT);
+	rule(ID_B, ID_A, shadow_in, TCP, 80, 16, true);
+	tier(ID_B, ID_R, VELO_POL_TIER_ADMIN | shadow_in, 0, 0, 0, 3, VELO_POL_ACTION_DENY);
+	bump();
+	assert_int_equal(from_a(TCP, 42001, ADDR_B, 80), TC_NEXT);
+	assert_int_equal(audits().n, 0);
+	assert_int_equal(from_a(TCP, 42002, ADDR_B, 81), TC_NEXT);
+	seen = audits();
+	assert_int_equal(seen.n, 1);
+	assert_int_equal(seen.last.reason, VELO_FLOW_R_POLICY_INGRESS);
+	assert_int_equal(seen.last.identity, ID_B);
+	assert_int_equal(seen.last.policy, 0);
+	assert_int_equal(to_b(TCP, ADDR_R, 42003, 80), TC_NEXT);
+	seen = audits();
+	assert_int_equal(seen.n, 1);
+	assert_int_equal(seen.last.policy, 2);
+	/* Its next packet passes on the flow's entry: no second report. */
+	assert_int_equal(to_b(TCP, ADDR_R, 42003, 80), TC_NEXT);
+	assert_int_equal(audits().n, 0);
+	assert_int_equal(drops(ADDR_B, VELO_POL_DROP_INGRESS), 0);
+	/* Enforced (the flags unshifted, the rules unkeyed): the same flows are dropped. */
+	isolate(ID_B, VELO_POL_ISOLATE_INGRESS);
+	rule(ID_B, ID_A, VELO_POL_DIR_INGRESS, TCP, 80, 16, true);
+	bump();
+	assert_int_equal(from_a(TCP, 42004, ADDR_B, 80), TC_NEXT);
+	assert_int_equal(from_a(TCP, 42005, ADDR_B, 81), TC_SHOT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -958,6 +1033,7 @@ int main(void)
 		cmocka_unit_test_setup(test_entry_ends_with_tcp, reset),
 		cmocka_unit_test_setup(test_unplaced_receiver, reset),
 		cmocka_unit_test_setup(test_tiers, reset),
+		cmocka_unit_test_setup(test_audit, reset),
 		cmocka_unit_test_setup(test_netfilter_parses_like_veth, reset),
 	};
 

@@ -17,6 +17,7 @@
 #include "flows_series.h"
 #include "flows_socks.h"
 #include "policy/policy.h"
+#include "policy/policy_show.h"
 #include "services/services.h"
 
 #define NS_PER_S 1000000000ull

@@ -20,17 +20,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/file_replace.h"
-#include "base/lock.h"
 #include "base/log.h"
 #include "datapath/policy_bpf.h"
 #include "datapath/policy_maps.h"
-#include "features/policy.h"
 #include "policy/cidr.h"
 #include "policy/compute.h"
-#include "policy/describe.h"
 #include "policy/parse.h"
-#include "policy/selector.h"
 #include "policy/table.h"
 #include "agent/config.h"
 #include "k8s/k8s_event_post.h"
@@ -40,8 +35,10 @@
 #include "policy_attach.h"
 #include "policy_drops.h"
 #include "policy_ids.h"
+#include "policy_namespaces.h"
 #include "policy_node.h"
 #include "policy_report.h"
+#include "policy_state.h"
 #include "policy_switch.h"
 #include "policy_uplink.h"
 
@@ -51,32 +48,6 @@
 #define MAX_NODE_ADDRS 64
 #define RETRY_MS 2000 /* after a sync that failed */
 #define MAX_SERVICE_CIDRS (AGENT_MAX_CLUSTER_CIDRS + 2 * K8S_SERVICECIDRS_MAX)
-
-struct policy_state {
-	const struct agent_config *config;
-	struct k8s_watch_set *watch; /* policySource "api" (k8s_policy.h) */
-	struct k8s_servicecidrs *cidrs; /* the API's Service ranges, with an API client */
-	struct k8s_event_post *events; /* the problems' Events, with an API client */
-	bool cidrs_taken; /* listed (or found not served) once: the maps may be written */
-	unsigned cidrs_dropped; /* Service ranges that didn't fit at the last sync */
-	struct velo_pol_objects file_objects; /* policySource "file": the last good version */
-	bool file_read; /* the file's current version was read (good or bad) */
-	bool file_good; /* some version of the file was good: file_objects hold the last */
-	long long mtime_ns, size, ino; /* of the file last read */
-	long long records_sig; /* of the record directories last scanned */
-	uint64_t next_look_ns, next_sync_ns;
-	bool dirty; /* something changed since the maps were last written */
-	struct velo_pol_numbering numbering;
-	struct velo_pol_written written;
-	/* What the last sync computed: for /policy and the drop counters' pod names. */
-	struct velo_pol_tables tables;
-	struct velo_pol_local_pod *local;
-	unsigned n_local;
-	__u32 revision;
-	char *namespaces; /* the namespaces file's last content */
-	struct policy_report report; /* the last sync's problems */
-	char *ids_saved; /* the numbering as last saved (policy_ids.h) */
-};
 
 /* ------------------------------------------------------------ sources */
 
@@ -140,54 +111,6 @@ struct build {
 	struct policy_report *report; /* what could not be used or placed */
 };
 
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* A ClusterNetworkPolicy's subject may hold pods of ns (its pod selector aside). */
-static bool cnp_reaches(const struct velo_pol_cnp *cnp, const struct velo_pol_namespace *ns)
-{
-	return velo_pol_selector_match(&cnp->subject_ns, &ns->labels);
-}
-
-/*
- * One line per namespace where a new pod may be some policy's subject: it
- * holds a NetworkPolicy, or a ClusterNetworkPolicy's subject reaches it.
- * Sorted, unique.
- */
-static char *namespaces_text(const struct velo_pol_objects *objects)
-{
-	const char **names = calloc(objects->n_netpols + objects->n_namespaces + 1, sizeof(*names));
-	unsigned n = 0;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out;
-
-	if (!names)
-		return NULL;
-	for (unsigned i = 0; i < objects->n_netpols; i++)
-		names[n++] = objects->netpols[i].ns;
-	for (unsigned i = 0; i < objects->n_namespaces; i++)
-		for (unsigned c = 0; c < objects->n_cnps; c++)
-			if (cnp_reaches(&objects->cnps[c], &objects->namespaces[i])) {
-				names[n++] = objects->namespaces[i].name;
-				break;
-			}
-	if (n)
-		qsort(names, n, sizeof(*names), cmp_name);
-	out = open_memstream(&text, &len);
-	for (unsigned i = 0; out && i < n; i++)
-		if (!i || strcmp(names[i - 1], names[i]))
-			fprintf(out, "%s\n", names[i]);
-	if (!out || fclose(out)) {
-		free(text);
-		text = NULL;
-	}
-	free(names);
-	return text;
-}
-
 static int build_fn(const struct velo_pol_objects *objects, void *ctx)
 {
 	struct build *build = ctx;
@@ -195,42 +118,13 @@ static int build_fn(const struct velo_pol_objects *objects, void *ctx)
 
 	if (ret)
 		return ret;
-	*build->namespaces = namespaces_text(objects);
+	*build->namespaces = policy_namespaces_text(objects);
 	if (*build->namespaces && !policy_report_collect(objects, build->tables, build->report))
 		return 0;
 	free(*build->namespaces);
 	*build->namespaces = NULL;
 	velo_pol_tables_free(build->tables);
 	return -ENOMEM;
-}
-
-/* <runDir>/policy/namespaces, written whole and renamed, when its content changed. */
-static void write_namespaces(struct policy_state *state, const struct agent_config *config,
-			     char *text)
-{
-	char path[PATH_MAX];
-	int ret;
-
-	if (state->namespaces && !strcmp(state->namespaces, text)) {
-		free(text);
-		return;
-	}
-	if (snprintf(path, sizeof(path), "%s/%s", config->paths.run_dir,
-		     VELO_POLICY_NAMESPACES_FILE) >= (int)sizeof(path)) {
-		free(text);
-		return;
-	}
-	*strrchr(path, '/') = '\0';
-	lock_mkdirs(path);
-	path[strlen(path)] = '/';
-	ret = velo_file_replace(path, NULL, text, strlen(text), 0644);
-	if (ret) {
-		pr_warn("policy: write %s: %s", path, strerror(-ret));
-		free(text);
-		return;
-	}
-	free(state->namespaces);
-	state->namespaces = text;
 }
 
 static int sync_maps(struct policy *policy, const struct agent_config *config)
@@ -288,7 +182,7 @@ static int sync_maps(struct policy *policy, const struct agent_config *config)
 		goto out;
 	}
 	policy->sync_seconds = (double)(velo_monotonic_ns() - start) / 1e9;
-	write_namespaces(state, config, namespaces);
+	policy_namespaces_write(&state->namespaces, config, namespaces);
 	namespaces = NULL;
 	policy_attach_pods(config, &bpf, &tables, &pass);
 	policy_unpair_denied(config, &bpf);
@@ -469,138 +363,4 @@ void policy_stop(struct policy *policy)
 	free(state->ids_saved);
 	free(state);
 	policy->state = NULL;
-}
-
-/* ------------------------------------------------------------ what it shows */
-
-struct describe {
-	const struct policy_state *state;
-	const char *pod;
-	cJSON *answer;
-};
-
-static int describe_fn(const struct velo_pol_objects *objects, void *ctx)
-{
-	struct describe *describe = ctx;
-	const struct policy_state *state = describe->state;
-	struct velo_pol_node node = { .local = state->local, .n_local = state->n_local };
-	char ns[VELO_POL_NS_MAX];
-	const char *slash;
-
-	if (!describe->pod) {
-		describe->answer = velo_pol_describe_node(objects, &node);
-		return describe->answer ? 0 : -errno;
-	}
-	slash = strchr(describe->pod, '/');
-	if (!slash || (size_t)(slash - describe->pod) >= sizeof(ns))
-		return -EINVAL;
-	snprintf(ns, sizeof(ns), "%.*s", (int)(slash - describe->pod), describe->pod);
-	describe->answer = velo_pol_describe_pod(objects, &node, &state->tables, ns, slash + 1);
-	return describe->answer ? 0 : -errno;
-}
-
-static char *error_body(const char *text)
-{
-	cJSON *json = cJSON_CreateObject();
-	char *body;
-
-	cJSON_AddStringToObject(json, "error", text);
-	body = cJSON_PrintUnformatted(json);
-	cJSON_Delete(json);
-	return body;
-}
-
-char *policy_http(const struct policy *policy, const char *pod, unsigned *status)
-{
-	const struct policy_state *state = policy->state;
-	struct describe describe = { state, pod, NULL };
-	char *body, text[512];
-	int ret;
-
-	if (!state) {
-		*status = 404;
-		return error_body("velod has no policy source (policySource \"none\")");
-	}
-	if (!policy->synced) {
-		*status = 503;
-		return error_body("velod has not synced its policy source yet");
-	}
-	ret = state->watch ? k8s_policy_with(state->watch, describe_fn, &describe)
-			   : describe_fn(&state->file_objects, &describe);
-	if (ret == -ENOENT || ret == -EINVAL) {
-		*status = 404;
-		snprintf(text, sizeof(text), "no pod %s in velod's policy state", pod ? pod : "");
-		return error_body(text);
-	}
-	if (ret) {
-		*status = 500;
-		snprintf(text, sizeof(text), "describing the policy: %s", strerror(-ret));
-		return error_body(text);
-	}
-	cJSON_AddNumberToObject(describe.answer, "revision", state->revision);
-	policy_report_json(&state->report, pod, describe.answer);
-	cJSON_AddItemToObject(describe.answer, "serviceCidrs",
-			      k8s_servicecidrs_json(state->cidrs, state->config));
-	body = cJSON_PrintUnformatted(describe.answer);
-	cJSON_Delete(describe.answer);
-	*status = body ? 200 : 500;
-	return body;
-}
-
-const struct policy_report *policy_problems(const struct policy *policy)
-{
-	return policy->state ? &policy->state->report : NULL;
-}
-
-const char *policy_pod_of(const struct policy *policy, const uint8_t addr[16], char *buf,
-			  size_t len)
-{
-	const struct policy_state *state = policy->state;
-
-	for (unsigned i = 0; state && i < state->n_local; i++) {
-		for (unsigned a = 0; a < state->local[i].n_ips; a++) {
-			struct velo_pol_ip_key key;
-
-			velo_pol_cidr_key(&state->local[i].ips[a], &key);
-			if (!memcmp(key.addr, addr, 16)) {
-				snprintf(buf, len, "%s/%s", state->local[i].ns,
-					 state->local[i].name);
-				return buf;
-			}
-		}
-	}
-	return NULL;
-}
-
-struct isolating {
-	const struct policy_state *state;
-	uint32_t identity;
-	bool ingress;
-	char *buf;
-	size_t len;
-};
-
-static int isolating_fn(const struct velo_pol_objects *objects, void *ctx)
-{
-	struct isolating *ask = ctx;
-
-	velo_pol_isolating(objects, &ask->state->tables, ask->identity, ask->ingress, ask->buf,
-			   ask->len);
-	return 0;
-}
-
-void policy_isolating(const struct policy *policy, uint32_t identity, bool ingress, char *buf,
-		      size_t len)
-{
-	const struct policy_state *state = policy->state;
-	struct isolating ask = { state, identity, ingress, buf, len };
-
-	if (len)
-		buf[0] = '\0';
-	if (!state || !policy->synced)
-		return;
-	if (state->watch)
-		k8s_policy_with(state->watch, isolating_fn, &ask);
-	else
-		isolating_fn(&state->file_objects, &ask);
 }

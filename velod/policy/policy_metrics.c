@@ -13,6 +13,7 @@
 #include "policy.h"
 #include "policy_metrics.h"
 #include "policy_report.h"
+#include "policy_show.h"
 
 static const char *const reasons[VELO_POL_DROP_MAX] = {
 	[VELO_POL_DROP_EGRESS] = "egress",

@@ -10,6 +10,7 @@
 #include "policy.h"
 #include "policy_metrics.h"
 #include "policy_part.h"
+#include "policy_show.h"
 
 static int policy_part_start(struct agent *agent)
 {

@@ -41,6 +41,7 @@
 static struct velo_pol_objects objects;
 static struct velo_pol_numbering numbering;
 static struct velo_pol_tables tables;
+static const char *x_labels = ""; /* more labels of namespace x (JSON members after ns) */
 
 static int teardown(void **state)
 {
@@ -93,11 +94,11 @@ static void load_tiers(const char *policies, const char *cnps)
 	assert_non_null(text);
 	len = (size_t)snprintf(text, 65536,
 			       "{\"namespaces\": [{\"metadata\": {\"name\": \"x\", \"labels\": "
-			       "{\"ns\": \"x\"}}}, {\"metadata\": {\"name\": \"y\", \"labels\": "
+			       "{\"ns\": \"x\"%s}}}, {\"metadata\": {\"name\": \"y\", \"labels\": "
 			       "{\"ns\": \"y\"}}}, {\"metadata\": {\"name\": \"z\", \"labels\": "
 			       "{\"ns\": \"z\"}}}, {\"metadata\": {\"name\": \"kube-system\"}}], "
 			       "\"pods\": [%s",
-			       dns);
+			       x_labels, dns);
 	for (char ns = 'x'; ns <= 'z'; ns++)
 		for (char name = 'a'; name <= 'c'; name++) {
 			pod_json(pod, sizeof(pod), ns, name);
@@ -668,6 +669,66 @@ static void test_cnp_egress_networks(void **state)
 	assert_non_null(objects.cnps[0].problem);
 }
 
+/* The subject entry of a grid pod ("x/a"), or NULL. */
+static const struct velo_pol_subject_entry *subject_of(const char *who)
+{
+	struct velo_pol_cidr addr;
+	const struct velo_pol_ip_entry *ip;
+
+	addr_of(who, &addr);
+	ip = velo_pol_lookup_ip(&tables, &addr);
+	return ip ? velo_pol_tables_subject(&tables, ip->value.pod_id) : NULL;
+}
+
+static void test_audit_mode(void **state)
+{
+	static const char audited_np[] =
+		"{\"metadata\": {\"namespace\": \"x\", \"name\": \"deny\", \"annotations\": "
+		"{\"velo.dev/policy-audit\": \"true\"}}, \"spec\": {\"podSelector\": {}, "
+		"\"policyTypes\": [\"Ingress\"]}}";
+	const struct velo_pol_subject_entry *subject;
+
+	(void)state;
+	/* Audited: enforced as if absent; the every-policy flags shifted, with VELO_POL_AUDIT. */
+	load(audited_np);
+	assert_true(can("y/a", "x/a", TCP, 80));
+	subject = subject_of("x/a");
+	assert_non_null(subject);
+	assert_int_equal(subject->value.flags,
+			 VELO_POL_AUDIT | VELO_POL_ISOLATE_INGRESS << VELO_POL_SHADOW_SHIFT);
+	assert_null(subject_of("y/a"));
+	assert_true(tables.active);
+	/* Beside an enforced policy of the same pod: both sets, the shadow rules keyed apart. */
+	load_tiers(audited_np,
+		   cnp("accept-z", "Admin", 1, "x", "ingress", FROM_NS("Accept", "z", "")));
+	subject = subject_of("x/b");
+	assert_int_equal(subject->value.flags,
+			 VELO_POL_ADMIN_INGRESS | VELO_POL_AUDIT |
+				 (VELO_POL_ISOLATE_INGRESS | VELO_POL_ADMIN_INGRESS)
+					 << VELO_POL_SHADOW_SHIFT);
+	assert_true(can("y/a", "x/b", TCP, 80));
+	{
+		unsigned shadow = 0, plain = 0;
+
+		for (unsigned i = 0; i < tables.n_tier_rules; i++)
+			*(tables.tier_rules[i].key.dir & VELO_POL_SHADOW ? &shadow : &plain) += 1;
+		assert_true(shadow > 0);
+		assert_int_equal(shadow, plain);
+	}
+	/* A namespace labelled for audit: its pods' policies of every kind are audited. */
+	load_tiers("", cnp("deny-y", "Admin", 1, "x", "ingress", FROM_NS("Deny", "y", "")));
+	assert_false(can("y/a", "x/a", TCP, 80));
+	x_labels = ", \"velo.dev/policy-audit\": \"true\"";
+	load_tiers(DENY_ALL_NP("x"),
+		   cnp("deny-y", "Admin", 1, "x", "ingress", FROM_NS("Deny", "y", "")));
+	x_labels = "";
+	assert_true(can("y/a", "x/a", TCP, 80));
+	assert_true(can("z/a", "x/a", TCP, 80));
+	assert_int_equal(subject_of("x/a")->value.flags,
+			 VELO_POL_AUDIT | (VELO_POL_ISOLATE_INGRESS | VELO_POL_ADMIN_INGRESS)
+						  << VELO_POL_SHADOW_SHIFT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -698,6 +759,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_priority_and_rule_order, teardown),
 		cmocka_unit_test_teardown(test_cnp_port_range_and_named_port, teardown),
 		cmocka_unit_test_teardown(test_cnp_egress_networks, teardown),
+		cmocka_unit_test_teardown(test_audit_mode, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
