@@ -107,10 +107,14 @@ int flow_filter_option(struct flow_filter *filter, const char *name, const char 
 	if (!strcmp(name, "reason"))
 		return parse_named(arg, velo_flow_reason_parse, &filter->reason);
 	if (!strcmp(name, "verdict")) {
-		if (strcmp(arg, "forwarded") && strcmp(arg, "dropped"))
-			return -EINVAL;
-		filter->verdict = !strcmp(arg, "dropped");
-		return 0;
+		static const char *const verdicts[] = { "forwarded", "dropped", "audit" };
+
+		for (unsigned i = 0; i < sizeof(verdicts) / sizeof(verdicts[0]); i++)
+			if (!strcmp(arg, verdicts[i])) {
+				filter->verdict = (int)i;
+				return 0;
+			}
+		return -EINVAL;
 	}
 	if (!strcmp(name, "since"))
 		return flow_duration_parse(arg, &filter->since_s);
@@ -182,7 +186,9 @@ bool flow_filter_match(const struct flow_filter *filter, const cJSON *flow)
 		   velo_flow_proto_name((uint8_t)filter->proto, proto, sizeof(proto))))
 		return false;
 	if (filter->verdict >= 0 &&
-	    strcmp(string_of(flow, "verdict"), filter->verdict ? "dropped" : "forwarded"))
+	    strcmp(string_of(flow, "verdict"), filter->verdict == 2 ? "audit"
+					       : filter->verdict    ? "dropped"
+								    : "forwarded"))
 		return false;
 	if (filter->reason >= 0 &&
 	    strcmp(string_of(flow, "reason"), velo_flow_reason_name((unsigned)filter->reason)))

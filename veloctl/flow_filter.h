@@ -19,7 +19,7 @@ struct flow_filter {
 	char ip[64]; /* as velod prints it (inet_ntop's form), "" any */
 	int port; /* -1 any */
 	int proto; /* -1 any */
-	int verdict; /* -1 any, 0 forwarded, 1 dropped */
+	int verdict; /* -1 any, 0 forwarded, 1 dropped, 2 audit */
 	int reason; /* -1 any, else enum velo_flow_reason */
 	double since_s; /* > 0: only flows of the last since_s seconds */
 	bool follow;

@@ -70,7 +70,7 @@ static const struct ctl_command commands[] = {
 	  true },
 	{ "observe", cmd_ctl_observe, "flows and drops from velod, like hubble observe",
 	  "Usage: veloctl observe [-j] [-f] [--pod NS/NAME] [--namespace NS] [--ip IP]\n"
-	  "                       [--port N] [--protocol P] [--verdict forwarded|dropped]\n"
+	  "                       [--port N] [--protocol P] [--verdict forwarded|dropped|audit]\n"
 	  "                       [--reason NAME] [--service NS/NAME] [--since DURATION]\n"
 	  "The flows velod holds (its last flowBuffer events), from its local socket\n"
 	  "(--socket), oldest first, then with --follow each new one as velod reads it.\n"

@@ -39,10 +39,8 @@ static const struct reason reasons[VELO_FLOW_R_MAX] = {
 };
 
 static const char *const kinds[VELO_FLOW_KIND_MAX] = {
-	[VELO_FLOW_DROP] = "drop",
-	[VELO_FLOW_START] = "start",
-	[VELO_FLOW_END] = "end",
-	[VELO_FLOW_TRACE] = "trace",
+	[VELO_FLOW_DROP] = "drop",   [VELO_FLOW_START] = "start", [VELO_FLOW_END] = "end",
+	[VELO_FLOW_TRACE] = "trace", [VELO_FLOW_AUDIT] = "audit",
 };
 
 static const char *const paths[VELO_FLOW_P_MAX] = {
@@ -89,7 +87,7 @@ const char *velo_flow_path_name(unsigned path)
 
 const char *velo_flow_verdict(unsigned kind)
 {
-	return kind == VELO_FLOW_DROP ? "dropped" : "forwarded";
+	return kind == VELO_FLOW_DROP ? "dropped" : kind == VELO_FLOW_AUDIT ? "audit" : "forwarded";
 }
 
 const char *velo_flow_proto_name(uint8_t proto, char *buf, unsigned len)

@@ -17,7 +17,7 @@ const char *velo_flow_reason_help(unsigned reason);
 int velo_flow_reason_parse(const char *name);
 const char *velo_flow_kind_name(unsigned kind);
 const char *velo_flow_path_name(unsigned path);
-/* "dropped" for drops, else "forwarded". */
+/* "dropped" for drops, "audit" for what an audited policy would have dropped, else "forwarded". */
 const char *velo_flow_verdict(unsigned kind);
 /* "tcp", "udp", "icmp", ... or the number in buf. */
 const char *velo_flow_proto_name(uint8_t proto, char *buf, unsigned len);

@@ -46,6 +46,9 @@ static void test_kinds_paths_verdicts(void **state)
 	assert_string_equal(velo_flow_verdict(VELO_FLOW_DROP), "dropped");
 	assert_string_equal(velo_flow_verdict(VELO_FLOW_START), "forwarded");
 	assert_string_equal(velo_flow_verdict(VELO_FLOW_TRACE), "forwarded");
+	/* Passed, but an audited policy would have dropped it. */
+	assert_string_equal(velo_flow_verdict(VELO_FLOW_AUDIT), "audit");
+	assert_string_equal(velo_flow_kind_name(VELO_FLOW_AUDIT), "audit");
 }
 
 static void test_protocols(void **state)

@@ -73,6 +73,7 @@ static void test_flow_fields(void **state)
 	assert_false(keeps("protocol", "udp"));
 	assert_true(keeps("verdict", "dropped"));
 	assert_false(keeps("verdict", "forwarded"));
+	assert_false(keeps("verdict", "audit"));
 	assert_true(keeps("reason", "policy-ingress-denied"));
 	assert_false(keeps("reason", "policy-egress-denied"));
 }
