@@ -10,9 +10,10 @@ $(OBJ)/velod/%.o: CPPFLAGS += -Ivelod $(MHD_CFLAGS) -DVELO_VERSION='"$(VELO_VERS
 $(OBJ)/veloctl/%.o: CPPFLAGS += -DVELO_VERSION='"$(VELO_VERSION)"'
 AGENT_LDLIBS += $(MHD_LIBS) $(shell pkg-config --libs libnftables 2>/dev/null || echo -lnftables)
 
-# velod's config file: the loader, its keys' table (docs/velod.md's reference is printed from it:
+# velod's config file: the loader, a key's value reader, its keys' table (docs/velod.md's reference is printed from it:
 # `make docs`), the reference's printer. Unit tests of the config link these.
-VELOD_CONFIG_OBJS := $(OBJ)/velod/agent/config.o $(OBJ)/velod/agent/config_fields.o \
+VELOD_CONFIG_OBJS := $(OBJ)/velod/agent/config.o $(OBJ)/velod/agent/config_field.o \
+		     $(OBJ)/velod/agent/config_fields.o \
 		     $(OBJ)/velod/agent/config_doc.o
 
 .PHONY: docs

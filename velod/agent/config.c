@@ -16,6 +16,7 @@
 
 #include "base/log.h"
 #include "config.h"
+#include "config_field.h"
 #include "config_fields.h"
 
 #define CONFIG_FILE_MAX (256 * 1024)

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * velod's config keys (config_fields.h): the table, and reading one key's
- * value by its type. docs/velod.md's reference is printed from this table
+ * velod's config keys (config_fields.h): the table, finding a key in it and
+ * setting every default. docs/velod.md's reference is printed from this table
  * (`make docs`); a key's longer story goes in docs/velod.md, below it.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 
-#include "base/addr.h"
 #include "base/log.h"
 #include "config_fields.h"
 
@@ -40,87 +39,6 @@ _Static_assert(VELO_LOG_ERROR == 0 && VELO_LOG_WARN == 1 && VELO_LOG_INFO == 2 &
 static const char *const source_names[] = { "none", "file", "api", NULL };
 static const char *const log_level_names[] = { "error", "warn", "info", "debug", NULL };
 
-static int parse_string(const cJSON *item, char *buf, size_t size, unsigned flags)
-{
-	const char *c;
-
-	if (!cJSON_IsString(item) || strlen(item->valuestring) >= size ||
-	    (!(flags & CONFIG_EMPTY_OK) && !item->valuestring[0]))
-		return -EINVAL;
-	/* The plugin's vethPrefix rule, so an nft interface pattern can't be bent. */
-	for (c = item->valuestring; (flags & CONFIG_LOWER_ALNUM) && *c; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9')))
-			return -EINVAL;
-	memcpy(buf, item->valuestring, strlen(item->valuestring) + 1);
-	return 0;
-}
-
-static int parse_uint(const struct config_field *field, const cJSON *item, unsigned *out)
-{
-	double value = item->valuedouble;
-
-	if (!cJSON_IsNumber(item) || value < field->min || value > field->max ||
-	    value != (double)(unsigned)value)
-		return -EINVAL;
-	if ((field->flags & CONFIG_POWER_OF_TWO) && ((unsigned)value & ((unsigned)value - 1)))
-		return -EINVAL;
-	*out = (unsigned)value;
-	return 0;
-}
-
-static int parse_enum(const struct config_field *field, const cJSON *item, int *out)
-{
-	if (!cJSON_IsString(item))
-		return -EINVAL;
-	for (int i = 0; field->names[i]; i++) {
-		if (!strcmp(item->valuestring, field->names[i])) {
-			*out = i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-/* A directory name appended to names[*n]: not empty, ".", ".." or with a '/'. */
-static int parse_name(const cJSON *item, char (*names)[VELO_NAME_MAX], size_t entries, unsigned *n)
-{
-	if (*n == entries || !cJSON_IsString(item) || strchr(item->valuestring, '/') ||
-	    !strcmp(item->valuestring, ".") || !strcmp(item->valuestring, ".."))
-		return -EINVAL;
-	return parse_string(item, names[(*n)++], VELO_NAME_MAX, 0);
-}
-
-static int parse_names(const cJSON *item, char (*names)[VELO_NAME_MAX], size_t entries, unsigned *n)
-{
-	const cJSON *name;
-
-	if (cJSON_IsString(item))
-		return parse_name(item, names, entries, n);
-	if (!cJSON_IsArray(item))
-		return -EINVAL;
-	cJSON_ArrayForEach (name, item) {
-		if (parse_name(name, names, entries, n))
-			return -EINVAL;
-	}
-	return 0;
-}
-
-static int parse_cidrs(const cJSON *item, struct velo_cidr *cidrs, size_t entries, unsigned *n)
-{
-	const cJSON *cidr;
-
-	if (!cJSON_IsArray(item))
-		return -EINVAL;
-	*n = 0;
-	cJSON_ArrayForEach (cidr, item) {
-		if (!cJSON_IsString(cidr) || *n == entries ||
-		    velo_cidr_parse(cidr->valuestring, &cidrs[*n]))
-			return -EINVAL;
-		(*n)++;
-	}
-	return 0;
-}
-
 /* uplinkXdp: a device name, true (the device holding this node's address), or false / "". */
 static int parse_uplink_xdp(const cJSON *item, struct agent_config *config)
 {
@@ -130,7 +48,8 @@ static int parse_uplink_xdp(const cJSON *item, struct agent_config *config)
 		return 0;
 	if (!cJSON_IsString(item) || strchr(item->valuestring, '/'))
 		return -EINVAL;
-	return parse_string(item, config->uplink_xdp, sizeof(config->uplink_xdp), CONFIG_EMPTY_OK);
+	return config_field_string(item, config->uplink_xdp, sizeof(config->uplink_xdp),
+				   CONFIG_EMPTY_OK);
 }
 
 const struct config_field config_fields[] = {
@@ -401,56 +320,6 @@ const struct config_field *config_field_find(const char *key)
 			return field;
 	}
 	return NULL;
-}
-
-int config_field_parse(const struct config_field *field, const cJSON *item,
-		       struct agent_config *config)
-{
-	char *at = (char *)config + field->offset;
-	unsigned *count = (unsigned *)((char *)config + field->count_offset);
-	int ret = -EINVAL;
-
-	switch (field->type) {
-	case CONFIG_STRING:
-	case CONFIG_PATH:
-		ret = parse_string(item, at, field->size, field->flags);
-		break;
-	case CONFIG_BOOL:
-		if (cJSON_IsBool(item)) {
-			*(bool *)at = cJSON_IsTrue(item);
-			ret = 0;
-		}
-		break;
-	case CONFIG_UINT:
-	case CONFIG_SECONDS:
-	case CONFIG_MS:
-		ret = parse_uint(field, item, (unsigned *)at);
-		break;
-	case CONFIG_SECONDS_FRACTION:
-		if (cJSON_IsNumber(item) && item->valuedouble >= field->min &&
-		    item->valuedouble <= field->max) {
-			*(double *)at = item->valuedouble;
-			ret = 0;
-		}
-		break;
-	case CONFIG_ENUM:
-		ret = parse_enum(field, item, (int *)at);
-		break;
-	case CONFIG_NAMES:
-		ret = parse_names(item, (char(*)[VELO_NAME_MAX])at, field->size / VELO_NAME_MAX,
-				  count);
-		break;
-	case CONFIG_CIDRS:
-		ret = parse_cidrs(item, (struct velo_cidr *)at,
-				  field->size / sizeof(struct velo_cidr), count);
-		break;
-	case CONFIG_CUSTOM:
-		ret = field->parse(item, config);
-		break;
-	}
-	if (!ret && (field->flags & CONFIG_PRESENT))
-		*(bool *)((char *)config + field->present_offset) = true;
-	return ret;
 }
 
 int config_fields_defaults(struct agent_config *config)

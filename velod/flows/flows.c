@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Reading the flow ring buffer into velod's memory and metrics (flows.h). */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,25 +13,14 @@
 #include "datapath/flow_maps.h"
 #include "datapath/flow_names.h"
 #include "flows.h"
+#include "flows_naming.h"
 #include "flows_series.h"
 #include "flows_socks.h"
-#include "policy/policy.h"
-#include "policy/policy_show.h"
-#include "services/services.h"
 
 #define NS_PER_S 1000000000ull
 #define OPEN_RETRY_NS NS_PER_S
 #define SERIES_IDLE_NS (600 * NS_PER_S) /* a metric series not counting this long goes */
 #define SERIES_EXPIRE_EVERY_NS (30 * NS_PER_S)
-
-/* The last policy drop's question and velod's answer, valid while the policy didn't sync. */
-struct policies_asked {
-	bool valid;
-	uint32_t identity;
-	bool ingress;
-	uint64_t syncs;
-	char names[FLOW_POD_NAME_MAX];
-};
 
 struct flows {
 	const struct agent_config *config;
@@ -107,16 +95,10 @@ void flows_free(struct flows *flows)
 	free(flows);
 }
 
-/* How many events this one stands for: more than 1 for a drop sampled while velod was behind. */
-static unsigned event_weight(const struct velo_flow_event *event)
-{
-	return event->weight ? event->weight : 1;
-}
-
 static void count(struct flows *flows, const struct flow_entry *entry)
 {
 	const struct velo_flow_event *event = &entry->event;
-	uint64_t weight = event_weight(event);
+	uint64_t weight = flows_event_weight(event);
 	const char *pod;
 
 	if (event->kind == VELO_FLOW_DROP || event->kind == VELO_FLOW_TRACE) {
@@ -134,85 +116,6 @@ static void count(struct flows *flows, const struct flow_entry *entry)
 				  weight);
 }
 
-static bool spoofed(const struct velo_flow_event *event)
-{
-	return event->reason == VELO_FLOW_R_SPOOFED || event->reason == VELO_FLOW_R_POLICY_SPOOFED;
-}
-
-/* Dropped on the way out of the pod behind ifindex (the deny list's tc half). */
-static bool from_veth_pod(const struct velo_flow_event *event)
-{
-	return event->ifindex && (event->reason == VELO_FLOW_R_DENY_LIST ||
-				  event->reason == VELO_FLOW_R_DENY_PENDING);
-}
-
-/* A policy's egress or ingress drop: the policies that isolate the pod whose policy said no. */
-static void name_policies(struct flows *flows, struct flow_entry *entry)
-{
-	const struct velo_flow_event *event = &entry->event;
-	bool ingress = event->reason == VELO_FLOW_R_POLICY_INGRESS;
-	struct policies_asked *asked = &flows->asked;
-
-	entry->policies[0] = '\0';
-	if (!flows->policy || !event->identity ||
-	    (!ingress && event->reason != VELO_FLOW_R_POLICY_EGRESS))
-		return;
-	/* Drops come in runs of one flow (a retrying client, a flood): asked once per sync. */
-	if (!asked->valid || asked->identity != event->identity || asked->ingress != ingress ||
-	    asked->syncs != flows->policy->syncs) {
-		policy_isolating(flows->policy, event->identity, ingress, asked->names,
-				 sizeof(asked->names));
-		asked->valid = true;
-		asked->identity = event->identity;
-		asked->ingress = ingress;
-		asked->syncs = flows->policy->syncs;
-	}
-	memcpy(entry->policies, asked->names, sizeof(entry->policies));
-}
-
-/* The sending task's cgroup, 0 when the event has none (TCP STARTs and ENDs carry a cookie). */
-static uint64_t event_cgroup(const struct velo_flow_event *event)
-{
-	if (event->proto == 6 && (event->kind == VELO_FLOW_START || event->kind == VELO_FLOW_END))
-		return 0;
-	return event->cgroup_id;
-}
-
-/*
- * The Service address and port of a translated connect (what it dialled) or a
- * refused one (its destination); false for any other event.
- */
-static bool event_service(const struct velo_flow_event *event, const uint8_t **addr, __be16 *port)
-{
-	if (event->svc_port) {
-		*addr = event->svc_addr;
-		*port = event->svc_port;
-		return true;
-	}
-	if (event->reason == VELO_FLOW_R_SVC_NO_ENDPOINTS) {
-		*addr = event->daddr;
-		*port = event->dport;
-		return true;
-	}
-	return false;
-}
-
-static void name_service(const struct flows *flows, struct flow_entry *entry)
-{
-	const struct velo_flow_event *event = &entry->event;
-	struct velo_svc_key key = { .proto = event->proto };
-	const uint8_t *addr;
-	const char *name;
-
-	entry->service[0] = '\0';
-	if (!event_service(event, &addr, &key.port))
-		return;
-	memcpy(key.addr, addr, sizeof(key.addr));
-	name = flows->services ? services_port_name(flows->services, &key) : NULL;
-	if (name)
-		snprintf(entry->service, sizeof(entry->service), "%s", name);
-}
-
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct flows *flows = ctx;
@@ -225,24 +128,9 @@ static int on_event(void *ctx, void *data, size_t size)
 	entry->seq = flows->next_seq++;
 	entry->time_unix = (double)entry->event.ts_ns / NS_PER_S + flows->mono_to_unix;
 	flow_socks_orient(flows->socks, &entry->event);
-	if (spoofed(&entry->event))
-		/* The source is a lie: the sender is the pod behind the veth it came from. */
-		flow_pods_by_ifindex(flows->pods, entry->event.ifindex, entry->src_pod,
-				     sizeof(entry->src_pod), flows->batch_now_ns);
-	else
-		flow_pods_by_addr(flows->pods, entry->event.saddr, entry->src_pod,
-				  sizeof(entry->src_pod), flows->batch_now_ns);
-	if (!entry->src_pod[0] && from_veth_pod(&entry->event))
-		/* A link-local source (neighbour discovery, MLD): still the veth's pod. */
-		flow_pods_by_ifindex(flows->pods, entry->event.ifindex, entry->src_pod,
-				     sizeof(entry->src_pod), flows->batch_now_ns);
-	if (!entry->src_pod[0])
-		flow_pods_by_cgroup(flows->pods, event_cgroup(&entry->event), entry->src_pod,
-				    sizeof(entry->src_pod), flows->batch_now_ns);
-	flow_pods_by_addr(flows->pods, entry->event.daddr, entry->dst_pod, sizeof(entry->dst_pod),
-			  flows->batch_now_ns);
-	name_policies(flows, entry);
-	name_service(flows, entry);
+	flows_name_pods(flows->pods, entry, flows->batch_now_ns);
+	flows_name_policies(flows->policy, &flows->asked, entry);
+	flows_name_service(flows->services, entry);
 	flows->read_total++;
 	count(flows, entry);
 	return 0;
@@ -363,87 +251,4 @@ const struct flow_series *flows_drops(const struct flows *flows)
 const struct flow_series *flows_pairs(const struct flows *flows)
 {
 	return &flows->pairs;
-}
-
-static const char *addr_text(const uint8_t addr[16], char *buf, size_t len)
-{
-	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff }, zero[16];
-
-	if (!memcmp(addr, zero, sizeof(zero)))
-		return ""; /* socket hooks: the source isn't chosen yet */
-	if (!memcmp(addr, mapped, sizeof(mapped)))
-		return inet_ntop(AF_INET, addr + 12, buf, (socklen_t)len);
-	return inet_ntop(AF_INET6, addr, buf, (socklen_t)len);
-}
-
-/* ,"policies":["ns/a","ns/b"] from "ns/a,ns/b"; nothing for "". Names need no escaping. */
-static void policies_json(const char *names, char *buf, size_t len)
-{
-	size_t used;
-
-	buf[0] = '\0';
-	if (!names[0])
-		return;
-	used = (size_t)snprintf(buf, len, ",\"policies\":[\"");
-	for (const char *c = names; *c && used + 4 < len; c++) {
-		if (*c == ',') {
-			memcpy(buf + used, "\",\"", 3);
-			used += 3;
-		} else {
-			buf[used++] = *c;
-		}
-	}
-	snprintf(buf + used, len - used, "\"]");
-}
-
-/* ',"service":{...}' for a translated or refused connect, else "". */
-static void service_json(const struct flow_entry *entry, char *buf, size_t len)
-{
-	char text[INET6_ADDRSTRLEN];
-	const uint8_t *addr;
-	__be16 port;
-
-	buf[0] = '\0';
-	if (event_service(&entry->event, &addr, &port))
-		snprintf(buf, len, ",\"service\":{\"ip\":\"%s\",\"port\":%u,\"name\":\"%s\"}",
-			 addr_text(addr, text, sizeof(text)) ?: "", ntohs(port), entry->service);
-}
-
-size_t flows_entry_json(const struct flow_entry *entry, char *buf, size_t len)
-{
-	const struct velo_flow_event *event = &entry->event;
-	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], proto[8], counters[160] = "";
-	char policies[FLOW_POD_NAME_MAX * 2], service[VELO_SVC_ENTRY_NAME_MAX + 96];
-	time_t secs = (time_t)entry->time_unix;
-	char when[40];
-	struct tm tm;
-	int n;
-
-	gmtime_r(&secs, &tm);
-	n = (int)strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(when + n, sizeof(when) - (size_t)n, ".%06uZ",
-		 (unsigned)((entry->time_unix - (double)secs) * 1e6));
-	if (event->kind == VELO_FLOW_END)
-		snprintf(counters, sizeof(counters),
-			 ",\"bytes_out\":%llu,\"bytes_in\":%llu,\"segs_out\":%u,\"segs_in\":%u",
-			 (unsigned long long)event->bytes_out, (unsigned long long)event->bytes_in,
-			 event->segs_out, event->segs_in);
-	policies_json(entry->policies, policies, sizeof(policies));
-	service_json(entry, service, sizeof(service));
-	/* Pod names are DNS labels and addresses are inet_ntop's: nothing to escape. */
-	n = snprintf(buf, len,
-		     "{\"seq\":%llu,\"time\":\"%s\",\"kind\":\"%s\",\"verdict\":\"%s\","
-		     "\"reason\":\"%s\",\"path\":\"%s\",\"proto\":\"%s\","
-		     "\"src\":{\"ip\":\"%s\",\"port\":%u,\"pod\":\"%s\"},"
-		     "\"dst\":{\"ip\":\"%s\",\"port\":%u,\"pod\":\"%s\"},"
-		     "\"ifindex\":%u,\"identity\":%u,\"bytes\":%u,\"weight\":%u%s%s%s}\n",
-		     (unsigned long long)entry->seq, when, velo_flow_kind_name(event->kind),
-		     velo_flow_verdict(event->kind), velo_flow_reason_name(event->reason),
-		     velo_flow_path_name(event->path),
-		     velo_flow_proto_name(event->proto, proto, sizeof(proto)),
-		     addr_text(event->saddr, src, sizeof(src)) ?: "", ntohs(event->sport),
-		     entry->src_pod, addr_text(event->daddr, dst, sizeof(dst)) ?: "",
-		     ntohs(event->dport), entry->dst_pod, event->ifindex, event->identity,
-		     event->len, event_weight(event), policies, service, counters);
-	return n < 0 ? len : (size_t)n;
 }

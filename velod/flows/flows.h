@@ -12,21 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bpf/lib/velo_flow.h"
 #include "agent/agent.h"
-#include "flows_pods.h"
-
-struct flow_entry {
-	uint64_t seq; /* 1, 2, ... in the order velod read them */
-	double time_unix;
-	struct velo_flow_event event;
-	char src_pod[FLOW_POD_NAME_MAX]; /* "<ns>/<name>" or "" */
-	char dst_pod[FLOW_POD_NAME_MAX];
-	/* Policy drops: the NetworkPolicies that isolate the pod whose policy said no, "ns/name,..." */
-	char policies[FLOW_POD_NAME_MAX];
-	/* A translated connect's Service, or a refused one's: "<ns>/<name>:<port>/<proto>" or "" */
-	char service[VELO_SVC_ENTRY_NAME_MAX];
-};
+#include "flows_entry.h"
 
 /*
  * NULL with errno; NULL with errno 0 when flowBuffer is 0 (no reader).
@@ -55,7 +42,5 @@ uint32_t flows_ring_bytes(const struct flows *flows);
 /* The series of velo_drops_total and velo_flows_total (flows_metrics.c renders them). */
 const struct flow_series *flows_drops(const struct flows *flows);
 const struct flow_series *flows_pairs(const struct flows *flows);
-/* One JSON line (with its newline) into buf; its length, or >= len when it didn't fit. */
-size_t flows_entry_json(const struct flow_entry *entry, char *buf, size_t len);
 
 #endif
