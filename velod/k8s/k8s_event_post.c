@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * velod's Events (k8s_event_post.h). velod's loop keeps what it has said (by
- * Event name) and queues requests; the thread sends them one at a time
- * (libcurl with the plugin's client setup, plugin/k8s/k8s_curl.c) and hands
- * back each answer, which the loop reads at its next sync: the logger and the
- * table are the loop's alone.
+ * Event name) and queues requests; the sender's thread (k8s_event_sender.c)
+ * sends them one at a time and hands back each answer, which the loop reads
+ * at its next sync: the logger and the table are the loop's alone.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,26 +13,10 @@
 #include <time.h>
 
 #include "base/log.h"
-#include "k8s/curl_lazy.h"
-#include "k8s/k8s_curl.h"
-#include "k8s_api_target.h"
 #include "k8s_event_post.h"
+#include "k8s_event_sender.h"
 
 #define NS_PER_S 1000000000ull
-#define CONNECT_TIMEOUT_MS 5000
-#define REQUEST_TIMEOUT_MS 10000
-#define NS_MAX 64 /* a namespace: a DNS label */
-#define WHY_MAX 200
-
-/* One request for the thread, and then its answer for the loop. */
-struct request {
-	bool patch; /* else POST */
-	char ns[NS_MAX];
-	char name[K8S_EVENT_NAME_MAX];
-	char *body;
-	long status; /* the answer's HTTP status; 0: none (why says what failed) */
-	char why[WHY_MAX];
-};
 
 enum said {
 	SAID_QUEUED, /* a request is on its way */
@@ -53,140 +35,13 @@ struct entry {
 };
 
 struct k8s_event_post {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	bool stop; /* under lock; the transfer's progress callback reads it atomically */
-	const struct curl_api *curl;
-	struct k8s_api_source source;
+	struct k8s_event_sender *sender;
 	char node[NODE_NAME_MAX];
-	/* Under lock: requests waiting (a FIFO), answers back. */
-	struct request queue[K8S_EVENT_QUEUE];
-	unsigned head, n_queued;
-	struct request done[K8S_EVENT_QUEUE + 1]; /* the queue's and the one in flight */
-	unsigned n_done;
-	/* The loop's. */
 	struct entry *entries;
 	unsigned n_entries, cap;
 	unsigned dropped; /* since the last log line that said so */
 	uint64_t next_sync_ns;
 };
-
-/* ------------------------------------------------------------ the thread */
-
-static int on_progress(void *opaque, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
-		       curl_off_t ulnow)
-{
-	struct k8s_event_post *post = opaque;
-
-	(void)dltotal;
-	(void)dlnow;
-	(void)ultotal;
-	(void)ulnow;
-	return __atomic_load_n(&post->stop, __ATOMIC_RELAXED) ? 1 : 0;
-}
-
-static size_t on_data(char *data, size_t size, size_t nmemb, void *opaque)
-{
-	(void)data;
-	(void)opaque;
-	return size * nmemb; /* the created Event or a Status: the status code says enough */
-}
-
-/* req->status, or req->why when no answer came. */
-static void send_one(struct k8s_event_post *post, struct request *req)
-{
-	const struct curl_api *curl = post->curl;
-	char errbuf[CURL_ERROR_SIZE] = "", why[WHY_MAX] = "", *url = NULL;
-	struct curl_slist *headers = NULL, *grown;
-	struct k8s_api_target target;
-	CURL *handle = NULL;
-	CURLcode code;
-	int ret;
-
-	ret = k8s_api_source_load(&post->source, &target, why, sizeof(why));
-	if (ret) {
-		snprintf(req->why, sizeof(req->why), "%s", why);
-		return;
-	}
-	if (asprintf(&url, "%s/api/v1/namespaces/%s/events%s%s", target.server, req->ns,
-		     req->patch ? "/" : "", req->patch ? req->name : "") < 0) {
-		url = NULL;
-		ret = -ENOMEM;
-		goto out;
-	}
-	handle = curl->easy_init();
-	if (!handle) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ret = velo_k8s_curl_setup(curl, handle, &target, url, &headers);
-	if (ret)
-		goto out;
-	grown = curl->slist_append(headers, req->patch
-						    ? "Content-Type: application/merge-patch+json"
-						    : "Content-Type: application/json");
-	if (!grown) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	headers = grown;
-	curl->easy_setopt(handle, CURLOPT_HTTPHEADER, headers);
-	curl->easy_setopt(handle, CURLOPT_CUSTOMREQUEST, req->patch ? "PATCH" : "POST");
-	curl->easy_setopt(handle, CURLOPT_POSTFIELDS, req->body);
-	curl->easy_setopt(handle, CURLOPT_USERAGENT, "velod");
-	curl->easy_setopt(handle, CURLOPT_ERRORBUFFER, errbuf);
-	curl->easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, (long)CONNECT_TIMEOUT_MS);
-	curl->easy_setopt(handle, CURLOPT_TIMEOUT_MS, (long)REQUEST_TIMEOUT_MS);
-	curl->easy_setopt(handle, CURLOPT_WRITEFUNCTION, on_data);
-	curl->easy_setopt(handle, CURLOPT_NOPROGRESS, 0L);
-	curl->easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, on_progress);
-	curl->easy_setopt(handle, CURLOPT_XFERINFODATA, post);
-	code = curl->easy_perform(handle);
-	if (code == CURLE_OK)
-		curl->easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &req->status);
-	else
-		snprintf(req->why, sizeof(req->why), "%s",
-			 errbuf[0] ? errbuf : curl->easy_strerror(code));
-out:
-	if (ret)
-		snprintf(req->why, sizeof(req->why), "%s",
-			 ret == -ENOTSUP ? "libcurl can't take in-memory certificates"
-					 : strerror(-ret));
-	if (handle)
-		curl->easy_cleanup(handle);
-	curl->slist_free_all(headers);
-	free(url);
-	velo_k8s_target_free(&target);
-}
-
-static void *run(void *arg)
-{
-	struct k8s_event_post *post = arg;
-
-	pthread_mutex_lock(&post->lock);
-	for (;;) {
-		struct request req;
-
-		while (!post->stop && !post->n_queued)
-			pthread_cond_wait(&post->wake, &post->lock);
-		if (post->stop)
-			break;
-		req = post->queue[post->head];
-		post->head = (post->head + 1) % K8S_EVENT_QUEUE;
-		post->n_queued--;
-		pthread_mutex_unlock(&post->lock);
-		send_one(post, &req);
-		free(req.body);
-		req.body = NULL;
-		pthread_mutex_lock(&post->lock);
-		post->done[post->n_done++] = req;
-	}
-	pthread_mutex_unlock(&post->lock);
-	return NULL;
-}
-
-/* ------------------------------------------------------------ velod's loop */
 
 static struct entry *find(struct k8s_event_post *post, const char *name)
 {
@@ -200,28 +55,10 @@ static struct entry *find(struct k8s_event_post *post, const char *name)
 static bool enqueue(struct k8s_event_post *post, bool patch, const char *ns, const char *name,
 		    char *body)
 {
-	struct request *req;
-	bool queued = false;
-
-	pthread_mutex_lock(&post->lock);
-	/* The answers' room is the queue's and one: never more out than that. */
-	if (post->n_queued < K8S_EVENT_QUEUE && post->n_queued + post->n_done < K8S_EVENT_QUEUE) {
-		req = &post->queue[(post->head + post->n_queued) % K8S_EVENT_QUEUE];
-		memset(req, 0, sizeof(*req));
-		req->patch = patch;
-		snprintf(req->ns, sizeof(req->ns), "%s", ns);
-		snprintf(req->name, sizeof(req->name), "%s", name);
-		req->body = body;
-		post->n_queued++;
-		queued = true;
-		pthread_cond_signal(&post->wake);
-	}
-	pthread_mutex_unlock(&post->lock);
-	if (!queued) {
-		free(body);
-		post->dropped++;
-	}
-	return queued;
+	if (k8s_event_sender_queue(post->sender, patch, ns, name, body))
+		return true;
+	post->dropped++;
+	return false;
 }
 
 /* Names the API takes in a path as they are: nothing to escape. */
@@ -275,7 +112,7 @@ static void note_one(struct k8s_event_post *post, const struct k8s_event_note *n
 	char name[K8S_EVENT_NAME_MAX];
 	struct entry *entry;
 
-	if (!plain(note->ns, NS_MAX) || !plain(note->name, K8S_EVENT_NAME_MAX))
+	if (!plain(note->ns, K8S_EVENT_NS_MAX) || !plain(note->name, K8S_EVENT_NAME_MAX))
 		return; /* not a name the API would have (a policy file's): no object to name */
 	k8s_event_name(note, name);
 	entry = find(post, name);
@@ -304,7 +141,8 @@ static void note_one(struct k8s_event_post *post, const struct k8s_event_note *n
 }
 
 /* An answer from the thread, applied to its entry (gone if its problem went) and logged. */
-static void answered(struct k8s_event_post *post, const struct request *req, uint64_t now_ns)
+static void answered(struct k8s_event_post *post, const struct k8s_event_request *req,
+		     uint64_t now_ns)
 {
 	struct entry *entry = find(post, req->name);
 	const char *what = req->patch ? "PATCH" : "POST";
@@ -351,14 +189,9 @@ static void answered(struct k8s_event_post *post, const struct request *req, uin
 
 bool k8s_event_post_due(struct k8s_event_post *post, uint64_t now_ns)
 {
-	bool answered;
-
 	if (!post)
 		return false;
-	pthread_mutex_lock(&post->lock);
-	answered = post->n_done > 0;
-	pthread_mutex_unlock(&post->lock);
-	if (!answered && now_ns < post->next_sync_ns)
+	if (!k8s_event_sender_answered(post->sender) && now_ns < post->next_sync_ns)
 		return false;
 	post->next_sync_ns = now_ns + NS_PER_S;
 	return true;
@@ -367,16 +200,12 @@ bool k8s_event_post_due(struct k8s_event_post *post, uint64_t now_ns)
 void k8s_event_post_sync(struct k8s_event_post *post, const struct k8s_event_note *notes,
 			 unsigned n, uint64_t now_ns)
 {
-	struct request done[K8S_EVENT_QUEUE + 1];
+	struct k8s_event_request done[K8S_EVENT_QUEUE + 1];
 	unsigned n_done, kept = 0;
 
 	if (!post)
 		return;
-	pthread_mutex_lock(&post->lock);
-	n_done = post->n_done;
-	memcpy(done, post->done, n_done * sizeof(*done));
-	post->n_done = 0;
-	pthread_mutex_unlock(&post->lock);
+	n_done = k8s_event_sender_answers(post->sender, done);
 	for (unsigned i = 0; i < n_done; i++)
 		answered(post, &done[i], now_ns);
 
@@ -398,59 +227,28 @@ void k8s_event_post_sync(struct k8s_event_post *post, const struct k8s_event_not
 
 struct k8s_event_post *k8s_event_post_start(const struct agent_config *config)
 {
-	pthread_condattr_t attr;
 	struct k8s_event_post *post;
 	int ret;
 
 	post = calloc(1, sizeof(*post));
 	if (!post)
 		return NULL;
-	ret = k8s_api_source_init(&post->source, config->kubeconfig);
-	if (ret)
-		goto err;
 	snprintf(post->node, sizeof(post->node), "%s", config->node_name);
-	post->curl = curl_api_get();
-	if (!post->curl) {
-		pr_err("Events need libcurl (libcurl4), which is not installed");
-		ret = ENOENT;
-		goto err;
-	}
-	/* Reference-counted; called here after the watches' (older libcurl: not thread-safe). */
-	if (post->curl->global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		ret = ENOMEM;
-		goto err;
-	}
-	pthread_mutex_init(&post->lock, NULL);
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&post->wake, &attr);
-	pthread_condattr_destroy(&attr);
-	ret = pthread_create(&post->thread, NULL, run, post);
-	if (ret) {
-		pthread_cond_destroy(&post->wake);
-		pthread_mutex_destroy(&post->lock);
-		goto err;
+	post->sender = k8s_event_sender_start(config);
+	if (!post->sender) {
+		ret = errno;
+		free(post);
+		errno = ret;
+		return NULL;
 	}
 	return post;
-err:
-	free(post);
-	errno = ret;
-	return NULL;
 }
 
 void k8s_event_post_stop(struct k8s_event_post *post)
 {
 	if (!post)
 		return;
-	pthread_mutex_lock(&post->lock);
-	__atomic_store_n(&post->stop, true, __ATOMIC_RELAXED);
-	pthread_cond_signal(&post->wake);
-	pthread_mutex_unlock(&post->lock);
-	pthread_join(post->thread, NULL);
-	for (unsigned i = 0; i < post->n_queued; i++)
-		free(post->queue[(post->head + i) % K8S_EVENT_QUEUE].body);
-	pthread_cond_destroy(&post->wake);
-	pthread_mutex_destroy(&post->lock);
+	k8s_event_sender_stop(post->sender);
 	free(post->entries);
 	free(post);
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Kubernetes Events about what velod can't use (k8s_event_post.c): a thread
- * POSTs them (k8s_event_body.h) with the watches' client setup, from a
- * bounded queue, so velod's loop never waits on the API. One Event per
+ * POSTs them (k8s_event_body.h, k8s_event_sender.h) with the watches' client
+ * setup, from a bounded queue, so velod's loop never waits on the API. One Event per
  * (object, reason): a problem is posted when it appears, counted again (a
  * PATCH of count and lastTimestamp) every K8S_EVENT_REPEAT_S while it stays,
  * and forgotten when it goes. The name is the same on every node and across
@@ -21,13 +21,12 @@
 
 #define K8S_EVENT_REPEAT_S 1800 /* a problem still there: counted again (the API keeps 1 h) */
 #define K8S_EVENT_RETRY_S 60 /* after a failed request */
-#define K8S_EVENT_QUEUE 32 /* requests waiting for the thread; more are dropped, and logged */
 
 struct k8s_event_post;
 
 /*
- * Starts the thread with config's kubeconfig or in-cluster service account.
- * NULL with errno (ENOENT: libcurl is not installed).
+ * Starts the sender's thread with config's kubeconfig or in-cluster service
+ * account. NULL with errno (ENOENT: libcurl is not installed).
  */
 struct k8s_event_post *k8s_event_post_start(const struct agent_config *config);
 /*
@@ -42,7 +41,7 @@ bool k8s_event_post_due(struct k8s_event_post *post, uint64_t now_ns);
  */
 void k8s_event_post_sync(struct k8s_event_post *post, const struct k8s_event_note *notes,
 			 unsigned n, uint64_t now_ns);
-/* Ends the thread (a request in flight is cut within about a second) and frees post. */
+/* Ends the sender (a request in flight is cut within about a second) and frees post. */
 void k8s_event_post_stop(struct k8s_event_post *post);
 
 #endif
