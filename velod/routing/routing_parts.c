@@ -5,7 +5,7 @@
 #include "hostgw_metrics.h"
 #include "routing.h"
 #include "routing_parts.h"
-#include "uplink_xdp.h"
+#include "uplink_xdp_metrics.h"
 
 #define NS_PER_S 1000000000ull
 

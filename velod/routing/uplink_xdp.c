@@ -38,7 +38,7 @@
 
 #define UPLINK_LOCK_TIMEOUT_MS 10000
 
-static int pin_path(const struct velo_paths *paths, bool dir, char *buf, size_t len)
+int uplink_xdp_pin_path(const struct velo_paths *paths, bool dir, char *buf, size_t len)
 {
 	int n = dir ? snprintf(buf, len, "%s/%s", paths->bpffs_dir, VELO_UPLINK_LINK_DIR)
 		    : snprintf(buf, len, "%s/%s/%s", paths->bpffs_dir, VELO_UPLINK_LINK_DIR,
@@ -47,8 +47,7 @@ static int pin_path(const struct velo_paths *paths, bool dir, char *buf, size_t 
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-/* The pinned link's device, 0 when there is none (or its device is gone). */
-static int pinned_ifindex(const char *pin)
+int uplink_xdp_pinned_ifindex(const char *pin)
 {
 	struct bpf_link_info info;
 	__u32 len = sizeof(info);
@@ -179,7 +178,7 @@ static int uplink_attach(int prog_fd, int ifindex, const char *pin, bool *kept)
 	int fd, ret = 0;
 
 	*kept = false;
-	if (pinned_ifindex(pin) == ifindex) {
+	if (uplink_xdp_pinned_ifindex(pin) == ifindex) {
 		fd = bpf_obj_get(pin);
 		if (fd >= 0 && !bpf_link_update(fd, prog_fd, NULL)) {
 			*kept = true;
@@ -205,7 +204,7 @@ static void uplink_off(const struct agent_config *config)
 {
 	char pin[PATH_MAX];
 
-	if (pin_path(&config->paths, false, pin, sizeof(pin)))
+	if (uplink_xdp_pin_path(&config->paths, false, pin, sizeof(pin)))
 		return;
 	if (!unlink(pin))
 		pr_info("uplink XDP: off; detached the program an earlier velod attached");
@@ -222,9 +221,9 @@ static int uplink_on(const struct agent_config *config, const char *device, int 
 	bool have_ct, kept;
 	int ret;
 
-	ret = pin_path(&config->paths, true, dir, sizeof(dir));
+	ret = uplink_xdp_pin_path(&config->paths, true, dir, sizeof(dir));
 	if (!ret)
-		ret = pin_path(&config->paths, false, pin, sizeof(pin));
+		ret = uplink_xdp_pin_path(&config->paths, false, pin, sizeof(pin));
 	if (!ret)
 		ret = device_mac(device, mac);
 	if (ret)
@@ -310,7 +309,8 @@ void uplink_xdp_follow(const struct agent_config *config, int ifindex)
 	char pin[PATH_MAX], device[IF_NAMESIZE];
 	int pinned;
 
-	if (!config->uplink_xdp_auto || pin_path(&config->paths, false, pin, sizeof(pin)))
+	if (!config->uplink_xdp_auto ||
+	    uplink_xdp_pin_path(&config->paths, false, pin, sizeof(pin)))
 		return;
 	if (ifindex <= 0) {
 		if (!none_logged)
@@ -322,7 +322,7 @@ void uplink_xdp_follow(const struct agent_config *config, int ifindex)
 		return;
 	}
 	none_logged = false;
-	pinned = pinned_ifindex(pin);
+	pinned = uplink_xdp_pinned_ifindex(pin);
 	/* Attached there already; or failed there: a pass per routeSyncSeconds won't retry. */
 	if (ifindex == tried && (failed || pinned == ifindex))
 		return;
@@ -336,75 +336,4 @@ void uplink_xdp_follow(const struct agent_config *config, int ifindex)
 	/* The old device no longer carries this node's traffic: don't leave the program there. */
 	if (failed && pinned > 0 && pinned != ifindex && !unlink(pin))
 		pr_info("uplink XDP: detached from ifindex %d", pinned);
-}
-
-char *uplink_xdp_metrics(const struct agent_config *config)
-{
-	static const char *const reasons[VELO_UPLINK_STAT_MAX] = {
-		[VELO_UPLINK_PASS_NOT_HOST] = "not_host", [VELO_UPLINK_PASS_NOT_IP] = "not_ip",
-		[VELO_UPLINK_PASS_NO_POD] = "no_xdp_pod", [VELO_UPLINK_PASS_TTL] = "ttl",
-		[VELO_UPLINK_PASS_MTU] = "mtu",		  [VELO_UPLINK_PASS_CT] = "conntrack",
-		[VELO_UPLINK_PASS_POLICY] = "policy",
-	};
-	struct velo_uplink_counters sum[VELO_UPLINK_STAT_MAX] = {};
-	struct velo_uplink_counters *values;
-	char path[PATH_MAX], pin[PATH_MAX], device[IF_NAMESIZE] = "";
-	int cpus = libbpf_num_possible_cpus(), fd, ifindex;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out;
-
-	if (snprintf(path, sizeof(path), "%s/%s", config->paths.bpffs_dir, VELO_MAP_UPLINK_STATS) >=
-		    (int)sizeof(path) ||
-	    pin_path(&config->paths, false, pin, sizeof(pin)) || cpus <= 0)
-		return NULL;
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return NULL;
-	values = calloc((size_t)cpus, sizeof(*values));
-	for (__u32 key = 0; values && key < VELO_UPLINK_STAT_MAX; key++) {
-		if (bpf_map_lookup_elem(fd, &key, values))
-			continue;
-		for (int cpu = 0; cpu < cpus; cpu++) {
-			sum[key].packets += values[cpu].packets;
-			sum[key].bytes += values[cpu].bytes;
-		}
-	}
-	free(values);
-	close(fd);
-	ifindex = pinned_ifindex(pin);
-	if (ifindex > 0 && !if_indextoname((unsigned)ifindex, device))
-		device[0] = '\0';
-	for (char *c = device; *c; c++)
-		if (*c == '"' || *c == '\\')
-			*c = '_'; /* a label value can't hold them unescaped */
-	out = open_memstream(&text, &len);
-	if (!out)
-		return NULL;
-	fprintf(out,
-		"# HELP velo_uplink_xdp_attached Whether velo_xdp_uplink is attached (device).\n"
-		"# TYPE velo_uplink_xdp_attached gauge\n");
-	fprintf(out, "velo_uplink_xdp_attached{device=\"%s\"} %d\n", device, device[0] != '\0');
-	fprintf(out,
-		"# HELP velo_uplink_xdp_redirect_packets_total Frames from the uplink "
-		"redirected into a local pod's veth by XDP.\n"
-		"# TYPE velo_uplink_xdp_redirect_packets_total counter\n"
-		"velo_uplink_xdp_redirect_packets_total %llu\n",
-		(unsigned long long)sum[VELO_UPLINK_REDIRECT].packets);
-	fprintf(out,
-		"# HELP velo_uplink_xdp_redirect_bytes_total Bytes (Ethernet frames) of those.\n"
-		"# TYPE velo_uplink_xdp_redirect_bytes_total counter\n"
-		"velo_uplink_xdp_redirect_bytes_total %llu\n",
-		(unsigned long long)sum[VELO_UPLINK_REDIRECT].bytes);
-	fprintf(out, "# HELP velo_uplink_xdp_pass_packets_total Frames the uplink program left to "
-		     "the stack, by reason.\n"
-		     "# TYPE velo_uplink_xdp_pass_packets_total counter\n");
-	for (unsigned i = VELO_UPLINK_REDIRECT + 1; i < VELO_UPLINK_STAT_MAX; i++)
-		fprintf(out, "velo_uplink_xdp_pass_packets_total{reason=\"%s\"} %llu\n", reasons[i],
-			(unsigned long long)sum[i].packets);
-	if (fclose(out)) {
-		free(text);
-		return NULL;
-	}
-	return text;
 }

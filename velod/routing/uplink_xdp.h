@@ -9,6 +9,9 @@
 #ifndef VELOD_ROUTING_UPLINK_XDP_H
 #define VELOD_ROUTING_UPLINK_XDP_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "agent/agent.h"
 
 /*
@@ -28,7 +31,9 @@ void uplink_xdp_apply(const struct agent_config *config);
  */
 void uplink_xdp_follow(const struct agent_config *config, int ifindex);
 
-/* The uplink's /metrics text (malloc'd; NULL when the program was never loaded here). */
-char *uplink_xdp_metrics(const struct agent_config *config);
+/* The pinned link's path (dir: its folder) into buf; -ENAMETOOLONG when it doesn't fit. */
+int uplink_xdp_pin_path(const struct velo_paths *paths, bool dir, char *buf, size_t len);
+/* The device of the link pinned at pin, 0 when there is none (or its device is gone). */
+int uplink_xdp_pinned_ifindex(const char *pin);
 
 #endif
