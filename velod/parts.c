@@ -7,7 +7,7 @@
  * (Nodes, Services, NetworkPolicy); flow events, which name pods and Services
  * from those; the sampler last.
  */
-#include "agent/http.h"
+#include "agent/http_server.h"
 #include "flows/flows_part.h"
 #include "node/node_parts.h"
 #include "parts.h"
