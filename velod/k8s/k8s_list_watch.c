@@ -5,11 +5,9 @@
  * bearer token): LIST <path> in pages, then WATCH from the list's
  * resourceVersion with bookmarks, each line of the stream applied as it
  * arrives. A transfer notices stop about once a second, from its progress
- * callback. Also the few things the thread shares with velod's loop: queued
- * log lines, the stop flag, publishing.
+ * callback.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +16,7 @@
 #include "base/log.h"
 #include "k8s/k8s_curl.h"
 #include "k8s_list_watch.h"
+#include "k8s_watch_shared.h"
 
 #define LIST_PAGE 500
 #define LIST_TIMEOUT_MS 60000
@@ -38,58 +37,6 @@ struct transfer {
 	int result; /* a watch event that ends the watch: -ESTALE, -EPROTO */
 	uint64_t events;
 };
-
-static void wake_loop(struct k8s_watch *watch)
-{
-	uint64_t one = 1;
-
-	if (write(watch->event_fd, &one, sizeof(one)) < 0) {
-		/* The counter is already non-zero: the loop wakes anyway. */
-	}
-}
-
-void __attribute__((format(printf, 3, 4)))
-k8s_list_watch_log(struct k8s_watch *watch, enum velo_log_level level, const char *fmt, ...)
-{
-	va_list ap;
-
-	pthread_mutex_lock(&watch->lock);
-	if (watch->n_logged == K8S_LOG_QUEUE) {
-		watch->n_dropped++;
-	} else {
-		watch->log_queue[watch->n_logged].level = level;
-		va_start(ap, fmt);
-		vsnprintf(watch->log_queue[watch->n_logged].text, sizeof(watch->log_queue[0].text),
-			  fmt, ap);
-		va_end(ap);
-		watch->n_logged++;
-	}
-	pthread_mutex_unlock(&watch->lock);
-	wake_loop(watch);
-}
-
-bool k8s_list_watch_stopping(struct k8s_watch *watch)
-{
-	return __atomic_load_n(&watch->stop, __ATOMIC_RELAXED);
-}
-
-void k8s_list_watch_publish(struct k8s_watch *watch)
-{
-	pthread_mutex_lock(&watch->lock);
-	watch->stats.objects = watch->resource.publish(watch->resource.ctx);
-	watch->listed = true;
-	watch->generation++;
-	pthread_mutex_unlock(&watch->lock);
-	wake_loop(watch);
-}
-
-void k8s_list_watch_unserved(struct k8s_watch *watch)
-{
-	watch->resource.list_begin(watch->resource.ctx);
-	watch->resource.list_end(watch->resource.ctx);
-	watch->rv[0] = '\0';
-	k8s_list_watch_publish(watch);
-}
 
 /* One page of a LIST handed to the resource; rv and cont from its metadata. */
 static int parse_list_page(struct k8s_watch *watch, const char *body, size_t len, char *rv,
@@ -115,8 +62,8 @@ static int parse_list_page(struct k8s_watch *watch, const char *body, size_t len
 	cJSON_ArrayForEach (item, items) {
 		ret = resource->list_item(resource->ctx, item, item_why, sizeof(item_why));
 		if (ret == -EINVAL) {
-			k8s_list_watch_log(watch, VELO_LOG_WARN, "k8s %s: %s: left out",
-					   resource->name, item_why);
+			k8s_watch_shared_log(watch, VELO_LOG_WARN, "k8s %s: %s: left out",
+					     resource->name, item_why);
 			ret = 0;
 		} else if (ret < 0) {
 			snprintf(why, why_size, "%s", item_why);
@@ -145,17 +92,17 @@ static int consume_lines(struct transfer *t)
 			watch->stats.events++; /* at once: /metrics shows a live watch's events */
 			pthread_mutex_unlock(&watch->lock);
 			if (ret == 1)
-				k8s_list_watch_publish(watch);
+				k8s_watch_shared_publish(watch);
 			if (ret == -EINVAL || ret == -ENOSPC || ret == -ENOMEM) {
-				k8s_list_watch_log(watch, VELO_LOG_WARN,
-						   "k8s %s: %s: left as it was", resource->name,
-						   why);
+				k8s_watch_shared_log(watch, VELO_LOG_WARN,
+						     "k8s %s: %s: left as it was", resource->name,
+						     why);
 				pthread_mutex_lock(&watch->lock);
 				watch->stats.errors++;
 				pthread_mutex_unlock(&watch->lock);
 			} else if (ret < 0) {
-				k8s_list_watch_log(watch, VELO_LOG_INFO, "k8s %s: %s",
-						   resource->name, why);
+				k8s_watch_shared_log(watch, VELO_LOG_INFO, "k8s %s: %s",
+						     resource->name, why);
 				t->result = ret;
 				return ret;
 			}
@@ -198,7 +145,7 @@ static int on_progress(void *opaque, curl_off_t dltotal, curl_off_t dlnow, curl_
 	(void)dlnow;
 	(void)ultotal;
 	(void)ulnow;
-	return k8s_list_watch_stopping(opaque) ? 1 : 0;
+	return k8s_watch_shared_stopping(opaque) ? 1 : 0;
 }
 
 /* The API's Status message for an error answer, if the body is one. */
@@ -348,7 +295,7 @@ int k8s_list_watch_list(struct k8s_watch *watch, const struct k8s_api_target *ta
 	}
 	watch->resource.list_end(watch->resource.ctx);
 	snprintf(watch->rv, sizeof(watch->rv), "%s", rv);
-	k8s_list_watch_publish(watch);
+	k8s_watch_shared_publish(watch);
 out:
 	free(cont);
 	free(escaped);

@@ -1,98 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * A Kubernetes resource's LIST and WATCH requests (k8s_list_watch.c), and the
- * state a watch thread shares with velod's loop. One implementation for every
- * resource velod watches (Nodes, Services, EndpointSlices): a resource is its
- * path and callbacks that keep its objects. The thread (k8s_watch.c) runs
- * these requests; only k8s_watch.c and this file look inside struct k8s_watch.
+ * A Kubernetes resource's LIST and WATCH requests (k8s_list_watch.c). One
+ * implementation for every resource velod watches (Nodes, Services,
+ * EndpointSlices): a resource is its path and callbacks that keep its objects
+ * (k8s_watch_shared.h). The thread (k8s_watch.c) runs these requests.
  */
 #ifndef VELOD_K8S_K8S_LIST_WATCH_H
 #define VELOD_K8S_K8S_LIST_WATCH_H
 
-#include <limits.h>
-#include <pthread.h>
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include <cJSON.h>
-
-#include "base/log.h"
-#include "k8s/kubeconfig.h"
 #include "k8s_api_target.h"
-#include "k8s_event.h"
-
-#define K8S_RV_MAX 128 /* a resourceVersion longer than this is not kept */
-#define K8S_LOG_QUEUE 32 /* the thread's log lines held until velod's loop writes them */
-#define K8S_UNSERVED_RETRY_S 60 /* an optional resource the server didn't serve: asked again */
-
-/* What a resource's objects become; every callback runs on the watch thread. */
-struct k8s_resource {
-	const char *name; /* "nodes", "services", "endpointslices": logs and errors */
-	const char *path; /* "/api/v1/nodes", ... */
-	/* A 404 or 403 to LIST is an answer, not a failure: the API server doesn't serve the
-	 * resource (an older Kubernetes) or velod may not read it. It is then taken as empty,
-	 * once logged, and listed again every K8S_UNSERVED_RETRY_S. */
-	bool optional;
-	void *ctx; /* the callbacks' */
-	/* A LIST starts: the resource's scratch is emptied. */
-	void (*list_begin)(void *ctx);
-	/* An object of a LIST page into scratch: 0; -EINVAL leaves it out (logged with why);
-	 * another -errno fails the LIST. */
-	int (*list_item)(void *ctx, const cJSON *object, char *why, size_t why_size);
-	/* The LIST is complete: scratch replaces what the resource keeps. */
-	void (*list_end)(void *ctx);
-	/* A watch event's object, applied to what the resource keeps. */
-	k8s_event_fn change;
-	/* Under the watch's lock, after a LIST or a change: make it what velod's loop takes.
-	 * Returns how many objects are kept (for /metrics). */
-	unsigned (*publish)(void *ctx);
-};
-
-/* Counters for /metrics, read under the watch's lock. */
-struct k8s_watch_stats {
-	uint64_t lists; /* complete LISTs, the first and every relist */
-	uint64_t relists; /* LISTs after the first (410 Gone, a watch that could not resume) */
-	uint64_t
-		watch_restarts; /* watches that ended (server timeout, dropped connection, error) */
-	uint64_t events; /* watch events received, bookmarks included */
-	uint64_t errors; /* failed requests, answers that aren't what the API sends */
-	unsigned objects; /* kept now */
-	char last_error[200]; /* "" when the last request worked */
-};
-
-struct curl_api;
-
-struct k8s_watch {
-	struct k8s_resource resource;
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	bool stop; /* under lock; the transfer's progress callback reads it atomically */
-	int event_fd;
-	const struct curl_api *curl;
-	struct k8s_api_source source;
-	char rv[K8S_RV_MAX]; /* the thread's own */
-	/* Shared with velod's loop, under lock. */
-	bool listed;
-	uint64_t generation, taken;
-	struct k8s_watch_stats stats;
-	struct {
-		enum velo_log_level level;
-		char text[400];
-	} log_queue[K8S_LOG_QUEUE];
-	unsigned n_logged, n_dropped;
-};
-
-/* A log line for velod's loop to write (k8s_watch_take): the logger is single-threaded. */
-void __attribute__((format(printf, 3, 4)))
-k8s_list_watch_log(struct k8s_watch *watch, enum velo_log_level level, const char *fmt, ...);
-/* True once the watch is being stopped; read without the lock. */
-bool k8s_list_watch_stopping(struct k8s_watch *watch);
-/* The resource's publish under the lock, a new generation, velod's loop woken. */
-void k8s_list_watch_publish(struct k8s_watch *watch);
-/* An optional resource the server didn't serve: its objects emptied and published. */
-void k8s_list_watch_unserved(struct k8s_watch *watch);
+#include "k8s_watch_shared.h"
 
 /*
  * LISTs every page (list_begin, list_item...), then list_end, sets watch->rv

@@ -14,7 +14,7 @@
 
 #include "policy/objects.h"
 #include "agent/agent.h"
-#include "k8s_list_watch.h"
+#include "k8s_watch_shared.h"
 
 #define K8S_SERVICECIDRS_MAX 64 /* objects kept; each has at most one range per family */
 #define K8S_SERVICECIDR_NAME_MAX 254

@@ -24,6 +24,7 @@
 #include "k8s/kubeconfig.h"
 #include "k8s_api_target.h"
 #include "k8s_watch.h"
+#include "k8s_watch_shared.h"
 
 #define BACKOFF_MIN_MS 500
 #define BACKOFF_MAX_MS 30000
@@ -56,8 +57,8 @@ static void note_error(struct k8s_watch *watch, const char *why)
 
 static void note_listed(struct k8s_watch *watch, bool relist)
 {
-	k8s_list_watch_log(watch, VELO_LOG_INFO, "k8s %s: listed %u (resourceVersion %s)",
-			   watch->resource.name, watch->stats.objects, watch->rv);
+	k8s_watch_shared_log(watch, VELO_LOG_INFO, "k8s %s: listed %u (resourceVersion %s)",
+			     watch->resource.name, watch->stats.objects, watch->rv);
 	pthread_mutex_lock(&watch->lock);
 	watch->stats.lists++;
 	watch->stats.relists += relist;
@@ -68,11 +69,11 @@ static void note_listed(struct k8s_watch *watch, bool relist)
 /* An optional resource the server won't give: said once, taken as empty, nothing waits on it. */
 static void note_unserved(struct k8s_watch *watch, const char *why)
 {
-	k8s_list_watch_log(watch, VELO_LOG_WARN,
-			   "k8s %s: %s: carrying on without them; asking again every %d s",
-			   watch->resource.name, why, K8S_UNSERVED_RETRY_S);
+	k8s_watch_shared_log(watch, VELO_LOG_WARN,
+			     "k8s %s: %s: carrying on without them; asking again every %d s",
+			     watch->resource.name, why, K8S_UNSERVED_RETRY_S);
 	note_error(watch, why);
-	k8s_list_watch_unserved(watch);
+	k8s_watch_shared_unserved(watch);
 }
 
 static void *run(void *arg)
@@ -82,7 +83,7 @@ static void *run(void *arg)
 	unsigned backoff_ms = 0;
 	bool need_list = true, listed_once = false, unserved = false;
 
-	while (!k8s_list_watch_stopping(watch)) {
+	while (!k8s_watch_shared_stopping(watch)) {
 		struct k8s_api_target target;
 		uint64_t started = velo_monotonic_ns(), events = 0;
 		char why[400] = "";
@@ -110,32 +111,33 @@ static void *run(void *arg)
 		}
 		if (!ret) {
 			ret = k8s_list_watch_stream(watch, &target, &events, why, sizeof(why));
-			if (!k8s_list_watch_stopping(watch)) {
+			if (!k8s_watch_shared_stopping(watch)) {
 				pthread_mutex_lock(&watch->lock);
 				watch->stats.watch_restarts++;
 				pthread_mutex_unlock(&watch->lock);
 			}
 		}
 		velo_k8s_target_free(&target);
-		if (k8s_list_watch_stopping(watch))
+		if (k8s_watch_shared_stopping(watch))
 			break;
 		if (ret == -ESTALE) {
-			k8s_list_watch_log(watch, VELO_LOG_INFO,
-					   "k8s %s: resourceVersion %s is too old (410 Gone): "
-					   "relisting",
-					   name, watch->rv);
+			k8s_watch_shared_log(watch, VELO_LOG_INFO,
+					     "k8s %s: resourceVersion %s is too old (410 Gone): "
+					     "relisting",
+					     name, watch->rv);
 			need_list = true;
 			/* A server that answers 410 to a fresh list's version must not spin us. */
 			if (events)
 				continue;
 		}
 		if (ret && ret != -ESTALE) {
-			k8s_list_watch_log(watch, VELO_LOG_WARN, "k8s %s: %s", name, why);
+			k8s_watch_shared_log(watch, VELO_LOG_WARN, "k8s %s: %s", name, why);
 			note_error(watch, why);
 		} else if (!ret) {
-			k8s_list_watch_log(watch, VELO_LOG_DEBUG,
-					   "k8s %s: watch ended after %llu events; resuming at %s",
-					   name, (unsigned long long)events, watch->rv);
+			k8s_watch_shared_log(
+				watch, VELO_LOG_DEBUG,
+				"k8s %s: watch ended after %llu events; resuming at %s", name,
+				(unsigned long long)events, watch->rv);
 		}
 		/* A watch that worked for a while resumes at once; failures back off, capped. */
 		if (!ret && (events || velo_monotonic_ns() - started > 10000000000ull)) {

@@ -2,7 +2,7 @@
 /*
  * A watch of one Kubernetes resource (k8s_watch.c): a thread LISTs the
  * resource's path, then WATCHes from the list's resourceVersion, hands every
- * object to the resource's callbacks (k8s_list_watch.h) and wakes velod's loop
+ * object to the resource's callbacks (k8s_watch_shared.h) and wakes velod's loop
  * (an eventfd) when they changed something. 410 Gone relists; failures back
  * off. velod's loop never blocks on the API. Every watch velod runs belongs
  * to a watch set (k8s_watch_set.h), which gives it its callbacks.

@@ -21,7 +21,7 @@
 #include <cJSON.h>
 
 #include "agent/agent.h"
-#include "k8s_list_watch.h"
+#include "k8s_watch_shared.h"
 
 #define K8S_WATCH_SET_MAX 4 /* resources in one set */
 
@@ -30,7 +30,7 @@ struct k8s_watch_set_resource {
 	const char *name; /* "nodes", "services", ...: logs and metrics */
 	const char *path; /* "/api/v1/nodes", ... */
 	bool cluster_scoped; /* no namespace: a DELETED object goes by its name alone */
-	bool optional; /* a 404 or 403 to LIST is taken as none (k8s_list_watch.h) */
+	bool optional; /* a 404 or 403 to LIST is taken as none (k8s_watch_shared.h) */
 };
 
 /*
