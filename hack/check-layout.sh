@@ -17,6 +17,9 @@
 #     lists its "..." includes grouped by folder (each run sorted: the library's folders,
 #     then the tool's own files, then generated headers); a header's guard is
 #     VELO_<FOLDER>_<NAME>_H (VELOCTL_<NAME>_H, VELOD_<FOLDER>_<NAME>_H in the tools).
+#  5. No velod .c file is over VELOD_MAX_LINES lines (small files, one concern each), but those
+#     listed in velod_long, each while it is being split; a listed file that is no longer over
+#     the limit fails too, so the list only shrinks.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
@@ -26,6 +29,11 @@ declare -A rank=([base]=0 [state]=1 [net]=1 [k8s]=1 [policy]=1 [cni]=2 [ipam]=3 
 # velod's folders, the same way: the agent's core, then the Kubernetes watches and the node,
 # then what the datapath needs, then flow events, which name pods and Services.
 declare -A velod_rank=([agent]=0 [k8s]=1 [node]=1 [routing]=2 [services]=2 [policy]=2 [flows]=3)
+VELOD_MAX_LINES=400
+# velod files allowed over VELOD_MAX_LINES for now: each is being split (issue 39).
+declare -A velod_long=(
+	[velod/policy/policy.c]="being split"
+)
 broken=0
 
 fail() {
@@ -146,6 +154,20 @@ for file in velod/*.[ch] velod/*/*.[ch]; do
 			fail "$file: #include \"$inc\" is neither the library nor velod/"
 		fi
 	done < <(checked_includes "$file")
+done
+
+# A velod .c file over the limit, unless it is being split; a listed one back under it.
+for file in velod/*.c velod/*/*.c; do
+	lines=$(wc -l <"$file")
+	if [ -n "${velod_long[$file]+x}" ]; then
+		[ "$lines" -gt "$VELOD_MAX_LINES" ] ||
+			fail "$file: $lines lines, no longer over $VELOD_MAX_LINES: drop it from velod_long"
+	elif [ "$lines" -gt "$VELOD_MAX_LINES" ]; then
+		fail "$file: $lines lines, over velod's $VELOD_MAX_LINES: split it by concern"
+	fi
+done
+for file in "${!velod_long[@]}"; do
+	[ -f "$file" ] || fail "$file is in velod_long but does not exist: drop it"
 done
 
 # Every symbol once, from one ctags run (a run per file costs minutes on a loaded machine):

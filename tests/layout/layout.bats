@@ -129,3 +129,21 @@ teardown() {
 	[[ "$output" == *"plugin/base/naming.c: no opening comment"* ]]
 	[[ "$output" == *"plugin/base/naming.h: include guard is not VELO_BASE_NAMING_H"* ]]
 }
+
+@test "layout: a velod .c file over 400 lines fails, naming it and its count" {
+	count=$(wc -l <"$VT/velod/agent/nft.c")
+	for _ in $(seq $((401 - count))); do printf '/* padding */\n'; done >>"$VT/velod/agent/nft.c"
+	[ "$(wc -l <"$VT/velod/agent/nft.c")" -eq 401 ]
+	run "$VT/hack/check-layout.sh"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"velod/agent/nft.c: 401 lines, over velod's 400: split it by concern"* ]]
+}
+
+@test "layout: a velod file listed as being split fails once it is under 400 lines" {
+	sed -i 's|^declare -A velod_long=(|&\n\t[velod/agent/nft.c]="being split"|' "$VT/hack/check-layout.sh"
+	grep -q 'velod/agent/nft.c' "$VT/hack/check-layout.sh"
+	count=$(wc -l <"$VT/velod/agent/nft.c")
+	run "$VT/hack/check-layout.sh"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"velod/agent/nft.c: $count lines, no longer over 400: drop it from velod_long"* ]]
+}
