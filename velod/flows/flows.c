@@ -39,7 +39,7 @@ struct flows {
 	uint64_t batch_now_ns;
 	struct flow_pods *pods;
 	struct flow_socks *socks; /* open TCP sockets' sides, to turn their ends */
-	struct flow_series drops, pairs;
+	struct flow_series drops, pairs, audits;
 	uint64_t next_expire_ns;
 };
 
@@ -66,7 +66,8 @@ struct flows *flows_new(const struct agent_config *config, const struct policy *
 	flows->socks = flow_socks_new(VELO_MAX_FLOW_TCP);
 	if (!flows->ring || !flows->pods || !flows->socks ||
 	    flow_series_init(&flows->drops, config->max_flow_series) ||
-	    flow_series_init(&flows->pairs, config->max_flow_series)) {
+	    flow_series_init(&flows->pairs, config->max_flow_series) ||
+	    flow_series_init(&flows->audits, config->max_flow_series)) {
 		flows_free(flows);
 		errno = ENOMEM;
 		return NULL;
@@ -91,6 +92,7 @@ void flows_free(struct flows *flows)
 	flow_socks_free(flows->socks);
 	flow_series_free(&flows->drops);
 	flow_series_free(&flows->pairs);
+	flow_series_free(&flows->audits);
 	free(flows->ring);
 	free(flows);
 }
@@ -109,7 +111,17 @@ static void count(struct flows *flows, const struct flow_entry *entry)
 			(const char *[]){ pod, velo_flow_reason_name(event->reason), NULL },
 			weight);
 	}
-	if (event->kind == VELO_FLOW_START || event->kind == VELO_FLOW_DROP)
+	/* What an audited policy would have dropped: the pod whose policy it is, and the policy. */
+	if (event->kind == VELO_FLOW_AUDIT)
+		flow_series_add_n(&flows->audits,
+				  (const char *[]){ event->reason == VELO_FLOW_R_POLICY_INGRESS
+							    ? entry->dst_pod
+							    : entry->src_pod,
+						    entry->policies,
+						    velo_flow_reason_name(event->reason) },
+				  weight);
+	if (event->kind == VELO_FLOW_START || event->kind == VELO_FLOW_DROP ||
+	    event->kind == VELO_FLOW_AUDIT)
 		flow_series_add_n(&flows->pairs,
 				  (const char *[]){ entry->src_pod, entry->dst_pod,
 						    velo_flow_verdict(event->kind) },
@@ -145,7 +157,8 @@ static void expire_series(struct flows *flows, uint64_t now_ns)
 		return;
 	flows->next_expire_ns = now_ns + SERIES_EXPIRE_EVERY_NS;
 	gone = flow_series_expire(&flows->drops, now_ns, SERIES_IDLE_NS) +
-	       flow_series_expire(&flows->pairs, now_ns, SERIES_IDLE_NS);
+	       flow_series_expire(&flows->pairs, now_ns, SERIES_IDLE_NS) +
+	       flow_series_expire(&flows->audits, now_ns, SERIES_IDLE_NS);
 	if (gone)
 		pr_debug("flows: %u metric series idle for %llu s went", gone,
 			 (unsigned long long)(SERIES_IDLE_NS / NS_PER_S));
@@ -209,6 +222,7 @@ bool flows_consume(struct flows *flows)
 	flows->next_read_ns = flows->batch_now_ns + VELO_FLOW_POLL_MS * (NS_PER_S / 1000);
 	flow_series_clock(&flows->drops, flows->batch_now_ns);
 	flow_series_clock(&flows->pairs, flows->batch_now_ns);
+	flow_series_clock(&flows->audits, flows->batch_now_ns);
 	/* Bounded: a flood can't keep the loop from its other work. */
 	ring_buffer__consume(flows->rb);
 	return flows->next_seq != before;
@@ -251,4 +265,9 @@ const struct flow_series *flows_drops(const struct flows *flows)
 const struct flow_series *flows_pairs(const struct flows *flows)
 {
 	return &flows->pairs;
+}
+
+const struct flow_series *flows_audits(const struct flows *flows)
+{
+	return &flows->audits;
 }

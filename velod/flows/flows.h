@@ -39,8 +39,12 @@ uint64_t flows_next_seq(const struct flows *flows);
 /* Events read, and the ring's size (0 while not open). */
 uint64_t flows_read_total(const struct flows *flows);
 uint32_t flows_ring_bytes(const struct flows *flows);
-/* The series of velo_drops_total and velo_flows_total (flows_metrics.c renders them). */
+/*
+ * The series of velo_drops_total, velo_flows_total and velo_policy_audit_total
+ * (flows_metrics.c renders them).
+ */
 const struct flow_series *flows_drops(const struct flows *flows);
 const struct flow_series *flows_pairs(const struct flows *flows);
+const struct flow_series *flows_audits(const struct flows *flows);
 
 #endif

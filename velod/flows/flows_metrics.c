@@ -55,6 +55,14 @@ char *flows_metrics(const struct agent *agent)
 	out.labels[1] = "dst";
 	out.labels[2] = "verdict";
 	flow_series_foreach(flows_pairs(flows), put_series, &out);
+	fprintf(out.file, "# HELP velo_policy_audit_total Flows an audited policy would have "
+			  "dropped (passed), by the pod whose policy it is, policy and reason.\n"
+			  "# TYPE velo_policy_audit_total counter\n");
+	out.name = "velo_policy_audit_total";
+	out.labels[0] = "pod";
+	out.labels[1] = "policy";
+	out.labels[2] = "reason";
+	flow_series_foreach(flows_audits(flows), put_series, &out);
 	fprintf(out.file,
 		"# HELP velo_flow_events_total Flow events velod read from the ring buffer.\n"
 		"# TYPE velo_flow_events_total counter\nvelo_flow_events_total %llu\n"

@@ -28,6 +28,11 @@ void flows_name_policies(const struct policy *policy, struct policies_asked *ask
 	entry->policies[0] = '\0';
 	if (!policy || !event->identity || (!ingress && event->reason != VELO_FLOW_R_POLICY_EGRESS))
 		return;
+	/* An audit naming a ClusterNetworkPolicy; else the NetworkPolicies isolating the pod. */
+	if (event->kind == VELO_FLOW_AUDIT && event->policy) {
+		policy_cnp_name(policy, event->policy, entry->policies, sizeof(entry->policies));
+		return;
+	}
 	/* Drops come in runs of one flow (a retrying client, a flood): asked once per sync. */
 	if (!asked->valid || asked->identity != event->identity || asked->ingress != ingress ||
 	    asked->syncs != policy->syncs) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Naming a flow event (flows_naming.c) as it is read: the pods at either end,
- * the NetworkPolicies behind a policy drop, the Service a connect dialled.
+ * the policies behind a policy drop or audit, the Service a connect dialled.
  */
 #ifndef VELOD_FLOWS_FLOWS_NAMING_H
 #define VELOD_FLOWS_FLOWS_NAMING_H
@@ -25,7 +25,10 @@ struct policies_asked {
 
 /* src_pod and dst_pod: by address, or by the veth or cgroup that sent it when that says more. */
 void flows_name_pods(struct flow_pods *pods, struct flow_entry *entry, uint64_t now_ns);
-/* policies: for a policy drop, asking policy (may be NULL) once per run of one flow's drops. */
+/*
+ * policies: for a policy drop or audit, asking policy (may be NULL) once per
+ * run of one flow's drops; an audit's ClusterNetworkPolicy by its number.
+ */
 void flows_name_policies(const struct policy *policy, struct policies_asked *asked,
 			 struct flow_entry *entry);
 /* service: a translated or refused connect's, from services (may be NULL). */

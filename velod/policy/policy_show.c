@@ -159,8 +159,8 @@ static int cnp_name_fn(const struct velo_pol_objects *objects, void *ctx)
 
 	for (unsigned i = 0; i < objects->n_cnps; i++)
 		if (!strcmp(objects->cnps[i].name, ask->name)) {
-			snprintf(ask->buf, ask->len, "%s (%s)", ask->name,
-				 objects->cnps[i].baseline ? "Baseline" : "Admin");
+			snprintf(ask->buf, ask->len, "%s:%s",
+				 objects->cnps[i].baseline ? "Baseline" : "Admin", ask->name);
 			return 0;
 		}
 	snprintf(ask->buf, ask->len, "%s", ask->name);

@@ -35,8 +35,9 @@ const char *policy_pod_of(const struct policy *policy, const uint8_t addr[16], c
 			  size_t len);
 
 /*
- * The ClusterNetworkPolicy velod numbered id, "name (Admin)" or "name
- * (Baseline)" into buf; "" when it knows none (then: NetworkPolicies).
+ * The ClusterNetworkPolicy velod numbered id, "Admin:name" or
+ * "Baseline:name" (no namespace has a ':', so it can't be read as a
+ * NetworkPolicy's "ns/name") into buf; "" when it knows none.
  */
 void policy_cnp_name(const struct policy *policy, uint32_t id, char *buf, size_t len);
 

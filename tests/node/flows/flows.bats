@@ -185,11 +185,12 @@ setup() {
 	[ "$(flows_field "$out" .src.pod)" = velotest/pod-ctr-pa ]
 }
 
-# flows_pol_file PODS_JSON POLICIES_JSON: velod's policyFile (namespace velotest) with these.
+# flows_pol_file PODS_JSON POLICIES_JSON [CNPS_JSON]: velod's policyFile (namespace velotest)
+# with these.
 flows_pol_file() {
-	jq -cn --argjson pods "$1" --argjson pols "$2" '{
+	jq -cn --argjson pods "$1" --argjson pols "$2" --argjson cnps "${3:-[]}" '{
 		namespaces: [{metadata: {name: "velotest", labels: {ns: "velotest"}}}],
-		pods: $pods, networkPolicies: $pols}' >"$VT/policy.json.tmp"
+		pods: $pods, networkPolicies: $pols, clusterNetworkPolicies: $cnps}' >"$VT/policy.json.tmp"
 	mv "$VT/policy.json.tmp" "$VT/policy.json"
 }
 
@@ -231,6 +232,72 @@ flows_pol_file() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -q "velotest/pod-ctr-pa ($IP_pa) -> velotest/pod-ctr-pb ($IP_pb) icmp DROPPED (policy-ingress-denied) via tc identity [0-9]* policies velotest/deny-to-b\$" <<<"$output"
+}
+
+@test "flows: audit mode: audited policies' would-be drops pass as audit flows naming the policy, counted per pod and policy; enforced, the same pairs drop" {
+	local out pods pols cnps n _
+	flows_pol_file '[]' '[]'
+	flows_velod "$(jq -cn --arg f "$VT/policy.json" \
+		'{policySource: "file", policyFile: $f, policySyncMs: 50}')"
+	flows_pod pc '{}' '.policy = true'
+	flows_pod pb '{}' '.policy = true'
+	flows_pod pa '{}' '.policy = true'
+	pods="$(jq -cn --arg a "$IP_pa" --arg b "$IP_pb" --arg c "$IP_pc" '[
+		{metadata: {namespace: "velotest", name: "pod-ctr-pa", labels: {app: "a"}},
+		 spec: {nodeName: "node-a"}, status: {phase: "Running", podIP: $a, podIPs: [{ip: $a}]}},
+		{metadata: {namespace: "velotest", name: "pod-ctr-pb", labels: {app: "b"}},
+		 spec: {nodeName: "node-a"}, status: {phase: "Running", podIP: $b, podIPs: [{ip: $b}]}},
+		{metadata: {namespace: "velotest", name: "pod-ctr-pc", labels: {app: "c"}},
+		 spec: {nodeName: "node-a"}, status: {phase: "Running", podIP: $c, podIPs: [{ip: $c}]}}]')"
+	# Audited: a deny-all of pb's ingress (NetworkPolicy) and an Admin Deny of pa into pc.
+	pols='[{"metadata": {"namespace": "velotest", "name": "deny-to-b",
+		"annotations": {"velo.dev/policy-audit": "true"}},
+		"spec": {"podSelector": {"matchLabels": {"app": "b"}}, "policyTypes": ["Ingress"]}}]'
+	cnps='[{"metadata": {"name": "no-a-to-c", "annotations": {"velo.dev/policy-audit": "true"}},
+		"spec": {"tier": "Admin", "priority": 5, "subject": {"pods": {"namespaceSelector": {},
+		"podSelector": {"matchLabels": {"app": "c"}}}}, "ingress": [{"action": "Deny",
+		"from": [{"pods": {"namespaceSelector": {}, "podSelector": {"matchLabels": {"app": "a"}}}}]}]}}]'
+	flows_pol_file "$pods" "$pols" "$cnps"
+	# Once velod has placed the pods, both pairs pass and are reported as audit.
+	for _ in $(seq 40); do
+		flows_ping "$NS_pa" "$IP_pb" || true
+		flows_ping "$NS_pa" "$IP_pc" || true
+		out="$(flows_observe -j --verdict audit)"
+		[ "$(jq -s length <<<"$out")" -ge 2 ] && break
+		sleep 0.5
+	done
+	echo "$out"
+	run flows_ping "$NS_pa" "$IP_pb"
+	[ "$status" -eq 0 ]
+	run flows_ping "$NS_pa" "$IP_pc"
+	[ "$status" -eq 0 ]
+	[ "$(jq -rs '[.[] | select(.dst.pod == "velotest/pod-ctr-pb")][0].policies | join(",")' <<<"$out")" = velotest/deny-to-b ]
+	[ "$(jq -rs '[.[] | select(.dst.pod == "velotest/pod-ctr-pc")][0].policies | join(",")' <<<"$out")" = Admin:no-a-to-c ]
+	[ "$(jq -rs '[.[] | select(.dst.pod == "velotest/pod-ctr-pc")][0].reason' <<<"$out")" = policy-ingress-denied ]
+	run flows_observe --verdict audit --pod velotest/pod-ctr-pb
+	echo "$output"
+	grep -q "velotest/pod-ctr-pa ($IP_pa) -> velotest/pod-ctr-pb ($IP_pb) icmp AUDIT (policy-ingress-denied) via tc identity [0-9]* policies velotest/deny-to-b\$" <<<"$output"
+	# Nothing dropped; would-drops counted per pod and policy.
+	run flows_observe -j --verdict dropped
+	[ -z "$output" ]
+	n="$(svc_metric 'velo_policy_audit_total{pod="velotest/pod-ctr-pc",policy="Admin:no-a-to-c",reason="policy-ingress-denied"}')"
+	[ "${n:-0}" -ge 1 ]
+	n="$(svc_metric 'velo_policy_audit_total{pod="velotest/pod-ctr-pb",policy="velotest/deny-to-b",reason="policy-ingress-denied"}')"
+	[ "${n:-0}" -ge 1 ]
+	# Enforced (the annotations gone), with no pod restarted: the same pairs drop.
+	flows_pol_file "$pods" "$(jq -c 'map(del(.metadata.annotations))' <<<"$pols")" \
+		"$(jq -c 'map(del(.metadata.annotations))' <<<"$cnps")"
+	for _ in $(seq 40); do
+		flows_ping "$NS_pa" "$IP_pb" || flows_ping "$NS_pa" "$IP_pc" || break
+		sleep 0.25
+	done
+	run flows_ping "$NS_pa" "$IP_pb"
+	[ "$status" -ne 0 ]
+	run flows_ping "$NS_pa" "$IP_pc"
+	[ "$status" -ne 0 ]
+	out="$(flows_wait --verdict dropped --pod velotest/pod-ctr-pc)"
+	echo "$out"
+	[ "$(flows_field "$out" .reason)" = policy-ingress-denied ]
 }
 
 @test "flows: a pod that opts in (velo.dev/flows) reports each TCP connection's start and end, bytes each way" {
