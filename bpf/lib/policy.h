@@ -188,7 +188,8 @@ velo_pol_tier_first(__u32 subject, __u32 pod_id, __u32 cidr_id, __u8 dir,
  * over); then NetworkPolicy, when one isolates self in that direction: a rule
  * naming peer's pod identity, its ipBlock prefix or everyone; else the
  * Baseline tier's first matching rule (only Deny drops); else allowed. This
- * node (peer VELO_ID_HOST) always is. dir | VELO_POL_SHADOW: with every
+ * node (peer VELO_ID_HOST) is always let in, and let out unless a tier
+ * decides (its nodes and networks peers can name it). dir | VELO_POL_SHADOW: with every
  * policy, audited ones too (VELO_POL_AUDIT's flags and rules). A tier's Deny
  * names its policy in *policy (0 for NetworkPolicy's isolation). Not inlined:
  * judged twice for audited pods, it would double the programs.
@@ -214,7 +215,8 @@ static __noinline bool velo_pol_side_allows(const struct velo_pol_ip *self,
 		pod_id = peer->pod_id;
 		cidr_id = peer->cidr_id;
 	}
-	if (pod_id == VELO_ID_HOST)
+	/* The kubelet's probes: always in. */
+	if (pod_id == VELO_ID_HOST && ingress)
 		return true;
 	if (flags & (ingress ? VELO_POL_ADMIN_INGRESS : VELO_POL_ADMIN_EGRESS)) {
 		first = velo_pol_tier_first(self->pod_id, pod_id, cidr_id,
@@ -226,6 +228,9 @@ static __noinline bool velo_pol_side_allows(const struct velo_pol_ip *self,
 			return false;
 		}
 	}
+	/* NetworkPolicy never keeps a pod from this node; the tiers may (nodes, networks). */
+	if (pod_id == VELO_ID_HOST)
+		return true;
 	if (flags & (ingress ? VELO_POL_ISOLATE_INGRESS : VELO_POL_ISOLATE_EGRESS)) {
 		if (pod_id != VELO_ID_NONE && velo_pol_rule(self->pod_id, pod_id, key_dir, flow))
 			return true;

@@ -84,7 +84,7 @@ static bool side_allows(const struct velo_policy_bpf *bpf, const struct velo_pol
 
 	if (bpf_map_lookup_elem(bpf->subject_fd, &self->pod_id, &subject))
 		return true;
-	if (pod_id == VELO_ID_HOST)
+	if (pod_id == VELO_ID_HOST && ingress)
 		return true;
 	if (subject.flags & (ingress ? VELO_POL_ADMIN_INGRESS : VELO_POL_ADMIN_EGRESS)) {
 		action = tier_action(bpf, self->pod_id, pod_id, cidr_id, VELO_POL_TIER_ADMIN | dir,
@@ -92,6 +92,8 @@ static bool side_allows(const struct velo_policy_bpf *bpf, const struct velo_pol
 		if (action == VELO_POL_ACTION_ACCEPT || action == VELO_POL_ACTION_DENY)
 			return action == VELO_POL_ACTION_ACCEPT;
 	}
+	if (pod_id == VELO_ID_HOST)
+		return true;
 	if (subject.flags & (ingress ? VELO_POL_ISOLATE_INGRESS : VELO_POL_ISOLATE_EGRESS)) {
 		if (pod_id != VELO_ID_NONE && rule(bpf, self->pod_id, pod_id, dir, proto, dport))
 			return true;

@@ -20,6 +20,7 @@ static void cnp_rules_free(struct velo_pol_cnp_rule *rules, unsigned n)
 		for (unsigned p = 0; p < rules[r].n_peers; p++) {
 			velo_pol_selector_free(&rules[r].peers[p].namespaces);
 			velo_pol_selector_free(&rules[r].peers[p].pods);
+			velo_pol_selector_free(&rules[r].peers[p].nodes);
 			free(rules[r].peers[p].networks);
 		}
 		free(rules[r].peers);
@@ -86,11 +87,12 @@ static int peer_parse(const cJSON *json, bool egress, struct velo_pol_cnp_peer *
 {
 	const cJSON *namespaces = member(json, "namespaces"), *pods = member(json, "pods");
 	const cJSON *networks = egress ? member(json, "networks") : NULL;
-	unsigned kinds = !!namespaces + !!pods + !!networks;
+	const cJSON *nodes = egress ? member(json, "nodes") : NULL;
+	unsigned kinds = !!namespaces + !!pods + !!networks + !!nodes;
 
 	if (!cJSON_IsObject(json))
 		return -EINVAL;
-	if (egress && !kinds && (member(json, "nodes") || member(json, "domainNames")))
+	if (egress && !kinds && member(json, "domainNames"))
 		return -ENOTSUP;
 	if (kinds != 1)
 		return -EINVAL;
@@ -101,6 +103,10 @@ static int peer_parse(const cJSON *json, bool egress, struct velo_pol_cnp_peer *
 	if (pods) {
 		out->kind = VELO_POL_CNP_PEER_PODS;
 		return namespaced_pod_parse(pods, &out->namespaces, &out->pods);
+	}
+	if (nodes) {
+		out->kind = VELO_POL_CNP_PEER_NODES;
+		return velo_pol_json_selector(nodes, &out->nodes);
 	}
 	out->kind = VELO_POL_CNP_PEER_NETWORKS;
 	return networks_parse(networks, out);
@@ -190,6 +196,7 @@ static void rule_close(struct velo_pol_cnp_rule *rule)
 	for (unsigned p = 0; p < rule->n_peers; p++) {
 		velo_pol_selector_free(&rule->peers[p].namespaces);
 		velo_pol_selector_free(&rule->peers[p].pods);
+		velo_pol_selector_free(&rule->peers[p].nodes);
 		free(rule->peers[p].networks);
 	}
 	free(rule->peers);
@@ -280,8 +287,7 @@ static int rules_parse(const cJSON *spec, bool egress, struct velo_pol_cnp_rule 
 			return ret;
 		if (unsup)
 			velo_pol_note(notes, VELO_POL_PROBLEM_MAX,
-				      "spec.%s[%u]: nodes and domainNames peers not enforced "
-				      "(match nothing)",
+				      "spec.%s[%u]: domainNames peers not enforced (match nothing)",
 				      field, i);
 		if (ret && rule->action == VELO_POL_ACTION_ACCEPT) {
 			rule_close(rule);

@@ -2,12 +2,13 @@
 /*
  * policy.networking.k8s.io ClusterNetworkPolicy objects (cnp.c), v1beta1 and
  * v1alpha2 (the same spec): tier, priority, subject, ingress and egress rules
- * with Accept / Deny / Pass, peers (namespaces, pods; egress also networks),
+ * with Accept / Deny / Pass, peers (namespaces, pods; egress also networks
+ * and nodes),
  * protocols (TCP, UDP, SCTP with a port or a range, or a named port).
  * What velod can't use fails closed as the API asks: a peer or protocol it
  * can't read makes an Accept rule match nothing and a Deny or Pass rule deny
- * everything; egress peers velo doesn't enforce (nodes, domainNames) are
- * named in the problem and match nothing.
+ * everything; domainNames peers (not enforced) are named in the problem and
+ * match nothing.
  */
 #ifndef VELO_POLICY_CNP_H
 #define VELO_POLICY_CNP_H

@@ -179,7 +179,33 @@ static int cmp_prefix_longest(const void *a, const void *b)
 	return ly - lx;
 }
 
-/* Every prefix an ipBlock or network names, numbered; build->prefixes longest first. */
+/* ClusterNetworkPolicies' networks, and every node address when a nodes peer asks for them. */
+static int add_cnp_prefixes(const struct velo_pol_objects *objects, char ***keys, unsigned *n,
+			    unsigned *cap)
+{
+	bool nodes = false;
+	int ret = 0;
+
+	for (unsigned c = 0; !ret && c < objects->n_cnps; c++) {
+		const struct velo_pol_cnp *cnp = &objects->cnps[c];
+
+		for (unsigned r = 0; !ret && r < cnp->n_egress; r++)
+			for (unsigned p = 0; !ret && p < cnp->egress_rules[r].n_peers; p++) {
+				const struct velo_pol_cnp_peer *peer =
+					&cnp->egress_rules[r].peers[p];
+
+				nodes |= peer->kind == VELO_POL_CNP_PEER_NODES;
+				for (unsigned i = 0; !ret && i < peer->n_networks; i++)
+					ret = add_prefix_key(keys, n, cap, &peer->networks[i]);
+			}
+	}
+	for (unsigned i = 0; !ret && nodes && i < objects->n_nodes; i++)
+		for (unsigned a = 0; !ret && a < objects->nodes[i].n_addrs; a++)
+			ret = add_prefix_key(keys, n, cap, &objects->nodes[i].addrs[a]);
+	return ret;
+}
+
+/* Every prefix an ipBlock, network or node address names, numbered; build->prefixes longest first. */
 static int number_prefixes(struct velo_pol_build *build, struct velo_pol_numbering *numbering)
 {
 	const struct velo_pol_objects *objects = build->objects;
@@ -208,18 +234,8 @@ static int number_prefixes(struct velo_pol_build *build, struct velo_pol_numberi
 			}
 		}
 	}
-	for (unsigned c = 0; !ret && c < objects->n_cnps; c++) {
-		const struct velo_pol_cnp *cnp = &objects->cnps[c];
-
-		for (unsigned r = 0; !ret && r < cnp->n_egress; r++)
-			for (unsigned p = 0; !ret && p < cnp->egress_rules[r].n_peers; p++) {
-				const struct velo_pol_cnp_peer *peer =
-					&cnp->egress_rules[r].peers[p];
-
-				for (unsigned i = 0; !ret && i < peer->n_networks; i++)
-					ret = add_prefix_key(&keys, &n, &cap, &peer->networks[i]);
-			}
-	}
+	if (!ret)
+		ret = add_cnp_prefixes(objects, &keys, &n, &cap);
 	if (!ret) {
 		n = unique_keys(keys, n);
 		ids = calloc(n + 1, sizeof(*ids));

@@ -142,7 +142,8 @@ static __u8 tier_action(const struct velo_pol_tables *tables, const struct velo_
 
 /*
  * What bpf/lib/policy.h's velo_pol_side_allows says: the Admin tier, then
- * NetworkPolicy, then the Baseline tier; this node's addresses always pass.
+ * NetworkPolicy, then the Baseline tier; this node's addresses are always let
+ * in, and let out unless a tier decides.
  */
 static bool side_allows(const struct velo_pol_tables *tables, const struct velo_pol_ip *self,
 			const struct velo_pol_ip *peer, __u8 dir, uint8_t proto, uint16_t port)
@@ -151,13 +152,15 @@ static bool side_allows(const struct velo_pol_tables *tables, const struct velo_
 	__u32 flags = isolation(tables, self);
 	__u8 action;
 
-	if (!flags || peer->pod_id == VELO_ID_HOST)
+	if (!flags || (peer->pod_id == VELO_ID_HOST && ingress))
 		return true;
 	if (flags & (ingress ? VELO_POL_ADMIN_INGRESS : VELO_POL_ADMIN_EGRESS)) {
 		action = tier_action(tables, self, peer, VELO_POL_TIER_ADMIN | dir, proto, port);
 		if (action == VELO_POL_ACTION_ACCEPT || action == VELO_POL_ACTION_DENY)
 			return action == VELO_POL_ACTION_ACCEPT;
 	}
+	if (peer->pod_id == VELO_ID_HOST)
+		return true;
 	if (flags & (ingress ? VELO_POL_ISOLATE_INGRESS : VELO_POL_ISOLATE_EGRESS))
 		return velo_pol_rule_allows(tables, self->pod_id, dir, peer, proto, port, NULL);
 	if (flags & (ingress ? VELO_POL_BASELINE_INGRESS : VELO_POL_BASELINE_EGRESS))

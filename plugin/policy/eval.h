@@ -15,8 +15,8 @@
  *    accepts or denies before NetworkPolicy, Pass (or no match) hands over to
  *    it; a side no NetworkPolicy isolates is judged by the Baseline tier's
  *    first matching rule (Deny drops, anything else passes);
- *  - this node's own addresses (VELO_ID_HOST: kubelet probes) always pass,
- *    either way.
+ *  - this node's own addresses (VELO_ID_HOST: kubelet probes) are always let
+ *    in, and let out unless a tier decides (its nodes and networks peers).
  * Replies of allowed connections pass (the datapath's conntrack): not here.
  */
 #ifndef VELO_POLICY_EVAL_H

@@ -58,6 +58,12 @@ void velo_pol_namespace_free(struct velo_pol_namespace *ns)
 	memset(ns, 0, sizeof(*ns));
 }
 
+void velo_pol_node_free(struct velo_pol_node_obj *node)
+{
+	velo_pol_labels_free(&node->labels);
+	memset(node, 0, sizeof(*node));
+}
+
 void velo_pol_pod_free(struct velo_pol_pod *pod)
 {
 	velo_pol_labels_free(&pod->labels);
@@ -104,6 +110,12 @@ bool velo_pol_pod_equal(const struct velo_pol_pod *a, const struct velo_pol_pod 
 	       !strcmp(a->name, b->name) && !strcmp(a->node, b->node) && !strcmp(a->uid, b->uid) &&
 	       a->host_network == b->host_network && a->finished == b->finished &&
 	       ips_ports_equal(a, b) && labels_equal(&a->labels, &b->labels);
+}
+
+bool velo_pol_node_equal(const struct velo_pol_node_obj *a, const struct velo_pol_node_obj *b)
+{
+	return labels_equal(&a->labels, &b->labels) && a->n_addrs == b->n_addrs &&
+	       !memcmp(a->addrs, b->addrs, sizeof(a->addrs));
 }
 
 bool velo_pol_namespace_equal(const struct velo_pol_namespace *a,
@@ -163,6 +175,11 @@ static void free_netpol(void *object)
 	velo_pol_netpol_free(object);
 }
 
+static void free_node(void *object)
+{
+	velo_pol_node_free(object);
+}
+
 static void free_cnp(void *object)
 {
 	velo_pol_cnp_free(object);
@@ -175,6 +192,7 @@ static const struct kind kinds[VELO_POL_KINDS] = {
 	[VELO_POL_KIND_NETPOLS] = { sizeof(struct velo_pol_netpol),
 				    offsetof(struct velo_pol_netpol, name), free_netpol },
 	[VELO_POL_KIND_CNPS] = { sizeof(struct velo_pol_cnp), 0, free_cnp },
+	[VELO_POL_KIND_NODES] = { sizeof(struct velo_pol_node_obj), 0, free_node },
 };
 
 #define SLOT_DELETED UINT_MAX
@@ -192,9 +210,12 @@ static void **array_of(struct velo_pol_objects *objects, enum velo_pol_kind kind
 	case VELO_POL_KIND_NETPOLS:
 		*n = &objects->n_netpols;
 		return (void **)&objects->netpols;
-	default:
+	case VELO_POL_KIND_CNPS:
 		*n = &objects->n_cnps;
 		return (void **)&objects->cnps;
+	default:
+		*n = &objects->n_nodes;
+		return (void **)&objects->nodes;
 	}
 }
 
@@ -362,6 +383,24 @@ int velo_pol_objects_del_cnp(struct velo_pol_objects *state, const char *name)
 	return del(state, VELO_POL_KIND_CNPS, name, NULL);
 }
 
+int velo_pol_objects_put_node(struct velo_pol_objects *state, struct velo_pol_node_obj *node)
+{
+	return put(state, VELO_POL_KIND_NODES, node);
+}
+
+int velo_pol_objects_del_node(struct velo_pol_objects *state, const char *name)
+{
+	return del(state, VELO_POL_KIND_NODES, name, NULL);
+}
+
+const struct velo_pol_node_obj *velo_pol_objects_node(const struct velo_pol_objects *state,
+						      const char *name)
+{
+	long i = find(state, VELO_POL_KIND_NODES, name, NULL);
+
+	return i < 0 ? NULL : &state->nodes[i];
+}
+
 int velo_pol_objects_del_namespace(struct velo_pol_objects *state, const char *name)
 {
 	return del(state, VELO_POL_KIND_NAMESPACES, name, NULL);
@@ -422,6 +461,9 @@ void velo_pol_objects_free(struct velo_pol_objects *state)
 	free(state->pods);
 	for (unsigned i = 0; i < state->n_cnps; i++)
 		velo_pol_cnp_free(&state->cnps[i]);
+	for (unsigned i = 0; i < state->n_nodes; i++)
+		velo_pol_node_free(&state->nodes[i]);
+	free(state->nodes);
 	free(state->netpols);
 	free(state->cnps);
 	for (unsigned i = 0; i < VELO_POL_KINDS; i++)

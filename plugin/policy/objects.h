@@ -57,6 +57,14 @@ struct velo_pol_namespace {
 	struct velo_pol_labels labels; /* with VELO_POL_NS_LABEL */
 };
 
+/* A Node: a ClusterNetworkPolicy nodes peer selects its addresses by its labels. */
+struct velo_pol_node_obj {
+	char name[VELO_POL_NAME_MAX]; /* first: keyed like a Namespace */
+	struct velo_pol_labels labels;
+	unsigned n_addrs;
+	struct velo_pol_cidr addrs[VELO_POL_MAX_POD_IPS]; /* status.addresses' IPs (full length) */
+};
+
 struct velo_pol_pod {
 	char ns[VELO_POL_NS_MAX];
 	char name[VELO_POL_NAME_MAX];
@@ -142,11 +150,12 @@ enum velo_pol_cnp_peer_kind {
 	VELO_POL_CNP_PEER_NAMESPACES, /* every pod of the namespaces namespaces selects */
 	VELO_POL_CNP_PEER_PODS, /* pods selects, in the namespaces namespaces selects */
 	VELO_POL_CNP_PEER_NETWORKS, /* egress: addresses inside networks */
+	VELO_POL_CNP_PEER_NODES, /* egress: the addresses of the Nodes nodes selects */
 };
 
 struct velo_pol_cnp_peer {
 	enum velo_pol_cnp_peer_kind kind;
-	struct velo_pol_selector namespaces, pods;
+	struct velo_pol_selector namespaces, pods, nodes;
 	unsigned n_networks;
 	struct velo_pol_cidr *networks;
 };
@@ -189,6 +198,7 @@ enum velo_pol_kind {
 	VELO_POL_KIND_PODS,
 	VELO_POL_KIND_NETPOLS,
 	VELO_POL_KIND_CNPS,
+	VELO_POL_KIND_NODES,
 	VELO_POL_KINDS,
 };
 
@@ -200,11 +210,12 @@ struct velo_pol_index {
 
 /* Every Namespace, Pod, NetworkPolicy and ClusterNetworkPolicy velod knows, by (namespace and) name. */
 struct velo_pol_objects {
-	unsigned n_namespaces, n_pods, n_netpols, n_cnps;
+	unsigned n_namespaces, n_pods, n_netpols, n_cnps, n_nodes;
 	struct velo_pol_namespace *namespaces;
 	struct velo_pol_pod *pods;
 	struct velo_pol_netpol *netpols;
 	struct velo_pol_cnp *cnps;
+	struct velo_pol_node_obj *nodes;
 	struct velo_pol_index index[VELO_POL_KINDS];
 };
 
@@ -214,6 +225,9 @@ const char *velo_pol_labels_get(const struct velo_pol_labels *labels, const char
 void velo_pol_selector_free(struct velo_pol_selector *selector);
 void velo_pol_namespace_free(struct velo_pol_namespace *ns);
 void velo_pol_pod_free(struct velo_pol_pod *pod);
+void velo_pol_node_free(struct velo_pol_node_obj *node);
+/* Whether two Nodes are the same for policy (labels and addresses: a status heartbeat isn't). */
+bool velo_pol_node_equal(const struct velo_pol_node_obj *a, const struct velo_pol_node_obj *b);
 void velo_pol_netpol_free(struct velo_pol_netpol *netpol);
 
 /* Whether two pods or namespaces are the same for policy (a status heartbeat changes nothing). */
@@ -226,14 +240,18 @@ int velo_pol_objects_put_namespace(struct velo_pol_objects *state, struct velo_p
 int velo_pol_objects_put_pod(struct velo_pol_objects *state, struct velo_pol_pod *pod);
 int velo_pol_objects_put_netpol(struct velo_pol_objects *state, struct velo_pol_netpol *netpol);
 int velo_pol_objects_put_cnp(struct velo_pol_objects *state, struct velo_pol_cnp *cnp);
+int velo_pol_objects_put_node(struct velo_pol_objects *state, struct velo_pol_node_obj *node);
 /* Removes by name: 1 when there was one, 0 when not. */
 int velo_pol_objects_del_namespace(struct velo_pol_objects *state, const char *name);
 int velo_pol_objects_del_pod(struct velo_pol_objects *state, const char *ns, const char *name);
 int velo_pol_objects_del_netpol(struct velo_pol_objects *state, const char *ns, const char *name);
 int velo_pol_objects_del_cnp(struct velo_pol_objects *state, const char *name);
+int velo_pol_objects_del_node(struct velo_pol_objects *state, const char *name);
 /* The namespace or pod by name, or NULL. */
 const struct velo_pol_namespace *velo_pol_objects_namespace(const struct velo_pol_objects *state,
 							    const char *name);
+const struct velo_pol_node_obj *velo_pol_objects_node(const struct velo_pol_objects *state,
+						      const char *name);
 const struct velo_pol_pod *velo_pol_objects_pod(const struct velo_pol_objects *state,
 						const char *ns, const char *name);
 /* Exchanges one kind's objects between a and b (a LIST's result taking the old one's place). */

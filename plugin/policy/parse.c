@@ -55,6 +55,41 @@ int velo_pol_namespace_parse(const cJSON *json, struct velo_pol_namespace *out, 
 	return ret;
 }
 
+int velo_pol_node_parse(const cJSON *json, struct velo_pol_node_obj *out, char *why,
+			size_t why_size)
+{
+	const cJSON *meta = velo_json_field(json, "metadata"), *addresses, *item;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (velo_pol_json_meta(json, NULL, out->name, sizeof(out->name))) {
+		snprintf(why, why_size, "a Node without a usable metadata.name");
+		return -EINVAL;
+	}
+	ret = velo_pol_json_labels(velo_json_field(meta, "labels"), &out->labels);
+	if (ret) {
+		snprintf(why, why_size, "Node %s: bad metadata.labels", out->name);
+		velo_pol_node_free(out);
+		return ret;
+	}
+	/* The API's node IPs; one velod can't read is left out (a nodes peer matches less). */
+	if (velo_pol_json_array(velo_json_field(json, "status"), "addresses", &addresses))
+		return 0;
+	cJSON_ArrayForEach (item, addresses) {
+		const cJSON *type = velo_json_field(item, "type");
+		const cJSON *addr = velo_json_field(item, "address");
+
+		if (out->n_addrs == VELO_POL_MAX_POD_IPS || !cJSON_IsString(type) ||
+		    !cJSON_IsString(addr) ||
+		    (strcmp(type->valuestring, "InternalIP") &&
+		     strcmp(type->valuestring, "ExternalIP")))
+			continue;
+		if (!velo_pol_cidr_parse(addr->valuestring, true, &out->addrs[out->n_addrs]))
+			out->n_addrs++;
+	}
+	return 0;
+}
+
 static int cmp_port(const void *a, const void *b)
 {
 	const struct velo_pol_named_port *x = a, *y = b;
@@ -232,6 +267,7 @@ static int parse_list(const cJSON *array, unsigned kind, struct velo_pol_objects
 			struct velo_pol_pod pod;
 			struct velo_pol_netpol netpol;
 			struct velo_pol_cnp cnp;
+			struct velo_pol_node_obj node;
 		} one;
 
 		if (kind == 0) {
@@ -249,11 +285,16 @@ static int parse_list(const cJSON *array, unsigned kind, struct velo_pol_objects
 			if (!ret)
 				ret = velo_pol_objects_put_netpol(state, &one.netpol);
 			velo_pol_netpol_free(&one.netpol);
-		} else {
+		} else if (kind == 3) {
 			ret = velo_pol_cnp_parse(item, &one.cnp, why, why_size);
 			if (!ret)
 				ret = velo_pol_objects_put_cnp(state, &one.cnp);
 			velo_pol_cnp_free(&one.cnp);
+		} else {
+			ret = velo_pol_node_parse(item, &one.node, why, why_size);
+			if (!ret)
+				ret = velo_pol_objects_put_node(state, &one.node);
+			velo_pol_node_free(&one.node);
 		}
 		if (ret)
 			break;
@@ -265,7 +306,7 @@ int velo_pol_objects_parse(const char *text, size_t len, struct velo_pol_objects
 			   size_t why_size)
 {
 	static const char *const lists[] = { "namespaces", "pods", "networkPolicies",
-					     "clusterNetworkPolicies" };
+					     "clusterNetworkPolicies", "nodes" };
 	cJSON *json = cJSON_ParseWithLength(text, len);
 	int ret = 0;
 

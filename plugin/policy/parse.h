@@ -2,7 +2,7 @@
 /*
  * Namespace and Pod objects (parse.c) as NetworkPolicy needs them, and
  * velod's policyFile: {"namespaces": [...], "pods": [...],
- * "networkPolicies": [...], "clusterNetworkPolicies": [...]}, objects shaped as the API serves them. Pure.
+ * "networkPolicies": [...], "clusterNetworkPolicies": [...], "nodes": [...]}, objects shaped as the API serves them. Pure.
  */
 #ifndef VELO_POLICY_PARSE_H
 #define VELO_POLICY_PARSE_H
@@ -29,6 +29,13 @@ int velo_pol_namespace_parse(const cJSON *json, struct velo_pol_namespace *out, 
  * -ENOMEM.
  */
 int velo_pol_pod_parse(const cJSON *json, struct velo_pol_pod *out, char *why, size_t why_size);
+
+/*
+ * A Node: its name, labels and status.addresses' InternalIP and ExternalIP
+ * (what a ClusterNetworkPolicy nodes peer selects). -EINVAL with why, -ENOMEM.
+ */
+int velo_pol_node_parse(const cJSON *json, struct velo_pol_node_obj *out, char *why,
+			size_t why_size);
 
 /*
  * The policy file. Unlike a watch, all or nothing: the first bad object

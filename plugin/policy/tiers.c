@@ -2,7 +2,8 @@
 /*
  * ClusterNetworkPolicy tiers (tiers.h). A rule's peers become identities as
  * NetworkPolicy's do (rules.c): the pod identities its namespaces or pods
- * selectors match, the prefixes inside its networks, VELO_ID_ANY for a rule
+ * selectors match, the prefixes inside its networks, the addresses of the
+ * Nodes its nodes selector matches (each its own prefix), VELO_ID_ANY for a rule
  * that failed closed. Ports: a number, a range's prefix cover, a protocol
  * alone, nothing (every protocol); a named port resolves per pod (the
  * subject's own for ingress, each peer's for egress), in any protocol the
@@ -93,6 +94,29 @@ static bool in_networks(const struct velo_pol_cnp_peer *peer, const struct velo_
 	return false;
 }
 
+/* A nodes peer: the prefixes that are the addresses of the Nodes it selects. */
+static int expand_nodes(struct tier_list *list, const struct velo_pol_cnp_peer *peer)
+{
+	const struct velo_pol_build *build = list->build;
+	const struct velo_pol_objects *objects = build->objects;
+
+	for (unsigned n = 0; n < objects->n_nodes; n++) {
+		const struct velo_pol_node_obj *node = &objects->nodes[n];
+
+		if (!velo_pol_selector_match(&peer->nodes, &node->labels))
+			continue;
+		for (unsigned a = 0; a < node->n_addrs; a++)
+			for (unsigned i = 0; i < build->n_prefixes; i++)
+				if (velo_pol_cidr_inside(&build->prefixes[i].cidr,
+							 &node->addrs[a]) &&
+				    velo_pol_cidr_inside(&node->addrs[a],
+							 &build->prefixes[i].cidr) &&
+				    add_target(list, build->prefixes[i].id, NULL))
+					return -ENOMEM;
+	}
+	return 0;
+}
+
 static bool peer_selects(const struct velo_pol_cnp_peer *peer, const struct velo_pol_ident *ident)
 {
 	struct velo_pol_label spare_label;
@@ -115,6 +139,11 @@ static int expand_peers(struct tier_list *list, const struct velo_pol_cnp_rule *
 	for (unsigned p = 0; p < rule->n_peers; p++) {
 		const struct velo_pol_cnp_peer *peer = &rule->peers[p];
 
+		if (peer->kind == VELO_POL_CNP_PEER_NODES) {
+			if (expand_nodes(list, peer))
+				return -ENOMEM;
+			continue;
+		}
 		if (peer->kind == VELO_POL_CNP_PEER_NETWORKS) {
 			for (unsigned i = 0; i < build->n_prefixes; i++)
 				if (in_networks(peer, &build->prefixes[i].cidr) &&

@@ -16,7 +16,7 @@
 /* The watch set's kinds are the objects' kinds, in their order. */
 _Static_assert(VELO_POL_KIND_NAMESPACES == 0 && VELO_POL_KIND_PODS == 1 &&
 		       VELO_POL_KIND_NETPOLS == 2 && VELO_POL_KIND_CNPS == 3 &&
-		       VELO_POL_KINDS == K8S_POLICY_WATCHES,
+		       VELO_POL_KIND_NODES == 4 && VELO_POL_KINDS == K8S_POLICY_WATCHES,
 	       "k8s_policy's resources follow enum velo_pol_kind");
 
 union object {
@@ -24,6 +24,7 @@ union object {
 	struct velo_pol_pod pod;
 	struct velo_pol_netpol netpol;
 	struct velo_pol_cnp cnp;
+	struct velo_pol_node_obj node;
 };
 
 static int parse(unsigned kind, const cJSON *json, void *object, char *why, size_t why_size)
@@ -37,8 +38,10 @@ static int parse(unsigned kind, const cJSON *json, void *object, char *why, size
 		return velo_pol_pod_parse(json, &one->pod, why, why_size);
 	case VELO_POL_KIND_NETPOLS:
 		return velo_pol_netpol_parse(json, &one->netpol, why, why_size);
-	default:
+	case VELO_POL_KIND_CNPS:
 		return velo_pol_cnp_parse(json, &one->cnp, why, why_size);
+	default:
+		return velo_pol_node_parse(json, &one->node, why, why_size);
 	}
 }
 
@@ -47,6 +50,7 @@ static bool unchanged(unsigned kind, const struct velo_pol_objects *objects,
 		      const union object *one)
 {
 	const struct velo_pol_namespace *ns;
+	const struct velo_pol_node_obj *node;
 	const struct velo_pol_pod *pod;
 
 	switch (kind) {
@@ -56,6 +60,9 @@ static bool unchanged(unsigned kind, const struct velo_pol_objects *objects,
 	case VELO_POL_KIND_PODS:
 		pod = velo_pol_objects_pod(objects, one->pod.ns, one->pod.name);
 		return pod && velo_pol_pod_equal(pod, &one->pod);
+	case VELO_POL_KIND_NODES:
+		node = velo_pol_objects_node(objects, one->node.name);
+		return node && velo_pol_node_equal(node, &one->node);
 	default:
 		return false;
 	}
@@ -73,7 +80,8 @@ static int put(unsigned kind, void *state, void *object, char *why, size_t why_s
 	ret = kind == VELO_POL_KIND_NAMESPACES ? velo_pol_objects_put_namespace(state, &one->ns)
 	      : kind == VELO_POL_KIND_PODS     ? velo_pol_objects_put_pod(state, &one->pod)
 	      : kind == VELO_POL_KIND_NETPOLS  ? velo_pol_objects_put_netpol(state, &one->netpol)
-					       : velo_pol_objects_put_cnp(state, &one->cnp);
+	      : kind == VELO_POL_KIND_CNPS     ? velo_pol_objects_put_cnp(state, &one->cnp)
+					       : velo_pol_objects_put_node(state, &one->node);
 	return ret ? ret : 1;
 }
 
@@ -87,8 +95,10 @@ static void object_free(unsigned kind, void *object)
 		velo_pol_pod_free(&one->pod);
 	else if (kind == VELO_POL_KIND_NETPOLS)
 		velo_pol_netpol_free(&one->netpol);
-	else
+	else if (kind == VELO_POL_KIND_CNPS)
 		velo_pol_cnp_free(&one->cnp);
+	else
+		velo_pol_node_free(&one->node);
 }
 
 static int del(unsigned kind, void *state, const char *ns, const char *name)
@@ -96,7 +106,8 @@ static int del(unsigned kind, void *state, const char *ns, const char *name)
 	return kind == VELO_POL_KIND_NAMESPACES ? velo_pol_objects_del_namespace(state, name)
 	       : kind == VELO_POL_KIND_PODS	? velo_pol_objects_del_pod(state, ns, name)
 	       : kind == VELO_POL_KIND_NETPOLS	? velo_pol_objects_del_netpol(state, ns, name)
-						: velo_pol_objects_del_cnp(state, name);
+	       : kind == VELO_POL_KIND_CNPS	? velo_pol_objects_del_cnp(state, name)
+						: velo_pol_objects_del_node(state, name);
 }
 
 static void replace(unsigned kind, void *state, void *scratch)
@@ -111,7 +122,8 @@ static unsigned count(unsigned kind, const void *state)
 	return kind == VELO_POL_KIND_NAMESPACES ? objects->n_namespaces
 	       : kind == VELO_POL_KIND_PODS	? objects->n_pods
 	       : kind == VELO_POL_KIND_NETPOLS	? objects->n_netpols
-						: objects->n_cnps;
+	       : kind == VELO_POL_KIND_CNPS	? objects->n_cnps
+						: objects->n_nodes;
 }
 
 static void state_free(void *state)
@@ -134,6 +146,10 @@ struct k8s_watch_set *k8s_policy_start(const struct agent_config *config)
 						 "clusternetworkpolicies",
 					 .cluster_scoped = true,
 					 .optional = true },
+		/* For ClusterNetworkPolicy's nodes peers: labels and addresses. */
+		[VELO_POL_KIND_NODES] = { .name = "nodes",
+					  .path = "/api/v1/nodes",
+					  .cluster_scoped = true },
 	};
 	static const struct k8s_watch_set_ops ops = {
 		.state_size = sizeof(struct velo_pol_objects),

@@ -23,7 +23,7 @@
 #include "agent/agent.h"
 #include "k8s_watch_shared.h"
 
-#define K8S_WATCH_SET_MAX 4 /* resources in one set */
+#define K8S_WATCH_SET_MAX 5 /* resources in one set */
 
 /* One resource of a set; its index in the table is the kind the callbacks get. */
 struct k8s_watch_set_resource {

@@ -18,7 +18,7 @@
 
 /* Starts the source (the API's watches with policySource "api"): 0 or -errno. */
 int policy_start(struct policy *policy, const struct agent_config *config);
-/* The watches' fds (i < 3) for velod's select, -1 without them. */
+/* The watches' fds (i < K8S_POLICY_WATCHES) for velod's poll, -1 without them. */
 int policy_fd(const struct policy *policy, unsigned i);
 void policy_step(struct policy *policy, const struct agent_config *config, uint64_t now_ns);
 uint64_t policy_deadline(const struct policy *policy);

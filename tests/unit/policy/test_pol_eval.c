@@ -42,6 +42,7 @@ static struct velo_pol_objects objects;
 static struct velo_pol_numbering numbering;
 static struct velo_pol_tables tables;
 static const char *x_labels = ""; /* more labels of namespace x (JSON members after ns) */
+static const char *node_objects = ""; /* Node objects (a JSON list's items) */
 
 static int teardown(void **state)
 {
@@ -105,8 +106,9 @@ static void load_tiers(const char *policies, const char *cnps)
 			len += (size_t)snprintf(text + len, 65536 - len, ", %s", pod);
 		}
 	len += (size_t)snprintf(text + len, 65536 - len,
-				"], \"networkPolicies\": [%s], \"clusterNetworkPolicies\": [%s]}",
-				policies, cnps);
+				"], \"networkPolicies\": [%s], \"clusterNetworkPolicies\": [%s], "
+				"\"nodes\": [%s]}",
+				policies, cnps, node_objects);
 	assert_true(len < 65536);
 	velo_pol_objects_free(&objects);
 	assert_int_equal(velo_pol_objects_parse(text, len, &objects, why, sizeof(why)), 0);
@@ -729,6 +731,32 @@ static void test_audit_mode(void **state)
 						  << VELO_POL_SHADOW_SHIFT);
 }
 
+static void test_cnp_node_peers(void **state)
+{
+	static const char nodes[] =
+		"{\"metadata\": {\"name\": \"n1\", \"labels\": {\"role\": \"worker\"}}, "
+		"\"status\": {\"addresses\": [{\"type\": \"InternalIP\", \"address\": \"" NODE_ADDR
+		"\"}, {\"type\": \"Hostname\", \"address\": \"n1\"}]}}, {\"metadata\": {\"name\": "
+		"\"n2\", \"labels\": {\"role\": \"edge\"}}, \"status\": {\"addresses\": [{\"type\": "
+		"\"InternalIP\", \"address\": \"192.168.1.2\"}]}}";
+
+	(void)state;
+	/* x may not reach worker nodes (this one among them) on TCP; edge nodes stay reachable. */
+	node_objects = nodes;
+	load_tiers("", cnp("no-workers", "Admin", 1, "x", "egress",
+			   "{\"action\": \"Deny\", \"to\": [{\"nodes\": {\"matchLabels\": "
+			   "{\"role\": \"worker\"}}}], \"protocols\": [{\"tcp\": {}}]}"));
+	node_objects = "";
+	assert_int_equal(verdict("x/a", NODE_ADDR, TCP, 10250), VELO_POL_DROP_EGRESS);
+	assert_true(can("x/a", NODE_ADDR, UDP, 53));
+	assert_true(can("x/a", "192.168.1.2", TCP, 10250));
+	assert_true(can("y/a", NODE_ADDR, TCP, 10250));
+	/* The node's probes still come in; NetworkPolicy alone never keeps a pod from its node. */
+	assert_true(can(NODE_ADDR, "x/a", TCP, 8080));
+	load(DENY_ALL_NP("x"));
+	assert_true(can(NODE_ADDR, "x/a", TCP, 8080));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -760,6 +788,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_cnp_port_range_and_named_port, teardown),
 		cmocka_unit_test_teardown(test_cnp_egress_networks, teardown),
 		cmocka_unit_test_teardown(test_audit_mode, teardown),
+		cmocka_unit_test_teardown(test_cnp_node_peers, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
