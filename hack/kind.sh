@@ -218,13 +218,21 @@ cmd_netpol() {
 # artifacts; the summary counts come from the report. Where the kernel has no SCTP sockets the
 # runner skips the tests that connect over SCTP, and says so in cnp.log.
 cmd_cnp() {
-	local dir=$artifacts/cnp test=$bin/cnp-$NETPOL_API_VERSION.test image local_image reason
+	local dir=$artifacts/cnp test=$bin/cnp-$NETPOL_API_VERSION.test image local_image reason existing
 	local start=$SECONDS commit
 	local features=ClusterNetworkPolicy,ClusterNetworkPolicyNamedPorts
 	features+=,ClusterNetworkPolicyEgressNodePeers
 	[ -x "$test" ] || die "cnp: no $test (hack/kind.sh build makes it)"
 	kc get crd clusternetworkpolicies.policy.networking.k8s.io >/dev/null ||
 		die "cnp: the cluster has no ClusterNetworkPolicy CRD (manifests/velo.yaml ships it)"
+	# The suite creates and deletes its own policies (one is named "default"): others would
+	# change its verdicts, or be replaced and deleted by it.
+	existing=$(kc get clusternetworkpolicies -o name | tr '\n' ' ')
+	[ -z "$existing" ] || die "cnp: the cluster has ClusterNetworkPolicies: $existing"
+	# A previous run's namespaces (labelled by house) may still be terminating.
+	kc delete namespace -l conformance-house --wait=true --timeout="$timeout" >/dev/null
+	rm -rf "$dir"
+	mkdir -p "$dir"
 	# The suite's pods name an agnhost release of their own: the cluster's agnhost under it.
 	local_image=registry.k8s.io/e2e-test-images/agnhost:$AGNHOST_TAG
 	while read -r image; do
@@ -233,10 +241,9 @@ cmd_cnp() {
 		*) die "cnp: the suite's manifests name $image, which the cluster can't build" ;;
 		esac
 		[ "$image" = "$local_image" ] || docker tag "$local_image" "$image"
-		kind load docker-image "$image" --name "$cluster" >/dev/null
+		kind load docker-image "$image" --name "$cluster" >>"$dir/load.log" 2>&1 ||
+			die "cnp: kind load $image failed (see $dir/load.log)"
 	done <"$test.images"
-	rm -rf "$dir"
-	mkdir -p "$dir"
 	commit=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)
 	log "cnp: network-policy-api $NETPOL_API_VERSION conformance, velo $commit"
 	(cd "$dir" && "$test" -test.run '^TestCNP$' -test.v -test.timeout 120m \

@@ -21,8 +21,8 @@ for channel in ("standard", "experimental"):
     status = profiles[0].get(channel) or {}
     for key in totals:
         totals[key] += (status.get("statistics") or {}).get(key, 0)
-    for name in status.get("failedTests") or []:
+    for name in sorted(status.get("failedTests") or []):
         print(f"    failed: {name} ({channel})")
-    for name in status.get("skippedTests") or []:
+    for name in sorted(status.get("skippedTests") or []):
         print(f"    skipped: {name} ({channel}): {skip_reason}")
 print(f"cnp: {totals['Passed']} passed, {totals['Failed']} failed, {totals['Skipped']} skipped")
