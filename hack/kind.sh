@@ -13,13 +13,16 @@
 #                                  "conformance: N passed, N failed, N skipped" and the JUnit file
 #   hack/kind.sh netpol            upstream e2e.test, NetworkPolicy specs; prints
 #                                  "netpol: N passed, N failed, N skipped" and each failure and skip
+#   hack/kind.sh cnp               the ClusterNetworkPolicy conformance suite (network-policy-api),
+#                                  standard and experimental; prints "cnp: N passed, N failed,
+#                                  N skipped", each failure and skip, and the report's path
 #   hack/kind.sh down              delete the cluster
 #
 # Needs root, Docker, Go and debootstrap (hack/install-deps.sh). Caches under $VELO_KIND_CACHE
 # (/var/cache/velo-kind). Environment: VELO_KIND_CLUSTER (velo), VELO_KIND_TIMEOUT (300s),
 # VELO_KIND_SKIP_BUILD=1 (use what is built), VELO_CONFORMANCE_FOCUS, VELO_CONFORMANCE_SKIP,
 # VELO_CONFORMANCE_NODES (parallel ginkgo nodes, 4), VELO_NETPOL_FOCUS, VELO_NETPOL_SKIP,
-# VELO_IMAGE (velo:dev).
+# VELO_IMAGE (velo:dev), VELO_CNP_URL, VELO_CNP_CONTACT (the report's implementation fields).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -208,6 +211,62 @@ cmd_netpol() {
 	log "netpol: $((SECONDS - start)) s"
 }
 
+# ClusterNetworkPolicy: the conformance suite of sigs.k8s.io/network-policy-api at the pinned
+# version, run by hack/kind/cnp/cnp_test.go (built by build-bins.sh), profile
+# ClusterNetworkPolicy with the features velo claims: the standard channel, named ports and
+# node peers. Its ConformanceReport (report.yaml) and the go test output (cnp.log) go to the
+# artifacts; the summary counts come from the report. Where the kernel has no SCTP sockets the
+# runner skips the tests that connect over SCTP, and says so in cnp.log.
+cmd_cnp() {
+	local dir=$artifacts/cnp test=$bin/cnp-$NETPOL_API_VERSION.test image local_image reason existing
+	local start=$SECONDS commit
+	local features=ClusterNetworkPolicy,ClusterNetworkPolicyNamedPorts
+	features+=,ClusterNetworkPolicyEgressNodePeers
+	[ -x "$test" ] || die "cnp: no $test (hack/kind.sh build makes it)"
+	kc get crd clusternetworkpolicies.policy.networking.k8s.io >/dev/null ||
+		die "cnp: the cluster has no ClusterNetworkPolicy CRD (manifests/velo.yaml ships it)"
+	# The suite creates and deletes its own policies (one is named "default"): others would
+	# change its verdicts, or be replaced and deleted by it.
+	existing=$(kc get clusternetworkpolicies -o name | tr '\n' ' ')
+	[ -z "$existing" ] || die "cnp: the cluster has ClusterNetworkPolicies: $existing"
+	# A previous run's namespaces (labelled by house) may still be terminating.
+	kc delete namespace -l conformance-house --wait=true --timeout="$timeout" >/dev/null
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	# The suite's pods name an agnhost release of their own: the cluster's agnhost under it.
+	local_image=registry.k8s.io/e2e-test-images/agnhost:$AGNHOST_TAG
+	while read -r image; do
+		case $image in
+		registry.k8s.io/e2e-test-images/agnhost:*) ;;
+		*) die "cnp: the suite's manifests name $image, which the cluster can't build" ;;
+		esac
+		[ "$image" = "$local_image" ] || docker tag "$local_image" "$image"
+		kind load docker-image "$image" --name "$cluster" >>"$dir/load.log" 2>&1 ||
+			die "cnp: kind load $image failed (see $dir/load.log)"
+	done <"$test.images"
+	commit=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)
+	log "cnp: network-policy-api $NETPOL_API_VERSION conformance, velo $commit"
+	(cd "$dir" && "$test" -test.run '^TestCNP$' -test.v -test.timeout 120m \
+		-conformance-profiles=ClusterNetworkPolicy \
+		-supported-features="$features" \
+		-organization=velo -project=velo \
+		-url="${VELO_CNP_URL:-$(git -C "$top" remote get-url origin 2>/dev/null || echo "file://$top")}" \
+		-contact="${VELO_CNP_CONTACT:-velo maintainers}" -version="$commit" \
+		-additional-info="hack/kind.sh cnp, kind cluster $cluster, Kubernetes $K8S_VERSION" \
+		-report-output="$dir/report.yaml") >"$dir/cnp.log" 2>&1 || true
+	log "cnp: $((SECONDS - start)) s"
+	[ -f "$dir/report.yaml" ] || {
+		grep -E '^\s*(--- FAIL|FAIL|panic)|Error|error' "$dir/cnp.log" | head -20 >&2 || true
+		die "cnp: no report (see $dir/cnp.log)"
+	}
+	reason="not run"
+	grep -q 'no SCTP sockets in this kernel' "$dir/cnp.log" &&
+		reason="connects over SCTP; this kernel has no SCTP sockets"
+	"$here/kind/cnp_report.py" "$dir/report.yaml" "$reason" | tee "$dir/summary"
+	printf 'report: %s\nlog: %s\n' "$dir/report.yaml" "$dir/cnp.log"
+	grep -q '^cnp: [0-9]* passed, 0 failed' "$dir/summary"
+}
+
 cmd_down() {
 	kind delete cluster --name "$cluster"
 	rm -f "$KUBECONFIG"
@@ -219,9 +278,10 @@ up) shift && cmd_up "$@" ;;
 e2e) cmd_e2e ;;
 conformance) cmd_conformance ;;
 netpol) cmd_netpol ;;
+cnp) cmd_cnp ;;
 down) cmd_down ;;
 *)
-	sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac

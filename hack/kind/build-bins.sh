@@ -4,7 +4,8 @@
 # $VELO_KIND_CACHE/bin/<k8s version>/: Kubernetes' commands, e2e.test and agnhost from
 # k8s.io/kubernetes (through a generated module that pins each k8s.io staging module to its
 # published v0.Y.Z, as the repository's own go.mod points them at local folders), etcd, CoreDNS,
-# kind and ginkgo. The velo repository stays go.mod-free: the modules live in the cache.
+# kind, ginkgo and the ClusterNetworkPolicy conformance suite (sigs.k8s.io/network-policy-api).
+# The velo repository stays go.mod-free: the modules live in the cache.
 # A program already built for these versions is not rebuilt.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -102,6 +103,43 @@ build_etcd() {
 	(cd "$dir" && go build -trimpath -ldflags "-s -w" -o "$bin/etcd" go.etcd.io/etcd/server/v3)
 }
 
+# no_sctp MANIFEST: the conformance suite's base manifest with its SCTP servers (agnhost porter
+# serving SERVE_SCTP_PORT_*, the only porter containers there) running agnhost pause instead,
+# for kernels without SCTP sockets (hack/kind/cnp/cnp_test.go says why).
+no_sctp() {
+	local porters sctp
+	porters=$(grep -c '"/agnhost porter"' "$1" || true)
+	sctp=$(grep -c 'SERVE_SCTP_PORT_' "$1" || true)
+	if [ "$porters" -eq 0 ] || [ "$porters" -ne "$sctp" ]; then
+		log "$1: $porters porter containers, $sctp SCTP ports: not the layout no_sctp knows"
+		return 1
+	fi
+	sed 's#"/agnhost porter"#"/agnhost pause"#' "$1"
+}
+
+# The ClusterNetworkPolicy conformance suite of sigs.k8s.io/network-policy-api, run by velo's
+# runner (hack/kind/cnp/cnp_test.go) from a generated module that holds the runner and the
+# suite's base/ folder (the runner embeds it); beside the binary, the images its manifests
+# name. Rebuilt when the runner changes.
+build_cnp() {
+	local dir=$src/cnp-$NETPOL_API_VERSION out=$bin/cnp-$NETPOL_API_VERSION.test suite
+	[ -x "$out" ] && cmp -s "$here/cnp/cnp_test.go" "$out.src" && return 0
+	log "ClusterNetworkPolicy conformance $NETPOL_API_VERSION"
+	suite=$(go mod download -json "sigs.k8s.io/network-policy-api@$NETPOL_API_VERSION" |
+		jq -r .Dir)/conformance
+	[ -f "$dir/go.mod" ] || module "$dir" velo.dev/kind-build/cnp \
+		"sigs.k8s.io/network-policy-api $NETPOL_API_VERSION" </dev/null
+	rm -rf "$dir/cnp"
+	mkdir -p "$dir/cnp"
+	cp -r "$suite/base" "$dir/cnp/base"
+	chmod -R u+w "$dir/cnp/base"
+	no_sctp "$dir/cnp/base/manifests.yaml" >"$dir/cnp/base/manifests-no-sctp.yaml"
+	cp "$here/cnp/cnp_test.go" "$dir/cnp/"
+	(cd "$dir" && go mod tidy && go test -c -trimpath -ldflags "-s -w" -o "$out" ./cnp)
+	grep -rhoE 'image: *[^ ]+' "$suite/base" | sed 's/image: *//' | sort -u >"$out.images"
+	cp "$here/cnp/cnp_test.go" "$out.src"
+}
+
 # plain NAME PACKAGE@VERSION: a module whose go.mod needs no help.
 plain() {
 	[ -x "$bin/$1" ] && return 0
@@ -116,4 +154,5 @@ plain kind "sigs.k8s.io/kind@$KIND_VERSION"
 plain coredns "github.com/coredns/coredns@$COREDNS_VERSION"
 build_etcd
 build_k8s
+build_cnp
 log "done in $(($(date +%s) - start)) s: $bin"

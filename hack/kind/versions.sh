@@ -22,3 +22,6 @@ export PATH=/usr/local/go/bin:$PATH
 BUSYBOX_TAG=1.37.0-1
 NGINX_TAG=1.14-4
 JESSIE_DNSUTILS_TAG=1.7
+# The ClusterNetworkPolicy API: its CRD in manifests/velo.yaml (hack/cnp-crd.sh) and the
+# conformance suite hack/kind.sh cnp builds, one version for both.
+NETPOL_API_VERSION=v0.3.0

@@ -4,10 +4,11 @@
 
 Usage: check_manifests.py CHECK [--manifest FILE] [--kind FILE] [--velod-config-c FILE]
                           [--readme FILE]
-CHECK is one of: kinds rbac daemonset configmap readme kind. Prints one line per problem on
+CHECK is one of: kinds rbac daemonset configmap readme kind crd. Prints one line per problem on
 stderr and exits 1 if there is any; exits 0 silently otherwise.
 """
 import argparse
+import hashlib
 import ipaddress
 import json
 import re
@@ -24,6 +25,7 @@ RBAC_WANTED = {("", "pods"): {"get", "list", "watch"}, ("", "nodes"): {"list", "
                ("discovery.k8s.io", "endpointslices"): {"list", "watch"},
                ("networking.k8s.io", "networkpolicies"): {"list", "watch"},
                ("networking.k8s.io", "servicecidrs"): {"list", "watch"},
+               ("policy.networking.k8s.io", "clusternetworkpolicies"): {"get", "list", "watch"},
                ("", "events"): {"create", "patch"}}
 # The only writes: velod's Events (core/v1, what kubectl get events and describe read).
 WRITES_WANTED = {("", "events"): {"create", "patch"}}
@@ -286,6 +288,65 @@ def check_kind(_docs, args):
         problem(f"kind config: podSubnet/serviceSubnet: {err}")
 
 
+CRD_NAME = "clusternetworkpolicies.policy.networking.k8s.io"
+CRD_BEGIN = "# ClusterNetworkPolicy CRD: begin\n"
+CRD_END = "# yamllint enable\n# ClusterNetworkPolicy CRD: end\n"
+
+
+def pinned_version(path):
+    """NETPOL_API_VERSION of hack/kind/versions.sh, the one version of the API velo uses."""
+    with open(path, encoding="utf-8") as stream:
+        found = re.findall(r"^NETPOL_API_VERSION=(v[0-9.]+)$", stream.read(), re.M)
+    if len(found) != 1:
+        problem(f"{path}: want one NETPOL_API_VERSION=vX.Y.Z line")
+        return None
+    return found[0]
+
+
+def check_crd(docs, args):
+    """The ClusterNetworkPolicy CRD is the network-policy-api's file, unchanged since
+    hack/cnp-crd.sh copied it (its sha256 in the header), at the pinned version, experimental
+    channel (named ports, node peers), serving v1beta1 and v1alpha2."""
+    with open(args.manifest, encoding="utf-8") as stream:
+        text = stream.read()
+    if text.count(CRD_BEGIN) != 1 or text.count(CRD_END) != 1:
+        problem("CRD: want one block between the ClusterNetworkPolicy CRD marker lines")
+        return
+    block = text[text.index(CRD_BEGIN) + len(CRD_BEGIN):text.index(CRD_END)]
+    header = re.match(r"# yamllint disable\n# (\S+)@(v[0-9.]+) (\S+), verbatim .*\n"
+                      r"# sha256 ([0-9a-f]{64})\n---\n", block)
+    if not header:
+        problem("CRD: no header naming the module, version, file and sha256")
+        return
+    module, version, _path, want_sum = header.groups()
+    body = block[header.end():]
+    got_sum = hashlib.sha256(body.encode("utf-8")).hexdigest()
+    if got_sum != want_sum:
+        problem(f"CRD: sha256 {got_sum}, the header says {want_sum}: edited by hand? "
+                "(hack/cnp-crd.sh copies it)")
+    pin = pinned_version(args.versions)
+    if module != "sigs.k8s.io/network-policy-api" or version != pin:
+        problem(f"CRD: from {module}@{version}, want sigs.k8s.io/network-policy-api@{pin}")
+    crds = [doc for doc in by_kind(docs, "CustomResourceDefinition")
+            if doc.get("metadata", {}).get("name") == CRD_NAME]
+    if len(crds) != 1:
+        problem(f"CRD: want one {CRD_NAME}, found {len(crds)}")
+        return
+    crd = crds[0]
+    annotations = crd["metadata"].get("annotations", {})
+    if annotations.get("policy.networking.k8s.io/bundle-version") != pin:
+        problem(f"CRD: bundle-version {annotations.get('policy.networking.k8s.io/bundle-version')}"
+                f", want {pin}")
+    if annotations.get("policy.networking.k8s.io/channel") != "experimental":
+        problem("CRD: want the experimental channel (named ports, node peers)")
+    versions = {v.get("name"): v for v in crd.get("spec", {}).get("versions", [])}
+    if sorted(versions) != ["v1alpha2", "v1beta1"] or \
+            not all(v.get("served") for v in versions.values()):
+        problem(f"CRD: serves {sorted(versions)}, want v1alpha2 and v1beta1")
+    elif not versions["v1beta1"].get("storage"):
+        problem("CRD: v1beta1 must be the stored version")
+
+
 CHECKS = {
     "kinds": check_kinds,
     "rbac": check_rbac,
@@ -293,6 +354,7 @@ CHECKS = {
     "configmap": check_configmap,
     "readme": check_readme,
     "kind": check_kind,
+    "crd": check_crd,
 }
 
 
@@ -303,6 +365,7 @@ def main():
     parser.add_argument("--kind", default="e2e/kind/cluster.yaml")
     parser.add_argument("--velod-config-c", default="velod/agent/config_fields.c")
     parser.add_argument("--readme", default="README.md")
+    parser.add_argument("--versions", default="hack/kind/versions.sh")
     args = parser.parse_args()
     docs = load_all(args.manifest) if args.check not in ("kind", "readme") else []
     CHECKS[args.check](docs, args)

@@ -87,10 +87,38 @@ wait_for_file() {
 	[ "$status" -eq 0 ]
 }
 
-@test "manifests: RBAC is get/list/watch pods, list/watch nodes, services, namespaces, endpointslices, networkpolicies, create/patch events: no wildcards, no secrets, no other writes" {
+@test "manifests: RBAC is get/list/watch pods and clusternetworkpolicies, list/watch nodes, services, namespaces, endpointslices, networkpolicies, create/patch events: no wildcards, no secrets, no other writes" {
 	run $CHECK rbac
 	echo "$output"
 	[ "$status" -eq 0 ]
+}
+
+@test "manifests: the ClusterNetworkPolicy CRD is network-policy-api's experimental file, unchanged, at the pinned version, serving v1beta1 and v1alpha2" {
+	run $CHECK crd
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "the CRD check fails on an edited CRD, another version pin, the standard channel" {
+	sed '0,/^    shortNames:/s//    shortNames:\n    - clusternetpol/' manifests/velo.yaml \
+		>"$VT/edited.yaml"
+	run $CHECK crd --manifest "$VT/edited.yaml"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"edited by hand"* ]]
+	sed 's/^NETPOL_API_VERSION=.*/NETPOL_API_VERSION=v0.2.0/' hack/kind/versions.sh \
+		>"$VT/versions.sh"
+	run $CHECK crd --versions "$VT/versions.sh"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"want sigs.k8s.io/network-policy-api@v0.2.0"* ]]
+	[[ "$output" == *"bundle-version v0.3.0, want v0.2.0"* ]]
+	sed 's#^\(    policy.networking.k8s.io/channel:\) experimental#\1 standard#' manifests/velo.yaml \
+		>"$VT/standard.yaml"
+	run $CHECK crd --manifest "$VT/standard.yaml"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"experimental channel"* ]]
 }
 
 @test "manifests: DaemonSet hostNetwork, all taints, system-node-critical, bpffs, probes" {
