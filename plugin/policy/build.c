@@ -6,6 +6,7 @@
 
 #include "policy/build.h"
 #include "policy/cidr.h"
+#include "policy/object.h"
 
 const struct velo_pol_labels *velo_pol_ident_ns_labels(const struct velo_pol_ident *ident,
 						       struct velo_pol_labels *spare,

@@ -10,7 +10,9 @@
 #include "bpf/lib/velo_policy.h"
 #include "policy/cidr.h"
 #include "policy/cnp.h"
+#include "policy/cnp_ports.h"
 #include "policy/json.h"
+#include "policy/object.h"
 
 #define CNP_LIST_MAX 25 /* the API's bound on rules, peers, networks and protocols */
 
@@ -112,65 +114,6 @@ static int peer_parse(const cJSON *json, bool egress, struct velo_pol_cnp_peer *
 	return networks_parse(networks, out);
 }
 
-/* {destinationPort: {number} | {range: {start, end}}} or {}: every port. */
-static int proto_port_parse(const cJSON *json, uint8_t proto, struct velo_pol_port *out)
-{
-	const cJSON *port = member(json, "destinationPort"), *range;
-	int first, last;
-
-	if (!cJSON_IsObject(json))
-		return -EINVAL;
-	out->proto = proto;
-	if (!port)
-		return 0;
-	range = member(port, "range");
-	if (range) {
-		if (member(port, "number") ||
-		    !velo_json_int(velo_json_field(range, "start"), 1, 65535, &first) ||
-		    !velo_json_int(velo_json_field(range, "end"), first, 65535, &last))
-			return -EINVAL;
-	} else if (velo_json_int(velo_json_field(port, "number"), 1, 65535, &first)) {
-		last = first;
-	} else {
-		return -EINVAL;
-	}
-	out->port = (uint16_t)first;
-	out->end_port = (uint16_t)last;
-	return 0;
-}
-
-static int protocol_parse(const cJSON *json, struct velo_pol_port *out)
-{
-	static const struct {
-		const char *name;
-		uint8_t proto;
-	} protos[] = { { "tcp", IPPROTO_TCP }, { "udp", IPPROTO_UDP }, { "sctp", IPPROTO_SCTP } };
-	const cJSON *named = member(json, "destinationNamedPort");
-	unsigned found = !!named;
-	int ret = -EINVAL;
-
-	if (!cJSON_IsObject(json))
-		return -EINVAL;
-	for (unsigned i = 0; i < sizeof(protos) / sizeof(protos[0]); i++) {
-		const cJSON *proto = member(json, protos[i].name);
-
-		if (proto) {
-			found++;
-			ret = proto_port_parse(proto, protos[i].proto, out);
-		}
-	}
-	if (found != 1)
-		return -EINVAL;
-	if (!named)
-		return ret;
-	/* An IANA_SVC_NAME: at most 15 characters; any protocol the pod gives it. */
-	if (!cJSON_IsString(named) || !named->valuestring[0] ||
-	    strlen(named->valuestring) >= sizeof(out->name))
-		return -EINVAL;
-	memcpy(out->name, named->valuestring, strlen(named->valuestring) + 1);
-	return 0;
-}
-
 static int action_parse(const cJSON *json, uint8_t *action)
 {
 	const cJSON *item = velo_json_field(json, "action");
@@ -229,27 +172,6 @@ static int peers_parse(const cJSON *list, bool egress, struct velo_pol_cnp_rule 
 	return 0;
 }
 
-static int ports_parse(const cJSON *list, struct velo_pol_cnp_rule *rule)
-{
-	const cJSON *item;
-
-	if (!list)
-		return 0;
-	if (!cJSON_IsArray(list) || !cJSON_GetArraySize(list) ||
-	    cJSON_GetArraySize(list) > CNP_LIST_MAX)
-		return -EINVAL;
-	rule->ports = calloc((size_t)cJSON_GetArraySize(list), sizeof(*rule->ports));
-	if (!rule->ports)
-		return -ENOMEM;
-	cJSON_ArrayForEach (item, list) {
-		int ret = protocol_parse(item, &rule->ports[rule->n_ports++]);
-
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
 /* spec.ingress or spec.egress into *rules, each rule read or closed (noted). */
 static int rules_parse(const cJSON *spec, bool egress, struct velo_pol_cnp_rule **rules,
 		       unsigned *n, char *notes)
@@ -282,7 +204,7 @@ static int rules_parse(const cJSON *spec, bool egress, struct velo_pol_cnp_rule 
 			ret = peers_parse(member(item, egress ? "to" : "from"), egress, rule,
 					  &unsup);
 		if (!ret)
-			ret = ports_parse(member(item, "protocols"), rule);
+			ret = velo_pol_cnp_ports_parse(member(item, "protocols"), rule);
 		if (ret == -ENOMEM)
 			return ret;
 		if (unsup)

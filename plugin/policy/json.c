@@ -10,6 +10,7 @@
 
 #include "base/json.h"
 #include "policy/json.h"
+#include "policy/object.h"
 
 int velo_pol_json_array(const cJSON *object, const char *name, const cJSON **array)
 {

@@ -9,6 +9,7 @@
 #include "policy/cidr.h"
 #include "policy/json.h"
 #include "policy/netpol.h"
+#include "policy/object.h"
 
 static int block_parse(const cJSON *json, struct velo_pol_peer *out)
 {

@@ -14,6 +14,7 @@
 #include "policy/cnp.h"
 #include "policy/json.h"
 #include "policy/netpol.h"
+#include "policy/object.h"
 #include "policy/parse.h"
 
 /* labels plus key=value, kept sorted (the Namespace's own name label). */

@@ -2,6 +2,7 @@
 /* Label selectors and peers against pods (selector.h). */
 #include <string.h>
 
+#include "policy/object.h"
 #include "policy/selector.h"
 
 static bool in_values(const struct velo_pol_expr *expr, const char *value)

@@ -10,6 +10,7 @@
 
 #include "policy/cnp.h"
 #include "policy/netpol.h"
+#include "policy/object.h"
 #include "policy/parse.h"
 #include "k8s_policy.h"
 

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "policy/netpol.h"
+#include "policy/object.h"
 
 static int parse(const char *spec, struct velo_pol_netpol *netpol, char *why)
 {

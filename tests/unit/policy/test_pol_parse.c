@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "policy/object.h"
 #include "policy/parse.h"
 
 static int ns_parse(const char *text, struct velo_pol_namespace *ns, char *why)

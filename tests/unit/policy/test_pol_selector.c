@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "policy/json.h"
+#include "policy/object.h"
 #include "policy/selector.h"
 
 static struct velo_pol_selector selector;
