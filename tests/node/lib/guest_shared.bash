@@ -267,14 +267,16 @@ pol_case_policies() {
 				\"ingress\": [{\"action\": \"Deny\", \"from\": [{\"namespaces\": {}}]}]}")]"
 		;;
 	admin-egress)
-		# z/a may reach y's pods on TCP 50-80 and UDP named u53, nothing else of the pod subnet;
+		# z/a may reach y's pods on TCP 50-80, UDP named u53 and SCTP 80 (raw packets where
+		# the kernel has no SCTP sockets), nothing else of the pod subnet;
 		# z/b: Baseline denies its egress to x/b only.
 		pol_tiers "[]" "[$(pol_cnp z-out Admin 4 "$(jq -cn --arg c "$VT_SUBNET4" --argjson y "$NS_Y" '{
 				subject: {pods: {namespaceSelector: {matchLabels: {ns: "z"}},
 					podSelector: {matchLabels: {pod: "a"}}}},
 				egress: [{action: "Accept", to: [{namespaces: $y}],
 					protocols: [{tcp: {destinationPort: {range: {start: 50, end: 80}}}},
-						{destinationNamedPort: "u53"}]},
+						{destinationNamedPort: "u53"},
+						{sctp: {destinationPort: {number: 80}}}]},
 					{action: "Deny", to: [{networks: [$c]}]}]}')"),
 			$(pol_cnp zb-out Baseline 4 "$(jq -cn --arg b "${POL_IP[x/b]}/32" '{
 				subject: {pods: {namespaceSelector: {matchLabels: {ns: "z"}},
