@@ -259,6 +259,58 @@ static void print_pods(const cJSON *json)
 	print_problems(field(json, "problems"));
 }
 
+/* One side of policy why: "egress of POD: allowed by Admin tier Admin:name rule 2 (Accept)". */
+static void print_side(const char *direction, const cJSON *side)
+{
+	const cJSON *pod = field(side, "pod"), *policy = field(side, "policy");
+	const cJSON *rule = field(side, "rule"), *action = field(side, "action");
+
+	if (!cJSON_IsObject(side))
+		return;
+	printf("%-8s %s: %s by %s", direction,
+	       cJSON_IsString(pod) && pod->valuestring[0] ? pod->valuestring
+							  : "(not this node's pod)",
+	       cJSON_IsTrue(field(side, "allowed")) ? "allowed" : "DROPPED",
+	       field(side, "decidedBy")->valuestring);
+	if (cJSON_IsString(policy) && policy->valuestring[0])
+		printf(" %s", policy->valuestring);
+	if (cJSON_IsNumber(rule))
+		printf(" rule %d (%s)", rule->valueint, action->valuestring);
+	printf("\n");
+}
+
+static void print_why(const cJSON *json)
+{
+	printf("verdict: %s\n", field(json, "verdict")->valuestring);
+	print_side("egress", field(json, "egress"));
+	print_side("ingress", field(json, "ingress"));
+}
+
+/* The query of policy why: PORT[/PROTO] split, addresses checked as velod checks them. */
+static int why_path(const struct ctl *ctl, char *path, size_t len)
+{
+	char port[16], proto[16] = "tcp";
+	const char *slash = strchr(ctl->why[2], '/');
+	size_t n = slash ? (size_t)(slash - ctl->why[2]) : strlen(ctl->why[2]);
+
+	if (n == 0 || n >= sizeof(port) || (slash && strlen(slash + 1) >= sizeof(proto)) ||
+	    strspn(ctl->why[2], "0123456789") != n ||
+	    strspn(ctl->why[0], "0123456789abcdefABCDEF.:") != strlen(ctl->why[0]) ||
+	    strspn(ctl->why[1], "0123456789abcdefABCDEF.:") != strlen(ctl->why[1]))
+		return -EINVAL;
+	memcpy(port, ctl->why[2], n);
+	port[n] = '\0';
+	if (slash)
+		snprintf(proto, sizeof(proto), "%s", slash + 1);
+	for (char *c = proto; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	if (strspn(proto, "abcdefghijklmnopqrstuvwxyz0123456789") != strlen(proto))
+		return -EINVAL;
+	snprintf(path, len, "/policy/why?src=%s&dst=%s&port=%s&proto=%s", ctl->why[0], ctl->why[1],
+		 port, proto);
+	return 0;
+}
+
 int cmd_ctl_policy(struct ctl *ctl)
 {
 	const char *agent = ctl_private_agent(ctl);
@@ -272,11 +324,18 @@ int cmd_ctl_policy(struct ctl *ctl)
 			       "leave nothing to ask");
 		return CTL_EXIT_USAGE;
 	}
-	if (ctl->argument && !valid_pod(ctl->argument)) {
+	if (ctl->why[0] && why_path(ctl, path, sizeof(path))) {
+		ctl_error(ctl, "policy why: '%s %s %s' is not SRC_IP DST_IP PORT[/PROTO]",
+			  ctl->why[0], ctl->why[1], ctl->why[2]);
+		return CTL_EXIT_USAGE;
+	}
+	if (!ctl->why[0] && ctl->argument && !valid_pod(ctl->argument)) {
 		ctl_error(ctl, "policy: '%s' is not NAMESPACE/NAME", ctl->argument);
 		return CTL_EXIT_USAGE;
 	}
-	if (ctl->argument)
+	if (ctl->why[0])
+		; /* why_path wrote it */
+	else if (ctl->argument)
 		snprintf(path, sizeof(path), "/policy?pod=%s", ctl->argument);
 	else
 		snprintf(path, sizeof(path), "/policy");
@@ -300,7 +359,9 @@ int cmd_ctl_policy(struct ctl *ctl)
 	free(body);
 	if (ctl->json)
 		return ctl_print_json(ctl, json) ? CTL_EXIT_FAILED : CTL_EXIT_OK;
-	if (ctl->argument)
+	if (ctl->why[0])
+		print_why(json);
+	else if (ctl->argument)
 		print_pod(json);
 	else
 		print_pods(json);

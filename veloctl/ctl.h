@@ -34,6 +34,8 @@ struct ctl {
 	long iterations; /* top; 0 = until interrupted */
 	bool all_progs; /* top: every program, not only velo_* */
 	const char *argument; /* the command's operand (policy: NAMESPACE/NAME), or NULL */
+	/* policy why: its three operands after "why" (SRC DST PORT/PROTO), else NULL. */
+	const char *why[3];
 	const char *argv0;
 	char **argv; /* what veloctl was started with, for bugtool's own dumps */
 	int argc;

@@ -62,10 +62,13 @@ static const struct ctl_command commands[] = {
 	  false },
 	{ "policy", cmd_ctl_policy, "NetworkPolicy: what selects a pod, its allow set",
 	  "Usage: veloctl policy [-j] [NAMESPACE/NAME]\n"
+	  "       veloctl policy [-j] why SRC_IP DST_IP PORT[/PROTO]\n"
 	  "From velod's /policy, on its local socket (--socket): for the pod, the\n"
 	  "NetworkPolicies that select it, whether it is isolated for ingress and egress,\n"
 	  "and its effective allow set (each rule with its peers, ports and policy);\n"
-	  "without a pod, one line per pod of this node. -j prints velod's answer as it\n"
+	  "without a pod, one line per pod of this node; why: the verdict of a flow's\n"
+	  "first packet and, side by side, the tier, rule or NetworkPolicy deciding it.\n"
+	  "-j prints velod's answer as it\n"
 	  "is. Exit 1 when velod can't answer.\n",
 	  true },
 	{ "observe", cmd_ctl_observe, "flows and drops from velod, like hubble observe",
@@ -325,6 +328,15 @@ int main(int argc, char **argv)
 	}
 	if (command->operand && optind + 1 < argc)
 		ctl.argument = argv[++optind];
+	/* veloctl policy why SRC DST PORT/PROTO */
+	if (command->run == cmd_ctl_policy && ctl.argument && !strcmp(ctl.argument, "why")) {
+		if (optind + 3 >= argc) {
+			ctl_error(&ctl, "policy why: needs SRC DST PORT/PROTO");
+			return CTL_EXIT_USAGE;
+		}
+		for (unsigned i = 0; i < 3; i++)
+			ctl.why[i] = argv[++optind];
+	}
 	if (optind + 1 < argc) {
 		ctl_error(&ctl, "%s: unexpected argument '%s'", command->name, argv[optind + 1]);
 		return CTL_EXIT_USAGE;

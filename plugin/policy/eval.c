@@ -130,59 +130,102 @@ static __u32 isolation(const struct velo_pol_tables *tables, const struct velo_p
 	return subject ? subject->value.flags : 0;
 }
 
-/* A tier's first matching rule's action for self's traffic with peer, or 0. */
-static __u8 tier_action(const struct velo_pol_tables *tables, const struct velo_pol_ip *self,
-			const struct velo_pol_ip *peer, __u8 dir, uint8_t proto, uint16_t port)
+/* why's decision: allowed or not, by what. */
+static bool decide(struct velo_pol_side_why *why, enum velo_pol_decider by, bool allowed)
+{
+	why->by = by;
+	why->allowed = allowed;
+	return allowed;
+}
+
+/* The tier's first matching rule into why (its policy, rule, action); its action or 0. */
+static __u8 tier_decides(const struct velo_pol_tables *tables, const struct velo_pol_ip *self,
+			 const struct velo_pol_ip *peer, __u8 dir, uint8_t proto, uint16_t port,
+			 struct velo_pol_side_why *why)
 {
 	const struct velo_pol_tier_rule *first =
 		velo_pol_tier_first(tables, self->pod_id, dir, peer, proto, port);
 
-	return first ? first->action : 0;
+	if (!first)
+		return 0;
+	why->policy = first->policy;
+	why->rule = first->rule;
+	why->action = first->action;
+	return first->action;
 }
 
 /*
- * What bpf/lib/policy.h's velo_pol_side_allows says: the Admin tier, then
- * NetworkPolicy, then the Baseline tier; this node's addresses are always let
- * in, and let out unless a tier decides.
+ * What bpf/lib/policy.h's velo_pol_side_allows says, and why: the Admin
+ * tier, then NetworkPolicy, then the Baseline tier; this node's addresses
+ * are always let in, and let out unless a tier decides.
  */
 static bool side_allows(const struct velo_pol_tables *tables, const struct velo_pol_ip *self,
-			const struct velo_pol_ip *peer, __u8 dir, uint8_t proto, uint16_t port)
+			const struct velo_pol_ip *peer, __u8 dir, uint8_t proto, uint16_t port,
+			struct velo_pol_side_why *why)
 {
 	bool ingress = dir == VELO_POL_DIR_INGRESS;
 	__u32 flags = isolation(tables, self);
+	const struct velo_pol_rule_entry *rule;
 	__u8 action;
 
-	if (!flags || (peer->pod_id == VELO_ID_HOST && ingress))
-		return true;
+	memset(why, 0, sizeof(*why));
+	why->subject = flags ? self->pod_id : 0;
+	if (!flags)
+		return decide(why, VELO_POL_BY_NONE, true);
+	if (peer->pod_id == VELO_ID_HOST && ingress)
+		return decide(why, VELO_POL_BY_NODE, true);
 	if (flags & (ingress ? VELO_POL_ADMIN_INGRESS : VELO_POL_ADMIN_EGRESS)) {
-		action = tier_action(tables, self, peer, VELO_POL_TIER_ADMIN | dir, proto, port);
+		action = tier_decides(tables, self, peer, VELO_POL_TIER_ADMIN | dir, proto, port,
+				      why);
 		if (action == VELO_POL_ACTION_ACCEPT || action == VELO_POL_ACTION_DENY)
-			return action == VELO_POL_ACTION_ACCEPT;
+			return decide(why, VELO_POL_BY_ADMIN, action == VELO_POL_ACTION_ACCEPT);
 	}
 	if (peer->pod_id == VELO_ID_HOST)
-		return true;
-	if (flags & (ingress ? VELO_POL_ISOLATE_INGRESS : VELO_POL_ISOLATE_EGRESS))
-		return velo_pol_rule_allows(tables, self->pod_id, dir, peer, proto, port, NULL);
-	if (flags & (ingress ? VELO_POL_BASELINE_INGRESS : VELO_POL_BASELINE_EGRESS))
-		return tier_action(tables, self, peer, VELO_POL_TIER_BASELINE | dir, proto, port) !=
-		       VELO_POL_ACTION_DENY;
-	return true;
+		return decide(why, VELO_POL_BY_NODE, true);
+	if (flags & (ingress ? VELO_POL_ISOLATE_INGRESS : VELO_POL_ISOLATE_EGRESS)) {
+		bool allowed =
+			velo_pol_rule_allows(tables, self->pod_id, dir, peer, proto, port, &rule);
+
+		why->policy = allowed ? rule->value.policy : 0;
+		return decide(why, VELO_POL_BY_NETPOL, allowed);
+	}
+	if (flags & (ingress ? VELO_POL_BASELINE_INGRESS : VELO_POL_BASELINE_EGRESS)) {
+		action = tier_decides(tables, self, peer, VELO_POL_TIER_BASELINE | dir, proto, port,
+				      why);
+		if (action)
+			return decide(why, VELO_POL_BY_BASELINE, action != VELO_POL_ACTION_DENY);
+	}
+	return decide(why, VELO_POL_BY_DEFAULT, true);
 }
 
-int velo_pol_verdict(const struct velo_pol_tables *tables, const struct velo_pol_cidr *src,
-		     const struct velo_pol_cidr *dst, uint8_t proto, uint16_t dport)
+int velo_pol_why(const struct velo_pol_tables *tables, const struct velo_pol_cidr *src,
+		 const struct velo_pol_cidr *dst, uint8_t proto, uint16_t dport,
+		 struct velo_pol_why *why)
 {
 	const struct velo_pol_ip_entry *from = velo_pol_lookup_ip(tables, src);
 	const struct velo_pol_ip_entry *to = velo_pol_lookup_ip(tables, dst);
 	static const struct velo_pol_ip world = { .cidr_id = VELO_ID_WORLD };
 	const struct velo_pol_ip *s = from ? &from->value : &world, *d = to ? &to->value : &world;
 
-	if (!(d->flags & VELO_POL_IP_SERVICE) &&
-	    !side_allows(tables, s, d, VELO_POL_DIR_EGRESS, proto, dport))
+	memset(why, 0, sizeof(*why));
+	why->via_service = (d->flags & VELO_POL_IP_SERVICE) != 0;
+	if (!why->via_service &&
+	    !side_allows(tables, s, d, VELO_POL_DIR_EGRESS, proto, dport, &why->egress))
 		return VELO_POL_DROP_EGRESS;
-	if (!side_allows(tables, d, s, VELO_POL_DIR_INGRESS, proto, dport))
+	if (why->via_service)
+		why->egress =
+			(struct velo_pol_side_why){ .by = VELO_POL_BY_SERVICE, .allowed = true };
+	if (!side_allows(tables, d, s, VELO_POL_DIR_INGRESS, proto, dport, &why->ingress))
 		return VELO_POL_DROP_INGRESS;
 	return 0;
+}
+
+int velo_pol_verdict(const struct velo_pol_tables *tables, const struct velo_pol_cidr *src,
+		     const struct velo_pol_cidr *dst, uint8_t proto, uint16_t dport)
+{
+	struct velo_pol_why why;
+
+	return velo_pol_why(tables, src, dst, proto, dport, &why);
 }
 
 bool velo_pol_allowed(const struct velo_pol_tables *tables, const struct velo_pol_cidr *src,

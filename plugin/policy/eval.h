@@ -42,6 +42,36 @@ const struct velo_pol_tier_rule *velo_pol_tier_first(const struct velo_pol_table
 						     __u32 subject, __u8 dir,
 						     const struct velo_pol_ip *peer, uint8_t proto,
 						     uint16_t port);
+/* What decided one side of a flow. */
+enum velo_pol_decider {
+	VELO_POL_BY_NONE, /* no policy of any tier judges the pod that way */
+	VELO_POL_BY_NODE, /* this node's address: let in always, out unless a tier decides */
+	VELO_POL_BY_ADMIN, /* an Admin tier rule: policy, rule, action */
+	VELO_POL_BY_NETPOL, /* NetworkPolicy isolation: allowed by policy's rule, or no rule */
+	VELO_POL_BY_BASELINE, /* a Baseline tier rule */
+	VELO_POL_BY_DEFAULT, /* judged, but nothing matched: Kubernetes' default, allowed */
+	VELO_POL_BY_SERVICE, /* egress to a Service IP: judged at the backend, after DNAT */
+};
+
+struct velo_pol_side_why {
+	bool allowed;
+	enum velo_pol_decider by;
+	__u32 subject; /* the pod's identity when some policy judges it, else 0 */
+	__u32 policy; /* the deciding policy's number (velo_pol_policy_name), 0: none */
+	__u16 rule; /* a tier rule's place in its list */
+	__u8 action; /* a tier rule's enum velo_pol_action */
+};
+
+/* A flow's verdict, side by side (the sender's egress, the receiver's ingress). */
+struct velo_pol_why {
+	bool via_service;
+	struct velo_pol_side_why egress, ingress; /* ingress unset when egress dropped it */
+};
+
+/* velo_pol_verdict's answer, and why into *why. */
+int velo_pol_why(const struct velo_pol_tables *tables, const struct velo_pol_cidr *src,
+		 const struct velo_pol_cidr *dst, uint8_t proto, uint16_t dport,
+		 struct velo_pol_why *why);
 /*
  * 0 when policy allows src -> dst on proto/dport (host order), else why it
  * drops: VELO_POL_DROP_EGRESS or _INGRESS.

@@ -63,8 +63,24 @@ static enum MHD_Result serve_policy(struct agent *agent, struct MHD_Connection *
 	return http_respond(connection, status, "application/json", body, strlen(body), true);
 }
 
+/* GET /policy/why?src=IP&dst=IP&port=N&proto=P: what decides that flow. */
+static enum MHD_Result serve_why(struct agent *agent, struct MHD_Connection *connection)
+{
+	const char *arg[4], *names[4] = { "src", "dst", "proto", "port" };
+	unsigned status;
+	char *body;
+
+	for (unsigned i = 0; i < 4; i++)
+		arg[i] = MHD_lookup_connection_value(connection, MHD_GET_ARGUMENT_KIND, names[i]);
+	body = policy_why_http(&agent->policy, arg[0], arg[1], arg[2], arg[3], &status);
+	if (!body)
+		return MHD_NO;
+	return http_respond(connection, status, "application/json", body, strlen(body), true);
+}
+
 static const struct agent_route policy_routes[] = {
 	{ "/policy", true, serve_policy },
+	{ "/policy/why", true, serve_why },
 };
 
 static void policy_part_stop(struct agent *agent)

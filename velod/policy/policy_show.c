@@ -9,8 +9,10 @@
 
 #include <cJSON.h>
 
+#include "datapath/flow_names.h"
 #include "policy/cidr.h"
 #include "policy/describe.h"
+#include "policy/eval.h"
 #include "k8s/k8s_policy.h"
 #include "policy_show.h"
 #include "policy_state.h"
@@ -181,4 +183,87 @@ void policy_cnp_name(const struct policy *policy, uint32_t id, char *buf, size_t
 		k8s_policy_with(state->watch, cnp_name_fn, &ask);
 	else
 		cnp_name_fn(&state->file_objects, &ask);
+}
+
+static const char *decider_name(enum velo_pol_decider by)
+{
+	static const char *const names[] = {
+		[VELO_POL_BY_NONE] = "no policy (not judged)",
+		[VELO_POL_BY_NODE] = "this node",
+		[VELO_POL_BY_ADMIN] = "Admin tier",
+		[VELO_POL_BY_NETPOL] = "NetworkPolicy",
+		[VELO_POL_BY_BASELINE] = "Baseline tier",
+		[VELO_POL_BY_DEFAULT] = "default (no rule matched)",
+		[VELO_POL_BY_SERVICE] = "a Service IP (judged at the backend)",
+	};
+
+	return by < sizeof(names) / sizeof(names[0]) ? names[by] : "?";
+}
+
+/* One side's decision as JSON; NULL when out of memory. */
+static cJSON *side_json(const struct policy *policy, const struct velo_pol_side_why *why,
+			const uint8_t addr[16])
+{
+	static const char *const actions[] = { "", "Accept", "Deny", "Pass" };
+	const struct policy_state *state = policy->state;
+	cJSON *side = cJSON_CreateObject();
+	char name[VELO_POL_NS_MAX + VELO_POL_NAME_MAX + 16] = "";
+	const char *key;
+
+	if (!side)
+		return NULL;
+	policy_pod_of(policy, addr, name, sizeof(name));
+	cJSON_AddStringToObject(side, "pod", name);
+	cJSON_AddBoolToObject(side, "allowed", why->allowed);
+	cJSON_AddStringToObject(side, "decidedBy", decider_name(why->by));
+	name[0] = '\0';
+	if (why->by == VELO_POL_BY_ADMIN || why->by == VELO_POL_BY_BASELINE) {
+		policy_cnp_name(policy, why->policy, name, sizeof(name));
+		cJSON_AddNumberToObject(side, "rule", why->rule);
+		cJSON_AddStringToObject(side, "action", actions[why->action & 3]);
+	} else if (why->policy && (key = velo_pol_policy_name(&state->numbering, why->policy))) {
+		snprintf(name, sizeof(name), "%s", key);
+	}
+	cJSON_AddStringToObject(side, "policy", name);
+	return side;
+}
+
+char *policy_why_http(const struct policy *policy, const char *src, const char *dst,
+		      const char *proto, const char *port, unsigned *status)
+{
+	const struct policy_state *state = policy->state;
+	struct velo_pol_cidr from, to;
+	struct velo_pol_ip_key key;
+	struct velo_pol_why why;
+	int number = 0, protocol = proto ? velo_flow_proto_parse(proto) : 6;
+	cJSON *answer;
+	char *body;
+	int verdict;
+
+	*status = 400;
+	if (!state || !policy->synced) {
+		*status = state ? 503 : 404;
+		return error_body(state ? "velod has not synced its policy source yet"
+					: "velod has no policy source (policySource \"none\")");
+	}
+	if (!src || !dst || velo_pol_cidr_parse(src, true, &from) ||
+	    velo_pol_cidr_parse(dst, true, &to) || protocol <= 0 || !port ||
+	    sscanf(port, "%d", &number) != 1 || number < 0 || number > 65535)
+		return error_body("why needs src and dst addresses, a port (0-65535) and a "
+				  "protocol (tcp, udp, sctp, icmp, ...)");
+	verdict =
+		velo_pol_why(&state->tables, &from, &to, (uint8_t)protocol, (uint16_t)number, &why);
+	answer = cJSON_CreateObject();
+	cJSON_AddStringToObject(answer, "verdict", verdict ? "dropped" : "allowed");
+	velo_pol_cidr_key(&from, &key);
+	cJSON_AddItemToObject(answer, "egress", side_json(policy, &why.egress, key.addr));
+	if (verdict != VELO_POL_DROP_EGRESS) {
+		velo_pol_cidr_key(&to, &key);
+		cJSON_AddItemToObject(answer, "ingress", side_json(policy, &why.ingress, key.addr));
+	}
+	cJSON_AddNumberToObject(answer, "revision", state->revision);
+	body = cJSON_PrintUnformatted(answer);
+	cJSON_Delete(answer);
+	*status = body ? 200 : 500;
+	return body;
 }

@@ -41,4 +41,12 @@ const char *policy_pod_of(const struct policy *policy, const uint8_t addr[16], c
  */
 void policy_cnp_name(const struct policy *policy, uint32_t id, char *buf, size_t len);
 
+/*
+ * GET /policy/why?src=IP&dst=IP&port=N&proto=P: the verdict the last sync's
+ * tables give that flow's first packet, side by side, and what decided each
+ * side (tier and rule, NetworkPolicy, default). 400 for a bad query.
+ */
+char *policy_why_http(const struct policy *policy, const char *src, const char *dst,
+		      const char *proto, const char *port, unsigned *status);
+
 #endif

@@ -113,3 +113,33 @@ two_pods_and_policy() {
 	[ "$status" -eq 0 ]
 	jq -e '.pod == "x/a"' <<<"$output"
 }
+
+@test "veloctl policy POD and why: the ClusterNetworkPolicies in tier order, and what decides a flow, side by side" {
+	pol_add x a '{}'
+	pol_add y a '{}'
+	pol_velod
+	# Admin: y's TCP 81 denied into x/a; Baseline: everything into x denied; x/from-y allows
+	# y on TCP 80.
+	pol_apply "$(pol_tiers "[$(pol_np x from-y "$FROM_Y")]" "[$(pol_cnp deny-81 Admin 3 \
+		"{\"subject\": {\"namespaces\": $NS_X}, \"ingress\": [{\"action\": \"Deny\",
+		\"from\": [{\"namespaces\": $NS_Y}], \"protocols\": [{\"tcp\":
+		{\"destinationPort\": {\"number\": 81}}}]}]}"),
+		$(pol_cnp floor Baseline 1 "{\"subject\": {\"namespaces\": {}}, \"ingress\":
+		[{\"action\": \"Deny\", \"from\": [{\"namespaces\": $NS_X}]}]}")]")"
+	vt_run_ok pol_ctl policy x/a
+	grep -q '^tiers (first match decides' <<<"$output"
+	grep -Eq '^  Admin +priority 3 +deny-81 \(ingress rules 1, egress rules 0\)$' <<<"$output"
+	grep -Eq '^  Baseline +priority 1 +floor' <<<"$output"
+	vt_run_ok pol_ctl policy why "${POL_IP[y/a]}" "${POL_IP[x/a]}" 81/tcp
+	grep -qx 'verdict: dropped' <<<"$output"
+	grep -qx "ingress  x/a: DROPPED by Admin tier Admin:deny-81 rule 0 (Deny)" <<<"$output"
+	vt_run_ok pol_ctl policy why "${POL_IP[y/a]}" "${POL_IP[x/a]}" 80
+	grep -qx 'verdict: allowed' <<<"$output"
+	grep -qx "ingress  x/a: allowed by NetworkPolicy x/from-y" <<<"$output"
+	grep -qx "egress   y/a: allowed by default (no rule matched)" <<<"$output"
+	vt_run_ok pol_ctl -j policy why "${POL_IP[x/a]}" "${POL_IP[y/a]}" 53/udp
+	jq -e '.verdict == "dropped" and .ingress.decidedBy == "Baseline tier" and
+		.ingress.policy == "Baseline:floor" and .ingress.action == "Deny"' <<<"$output"
+	run pol_ctl policy why "${POL_IP[x/a]}" nowhere 80
+	[ "$status" -eq 2 ]
+}
