@@ -134,7 +134,7 @@ done
 # and policy pol/web selecting app=web (pol/srv among them) from role=client on port 5400 and
 # 8080 + VARIANT; POLICIES more policies over the extra pods.
 # CNPS: that many ClusterNetworkPolicies selecting the servers (Admin and Baseline in turn, each
-# denying a /24 outside the pod subnet on its own port), and the "web" policy a
+# denying the clients one port of its own, not the measured one), and the "web" policy a
 # ClusterNetworkPolicy (Admin, Accept) instead of a NetworkPolicy.
 policy_file() {
 	python3 - "$1" "${2:-0}" "${3:-0}" "$node_name" \
@@ -195,7 +195,8 @@ for i in range(cnps if not extra else 0):
     doc["clusterNetworkPolicies"].append({"metadata": {"name": "cnp%d" % i},
         "spec": {"tier": "Admin" if i % 2 == 0 else "Baseline", "priority": i % 1000,
                  "subject": {"pods": {"namespaceSelector": {}, "podSelector": {"matchLabels": {"role": "server"}}}},
-                 "ingress": [{"action": "Deny", "from": [{"networks": ["172.20.%d.0/24" % (i % 256)]}],
+                 "ingress": [{"action": "Deny",
+                              "from": [{"pods": {"namespaceSelector": {}, "podSelector": {"matchLabels": {"role": "client"}}}}],
                               "protocols": [{"tcp": {"destinationPort": {"number": 9000 + i}}}]}]}})
 for i in range(policies):
     doc["networkPolicies"].append({"metadata": {"namespace": "ns%d" % (i % 100), "name": "np%d" % i},
