@@ -7,6 +7,7 @@
 #include "agent/config.h"
 #include "hostgw_metrics.h"
 #include "k8s/k8s_nodes.h"
+#include "routing_paths.h"
 
 static void header(FILE *text, const char *name, const char *type, const char *help)
 {
@@ -58,6 +59,7 @@ char *hostgw_metrics(const struct agent *agent)
 	header(text, "velo_hostgw_errors_total", "counter",
 	       "Node-list errors, claimed own CIDRs, unreachable next hops, failed route changes.");
 	fprintf(text, "velo_hostgw_errors_total %llu\n", (unsigned long long)agent->hostgw.errors);
+	routing_paths_metrics(text);
 	if (agent->hostgw.watch)
 		put_node_watch(agent->hostgw.watch, text);
 	if (fclose(text)) {
