@@ -111,7 +111,6 @@ static struct rtnl_neigh *fdb_build(const struct velo_nl_fdb *fdb)
 	lladdr = velo_nl_mac_build(fdb->mac);
 	if (!lladdr)
 		goto err;
-	rtnl_neigh_set_family(neigh, AF_BRIDGE);
 	rtnl_neigh_set_ifindex(neigh, fdb->ifindex);
 	rtnl_neigh_set_lladdr(neigh, lladdr);
 	if (fdb->dst_family) {
@@ -125,6 +124,8 @@ static struct rtnl_neigh *fdb_build(const struct velo_nl_fdb *fdb)
 			goto err;
 		}
 	}
+	/* After the dst: libnl takes a neighbour's family from its dst unless one is set. */
+	rtnl_neigh_set_family(neigh, AF_BRIDGE);
 	rtnl_neigh_set_flags(neigh, NTF_SELF);
 	rtnl_neigh_set_state(neigh, NUD_PERMANENT);
 	return neigh;

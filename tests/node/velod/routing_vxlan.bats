@@ -1,0 +1,308 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: Apache-2.0
+# Nodes whose underlay addresses are in different subnets (routingMode host-gw, vxlan, auto):
+# node 1 (192.168.71.1, fd00:71::1) and node 3 (.3, ::3) share a bridge in a router namespace,
+# node 2 (192.168.72.2, fd00:72::2) sits behind the router's other link. Each node is a network
+# namespace with its own velo paths, velod and pods wired by velo's plugin (multinode_lib.bash).
+# The nodes' default routes lead to the router, which knows no pod CIDR: traffic stays in these
+# namespaces, and host-gw's packets to node 2's pods end there.
+
+load ../lib/lib
+load ../lib/multinode_lib
+
+setup() {
+	vt_setup
+	mn_setup
+	mkdir -p "$VT/n1" "$VT/n2" "$VT/n3"
+	vx_underlay
+}
+teardown() {
+	ip netns del "$(mn_node 3)" 2>/dev/null || true
+	mn_teardown
+}
+
+# vx_underlay: the router namespace (mn_teardown removes it by its name) with a bridge for
+# nodes 1 and 3 and a link to node 2; forwarding on in the router only.
+vx_underlay() {
+	local rt="velotest-mn-ul-$VT_TAG" i net
+	ip netns add "$rt"
+	ip -n "$rt" link set lo up
+	ip -n "$rt" link add br71 type bridge
+	ip -n "$rt" addr add 192.168.71.254/24 dev br71
+	ip -n "$rt" addr add fd00:71::254/64 dev br71 nodad
+	ip -n "$rt" link set br71 up
+	nsenter --net="/run/netns/$rt" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	for i in 1 2 3; do
+		net=71
+		[ "$i" != 2 ] || net=72
+		ip netns add "$(mn_node "$i")"
+		ip link add "vtvxu$i" netns "$rt" type veth peer name ul0 netns "$(mn_node "$i")"
+		if [ "$i" = 2 ]; then
+			ip -n "$rt" addr add 192.168.72.254/24 dev vtvxu2
+			ip -n "$rt" addr add fd00:72::254/64 dev vtvxu2 nodad
+		else
+			ip -n "$rt" link set "vtvxu$i" master br71
+		fi
+		ip -n "$rt" link set "vtvxu$i" up
+		ip -n "$(mn_node "$i")" link set lo up
+		ip -n "$(mn_node "$i")" addr add "192.168.$net.$i/24" dev ul0
+		ip -n "$(mn_node "$i")" addr add "fd00:$net::$i/64" dev ul0 nodad
+		ip -n "$(mn_node "$i")" link set ul0 up
+		ip -n "$(mn_node "$i")" route add default via "192.168.$net.254"
+		ip -n "$(mn_node "$i")" -6 route add default via "fd00:$net::254"
+		mn_in "$i" sysctl -qw net.ipv4.ip_forward=0 net.ipv4.conf.all.forwarding=0 \
+			net.ipv6.conf.all.forwarding=0
+	done
+}
+
+# vx_nodes [N...]: the node list with nodes 1 and 2, and the nodes named (3).
+vx_nodes() {
+	jq -n --arg more "$*" '{nodes: ([
+		{name: "n1", addresses: ["192.168.71.1", "fd00:71::1"],
+		 podCIDRs: ["10.77.1.0/24", "fd77:1::/64"]},
+		{name: "n2", addresses: ["192.168.72.2", "fd00:72::2"],
+		 podCIDRs: ["10.77.2.0/24", "fd77:2::/64"]}] +
+		(if ($more | contains("3")) then [{name: "n3", addresses: ["192.168.71.3", "fd00:71::3"],
+		 podCIDRs: ["10.77.3.0/24", "fd77:3::/64"]}] else [] end))}' >"$VT/nodes.json.new"
+	mv "$VT/nodes.json.new" "$VT/nodes.json"
+}
+
+# vx_velod N MODE: velod on node N in routingMode MODE.
+vx_velod() {
+	mn_velod "$1" "$(jq -cn --arg m "$2" '{routingMode: $m, logLevel: "debug"}')"
+	eval "VX_VELOD$1=$MN_VELOD_PID"
+}
+
+# vx_stop N: stops node N's velod (SIGTERM), as a DaemonSet's rollout does.
+vx_stop() {
+	local var="VX_VELOD$1"
+	kill -TERM "${!var}"
+	wait "${!var}" || true
+}
+
+# vx_mtu POD: the MTU of the pod's eth0.
+vx_mtu() {
+	vt_pod "$1" ip -o link show dev eth0 | sed -n 's/.* mtu \([0-9]*\) .*/\1/p'
+}
+
+# vx_udp_df SERVER_POD SERVER_ADDR CLIENT_POD SIZE: one UDP datagram whose IP packet is SIZE
+# bytes, sent with fragmentation forbidden, arrives whole (SHA-256 of the payload compared).
+vx_udp_df() {
+	local port=$((40000 + RANDOM % 10000)) pid sent got
+	vt_pod "$1" timeout 10 python3 -c '
+import hashlib, socket, sys
+fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
+s = socket.socket(fam, socket.SOCK_DGRAM)
+s.bind((sys.argv[1], int(sys.argv[2]))); s.settimeout(8)
+print(hashlib.sha256(s.recv(70000)).hexdigest())
+' "$2" "$port" >"$VT/work/udp.got" 2>&1 &
+	pid=$!
+	VT_PIDS+=("$pid")
+	sleep 0.4
+	sent="$(vt_pod "$3" python3 -c '
+import hashlib, os, socket, sys, time
+addr, port, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+v6 = ":" in addr
+s = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_DGRAM)
+if v6:
+    s.setsockopt(socket.IPPROTO_IPV6, 23, 2)  # IPV6_MTU_DISCOVER = IPV6_PMTUDISC_DO
+    s.setsockopt(socket.IPPROTO_IPV6, 62, 1)  # IPV6_DONTFRAG
+else:
+    s.setsockopt(socket.IPPROTO_IP, 10, 2)  # IP_MTU_DISCOVER = IP_PMTUDISC_DO
+payload = os.urandom(size - (48 if v6 else 28))
+for _ in range(3):
+    s.sendto(payload, (addr, port)); time.sleep(0.2)
+print(hashlib.sha256(payload).hexdigest())
+' "$2" "$port" "$4")" || { echo "send of $4 bytes to $2 failed: $sent"; return 1; }
+	wait "$pid" || true
+	got="$(cat "$VT/work/udp.got")"
+	[ "$sent" = "$got" ] || { echo "UDP $4 bytes to $2: sent $sent, received '$got'"; return 1; }
+}
+
+# vx_tcp_64k SERVER_POD SERVER_ADDR CLIENT_POD: 64 KiB over TCP, SHA-256 compared.
+vx_tcp_64k() {
+	local port=$((40000 + RANDOM % 10000)) pid sent got
+	vt_pod "$1" timeout 15 python3 -c '
+import hashlib, socket, sys
+fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
+s = socket.socket(fam); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], int(sys.argv[2]))); s.listen(1); s.settimeout(12)
+c, _ = s.accept(); c.settimeout(10); data = b""
+while True:
+    chunk = c.recv(65536)
+    if not chunk:
+        break
+    data += chunk
+print(hashlib.sha256(data).hexdigest())
+' "$2" "$port" >"$VT/work/tcp.got" 2>&1 &
+	pid=$!
+	VT_PIDS+=("$pid")
+	sleep 0.4
+	sent="$(vt_pod "$3" timeout 10 python3 -c '
+import hashlib, os, socket, sys
+data = os.urandom(65536)
+c = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=5)
+c.sendall(data); c.shutdown(socket.SHUT_WR); c.recv(1); c.close()
+print(hashlib.sha256(data).hexdigest())
+' "$2" "$port")" || { echo "64 KiB to $2 failed: $sent"; return 1; }
+	wait "$pid" || true
+	got="$(cat "$VT/work/tcp.got")"
+	[ "$sent" = "$got" ] || { echo "TCP 64 KiB to $2: sent $sent, received '$got'"; return 1; }
+}
+
+# vx_unreachable CLIENT_POD ADDR: a TCP connect to ADDR fails (nothing routes it there).
+vx_unreachable() {
+	if vt_pod "$1" timeout 5 python3 -c '
+import socket, sys
+socket.create_connection((sys.argv[1], 9), timeout=2)
+' "$2" 2>/dev/null; then
+		echo "$2 answered from $1"
+		return 1
+	fi
+}
+
+# vx_pods: a pod on nodes 1 and 2 (and 3 with "3"): P1, P1_4, P1_6, P2, ...
+vx_pods() {
+	local i
+	for i in 1 2 ${1:-}; do
+		mn_add "$i" "vx-p$i"
+		eval "P$i=$MN_POD P${i}_4=$MN_IP4 P${i}_6=$MN_IP6"
+	done
+}
+
+# vx_cross N M: every check between a pod on node N and one on node M, both families.
+vx_cross() {
+	local a="P$1" b="P$2" a4="P${1}_4" b4="P${2}_4" a6="P${1}_6" b6="P${2}_6" mtu
+	mtu="$(vx_mtu "${!a}")"
+	vx_udp_df "${!b}" "${!b4}" "${!a}" "$mtu"
+	vx_udp_df "${!a}" "${!a6}" "${!b}" "$mtu"
+	vx_tcp_64k "${!b}" "${!b4}" "${!a}"
+	vx_tcp_64k "${!a}" "${!a6}" "${!b}"
+	# One byte more than the MTU, fragmentation forbidden: the pod's own MTU refuses it.
+	if vx_udp_df "${!b}" "${!b4}" "${!a}" $((mtu + 1)) 2>/dev/null; then
+		echo "a $((mtu + 1))-byte DF datagram left a pod whose MTU is $mtu"
+		false
+	fi
+}
+
+@test "routing across subnets: host-gw can't reach the other subnet's pods, and says why" {
+	vx_nodes
+	vx_velod 1 host-gw
+	vx_velod 2 host-gw
+	for _ in $(seq 50); do
+		grep -q "next hop not on a local link" "$VT/n1/velod.log" && break
+		sleep 0.1
+	done
+	grep -q "10.77.2.0/24 via 192.168.72.2 (node n2): next hop not on a local link" \
+		"$VT/n1/velod.log"
+	vx_pods
+	# host-gw's pods get the node's whole MTU (no encapsulation, no overhead file).
+	[ "$(vx_mtu "$P1")" = 1500 ]
+	[ ! -e "$VT/n1/state/.routing-overhead" ]
+	vx_unreachable "$P1" "$P2_4"
+	vx_unreachable "$P1" "$P2_6"
+	[ "$(mn_metric 1 'velo_routing_node_path{node="n2",path="host-gw"}')" = "" ]
+}
+
+@test "routing across subnets: vxlan tunnels pods' traffic (IPv4, IPv6, MTU-sized and 64 KiB), restarts idempotently, follows the node list, and goes with the mode" {
+	local ifindex fdb_before
+	vx_nodes
+	vx_velod 1 vxlan
+	vx_velod 2 vxlan
+	mn_wait_route 1 "^10.77.2.0/24 via 10.77.2.0 dev velo.vxlan onlink"
+	mn_wait_route 1 "^fd77:2::/64 via fd77:2:: dev velo.vxlan6 .*onlink"
+	mn_wait_route 2 "^10.77.1.0/24 via 10.77.1.0 dev velo.vxlan onlink"
+	mn_wait_route 2 "^fd77:1::/64 via fd77:1:: dev velo.vxlan6 .*onlink"
+	# The device: no learning, the configured port, this node's VTEP address and derived MAC.
+	run mn_in 1 ip -d link show velo.vxlan
+	echo "$output"
+	[[ $output == *"link/ether 02:76:c0:a8:47:01 "* ]]
+	[[ $output == *"vxlan id 1 local 192.168.71.1 "* ]]
+	[[ $output == *"dstport 4789 "* ]]
+	[[ $output == *"nolearning"* ]]
+	[[ $output == *" mtu 1450 "* ]]
+	run mn_in 1 ip -d link show velo.vxlan6
+	[[ $output == *"local fd00:71::1 "* ]]
+	[[ $output == *" mtu 1430 "* ]]
+	# Node 2's entries: FDB to its VTEP, its gateway's MAC, both derived from its address.
+	run mn_in 1 bridge fdb show dev velo.vxlan
+	echo "$output"
+	[[ $output == *"02:76:c0:a8:48:02 dst 192.168.72.2 self permanent"* ]]
+	run mn_in 1 ip neigh show dev velo.vxlan
+	[[ $output == *"10.77.2.0 lladdr 02:76:c0:a8:48:02 PERMANENT"* ]]
+	[ "$(mn_metric 1 'velo_routing_node_path{node="n2",path="vxlan"}')" = 1 ]
+	# ADD leaves room for the IPv6 underlay's 70 bytes (the node has an IPv6 address).
+	[ "$(cat "$VT/n1/state/.routing-overhead")" = 70 ]
+
+	vx_pods
+	[ "$(vx_mtu "$P1")" = 1430 ]
+	[ "$(vx_mtu "$P2")" = 1430 ]
+	vx_cross 1 2
+	# The inner packet keeps the pod's address: node 2's pod sees node 1's pod, not node 1.
+	[ "$(mn_peer "$P2" "$P2_4" "$P1")" = "$P1_4" ]
+	[ "$(mn_peer "$P2" "$P2_6" "$P1")" = "$P1_6" ]
+	# It crossed encapsulated: the tunnel devices carried it.
+	[ "$(mn_in 1 ip -s -j link show velo.vxlan | jq '.[0].stats64.tx.packets')" -gt 10 ]
+	[ "$(mn_in 1 ip -s -j link show velo.vxlan6 | jq '.[0].stats64.tx.packets')" -gt 10 ]
+
+	# A restart changes nothing: the same device, the same entries.
+	ifindex="$(mn_in 1 ip -j link show velo.vxlan | jq '.[0].ifindex')"
+	fdb_before="$(mn_in 1 bridge fdb show dev velo.vxlan | sort)"
+	vx_stop 1
+	vx_velod 1 vxlan
+	for _ in $(seq 30); do
+		[ "$(mn_metric 1 velo_hostgw_syncs_total)" -ge 1 ] 2>/dev/null && break
+		sleep 0.1
+	done
+	[ "$(mn_in 1 ip -j link show velo.vxlan | jq '.[0].ifindex')" = "$ifindex" ]
+	[ "$(mn_in 1 bridge fdb show dev velo.vxlan | sort)" = "$fdb_before" ]
+	vx_tcp_64k "$P2" "$P2_4" "$P1"
+
+	# Node 2 leaves the list: its route, gateway neighbour and FDB entry go.
+	jq '.nodes |= map(select(.name != "n2"))' "$VT/nodes.json" >"$VT/nodes.json.new"
+	mv "$VT/nodes.json.new" "$VT/nodes.json"
+	mn_wait_route 1 "10.77.2.0/24" absent
+	mn_wait_route 1 "fd77:2::/64" absent
+	run mn_in 1 bridge fdb show dev velo.vxlan
+	[[ $output != *"192.168.72.2"* ]]
+	run mn_in 1 ip neigh show dev velo.vxlan
+	[[ $output != *"10.77.2.0 "* ]]
+
+	# Back to host-gw: the devices go, and the overhead file with them.
+	vx_stop 1
+	vx_velod 1 host-gw
+	for _ in $(seq 50); do
+		mn_in 1 ip link show velo.vxlan >/dev/null 2>&1 || break
+		sleep 0.1
+	done
+	run mn_in 1 ip link show velo.vxlan
+	[ "$status" -ne 0 ]
+	run mn_in 1 ip link show velo.vxlan6
+	[ "$status" -ne 0 ]
+	[ ! -e "$VT/n1/state/.routing-overhead" ]
+}
+
+@test "routing across subnets: auto routes a node on the shared subnet directly and tunnels to the other, per node in /metrics" {
+	vx_nodes 3
+	vx_velod 1 auto
+	vx_velod 2 auto
+	vx_velod 3 auto
+	# Node 3 shares node 1's subnet: host-gw; node 2 doesn't: the tunnel.
+	mn_wait_route 1 "^10.77.3.0/24 via 192.168.71.3 dev ul0"
+	mn_wait_route 1 "^fd77:3::/64 via fd00:71::3 dev ul0"
+	mn_wait_route 1 "^10.77.2.0/24 via 10.77.2.0 dev velo.vxlan onlink"
+	mn_wait_route 1 "^fd77:2::/64 via fd77:2:: dev velo.vxlan6 .*onlink"
+	mn_wait_route 2 "^10.77.3.0/24 via 10.77.3.0 dev velo.vxlan onlink"
+	mn_wait_route 3 "^10.77.1.0/24 via 192.168.71.1 dev ul0"
+	[ "$(mn_metric 1 'velo_routing_node_path{node="n3",path="host-gw"}')" = 1 ]
+	[ "$(mn_metric 1 'velo_routing_node_path{node="n2",path="vxlan"}')" = 1 ]
+	[ "$(mn_metric 2 'velo_routing_node_path{node="n3",path="vxlan"}')" = 1 ]
+	# No FDB entry for the direct node: its packets never enter the tunnel.
+	run mn_in 1 bridge fdb show dev velo.vxlan
+	[[ $output != *"192.168.71.3"* ]]
+
+	vx_pods 3
+	vx_cross 1 2
+	vx_cross 1 3
+	vx_cross 3 2
+}
