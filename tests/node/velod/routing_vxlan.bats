@@ -9,6 +9,7 @@
 
 load ../lib/lib
 load ../lib/multinode_lib
+load ../lib/mn_policy_lib
 
 setup() {
 	vt_setup
@@ -172,7 +173,7 @@ vx_pods() {
 
 # vx_cross N M: every check between a pod on node N and one on node M, both families.
 vx_cross() {
-	local a="P$1" b="P$2" a4="P${1}_4" b4="P${2}_4" a6="P${1}_6" b6="P${2}_6" mtu
+	local a="P$1" b="P$2" b4="P${2}_4" a6="P${1}_6" mtu
 	mtu="$(vx_mtu "${!a}")"
 	vx_udp_df "${!b}" "${!b4}" "${!a}" "$mtu"
 	vx_udp_df "${!a}" "${!a6}" "${!b}" "$mtu"
@@ -305,4 +306,40 @@ vx_cross() {
 	vx_cross 1 2
 	vx_cross 1 3
 	vx_cross 3 2
+}
+
+@test "routing across subnets: NetworkPolicy judges tunnelled packets by the sending pod (IPv4, IPv6)" {
+	local p p4 p6 q q4 q6 b b4 b6 pods pol before
+	vx_nodes
+	mnp_file "$VT/n2/policy.json" '[]' '[]'
+	vx_velod 1 vxlan
+	mn_velod 2 "$(jq -cn --arg f "$VT/n2/policy.json" '{routingMode: "vxlan", policySource: "file",
+		policyFile: $f, policySyncMs: 50}')"
+	mn_wait_route 1 "^10.77.2.0/24 via 10.77.2.0 dev velo.vxlan onlink"
+	mn_wait_route 2 "^fd77:1::/64 via fd77:1:: dev velo.vxlan6 .*onlink"
+
+	mnp_add 1 p
+	p="$MN_POD" p4="$MN_IP4" p6="$MN_IP6"
+	mnp_add 1 q
+	q="$MN_POD" q4="$MN_IP4" q6="$MN_IP6"
+	mnp_add 2 b
+	b="$MN_POD" b4="$MN_IP4" b6="$MN_IP6"
+	pods="[$(mnp_pod 1 p "$p4" "$p6"),$(mnp_pod 1 q "$q4" "$q6"),$(mnp_pod 2 b "$b4" "$b6")]"
+	# x/b, on node 2, takes connections from x/p only; x/p and x/q both sit on node 1.
+	pol='[{"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+		"metadata": {"namespace": "x", "name": "b-from-p"},
+		"spec": {"podSelector": {"matchLabels": {"pod": "b"}}, "policyTypes": ["Ingress"],
+		"ingress": [{"from": [{"podSelector": {"matchLabels": {"pod": "p"}}}]}]}}]'
+	before="$(mn_metric 2 velo_policy_syncs_total)"
+	mnp_file "$VT/n2/policy.json" "$pods" "$pol"
+	mnp_wait_syncs 2 $((${before%.*} + 1))
+	mnp_serve "$b" "$b4" 7004
+	mnp_serve "$b" "$b6" 7004
+
+	# Through the tunnel both keep their own source: node 2 lets x/p in and keeps x/q out.
+	[ "$(mnp_connect "$p" "$b4" 7004)" = ok ]
+	[ "$(mnp_connect "$p" "$b6" 7004)" = ok ]
+	[ "$(mnp_connect "$q" "$b4" 7004)" = no ]
+	[ "$(mnp_connect "$q" "$b6" 7004)" = no ]
+	[ "$(mn_in 2 ip -s -j link show velo.vxlan | jq '.[0].stats64.rx.packets')" -gt 0 ]
 }
