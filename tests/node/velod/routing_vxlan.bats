@@ -68,9 +68,11 @@ vx_nodes() {
 	mv "$VT/nodes.json.new" "$VT/nodes.json"
 }
 
-# vx_velod N MODE: velod on node N in routingMode MODE.
+# vx_velod N MODE: velod on node N in routingMode MODE, its source guard on velo* as shipped
+# (which covers the tunnel devices; the test's pods have vm* veths).
 vx_velod() {
-	mn_velod "$1" "$(jq -cn --arg m "$2" '{routingMode: $m, logLevel: "debug"}')"
+	mn_velod "$1" "$(jq -cn --arg m "$2" '{routingMode: $m, logLevel: "debug",
+		sourceGuardPrefix: "velo"}')"
 	eval "VX_VELOD$1=$MN_VELOD_PID"
 }
 
@@ -235,6 +237,8 @@ vx_cross() {
 	# ADD leaves room for the IPv6 underlay's 70 bytes (the node has an IPv6 address).
 	[ "$(cat "$VT/n1/state/.routing-overhead")" = 70 ]
 
+	# Decapsulated packets pass the shipped source guard: their sources route back via the tunnel.
+	mn_in 2 nft list table inet velo_guard | grep -q 'iifname "velo\*" fib saddr . iif oif missing'
 	vx_pods
 	[ "$(vx_mtu "$P1")" = 1430 ]
 	[ "$(vx_mtu "$P2")" = 1430 ]

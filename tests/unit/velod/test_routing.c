@@ -136,7 +136,7 @@ static void vtep_mac_of(const char *text, char mac[18])
 }
 
 /* Every node computes every other node's VTEP MAC alike: fixed, locally administered, unicast. */
-static void test_vtep_mac(void **state)
+static void test_vtep_mac_from_internal_ip(void **state)
 {
 	char a[18], b[18];
 
@@ -163,7 +163,7 @@ int main(void)
 		cmocka_unit_test(test_select),
 		cmocka_unit_test(test_unknown_mode),
 		cmocka_unit_test(test_check),
-		cmocka_unit_test(test_vtep_mac),
+		cmocka_unit_test(test_vtep_mac_from_internal_ip),
 	};
 
 	log_open(NULL, VELO_LOG_ERROR, 0);
