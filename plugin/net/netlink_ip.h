@@ -20,6 +20,8 @@ struct velo_nl_addr {
 };
 
 int velo_nl_addr_add(struct nl_sock *sk, const struct velo_nl_addr *addr);
+/* Removes addr/prefix from addr->ifindex; -EADDRNOTAVAIL when it isn't there. */
+int velo_nl_addr_del(struct nl_sock *sk, const struct velo_nl_addr *addr);
 
 struct velo_nl_route {
 	int family;

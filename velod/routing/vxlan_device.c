@@ -86,9 +86,46 @@ static bool same(const struct velo_nl_vxlan *have, const struct velo_nl_vxlan *w
 	       !strcmp(have->mac, want->mac) && have->mtu == want->mtu;
 }
 
-/* This node's pod CIDRs' network addresses on the device; ones already there stay. */
-static void add_cidr_addresses(struct nl_sock *sk, const struct node *self, int ifindex)
+/* Whether addr is one of self's pod CIDRs' network addresses, as the device holds them. */
+static bool cidr_address(const struct node *self, const struct velo_nl_addr *addr)
 {
+	for (unsigned c = 0; c < self->n_cidrs; c++)
+		if (self->cidrs[c].family == addr->family &&
+		    addr->prefix == velo_nl_addr_len(addr->family) * 8 &&
+		    !memcmp(self->cidrs[c].addr, addr->addr, velo_nl_addr_len(addr->family)))
+			return true;
+	return false;
+}
+
+struct stale_addrs {
+	const struct node *self;
+	int ifindex;
+	unsigned n;
+	struct velo_nl_addr addrs[8];
+};
+
+static int collect_stale_addr(const struct velo_nl_addr *addr, void *arg)
+{
+	struct stale_addrs *scan = arg;
+	bool link_local =
+		addr->family == AF_INET6 && addr->addr[0] == 0xfe && (addr->addr[1] & 0xc0) == 0x80;
+
+	if (addr->ifindex == scan->ifindex && !link_local && !cidr_address(scan->self, addr) &&
+	    scan->n < sizeof(scan->addrs) / sizeof(scan->addrs[0]))
+		scan->addrs[scan->n++] = *addr;
+	return 0;
+}
+
+/*
+ * This node's pod CIDRs' network addresses on the device, and no other (a CIDR the node no
+ * longer has may be another node's gateway now); ones already there stay.
+ */
+static void sync_cidr_addresses(struct nl_sock *sk, const struct node *self, int ifindex)
+{
+	struct stale_addrs scan = { .self = self, .ifindex = ifindex };
+	char text[INET6_ADDRSTRLEN];
+	int ret;
+
 	for (unsigned c = 0; c < self->n_cidrs; c++) {
 		const struct velo_cidr *cidr = &self->cidrs[c];
 		struct velo_nl_addr addr = {
@@ -97,8 +134,6 @@ static void add_cidr_addresses(struct nl_sock *sk, const struct node *self, int 
 			.prefix = (uint8_t)(velo_nl_addr_len(cidr->family) * 8),
 			.flags = cidr->family == AF_INET6 ? IFA_F_NODAD : 0,
 		};
-		char text[INET6_ADDRSTRLEN];
-		int ret;
 
 		memcpy(addr.addr, cidr->addr, sizeof(addr.addr));
 		ret = velo_nl_addr_add(sk, &addr);
@@ -106,6 +141,14 @@ static void add_cidr_addresses(struct nl_sock *sk, const struct node *self, int 
 			pr_warn("vxlan: address %s on device %d: %s",
 				inet_ntop(cidr->family, cidr->addr, text, sizeof(text)), ifindex,
 				strerror(-ret));
+	}
+	if (velo_nl_addr_dump(sk, AF_UNSPEC, collect_stale_addr, &scan))
+		return;
+	for (unsigned i = 0; i < scan.n; i++) {
+		ret = velo_nl_addr_del(sk, &scan.addrs[i]);
+		pr_info("vxlan: removed address %s from device %d (not this node's pod CIDR)%s",
+			inet_ntop(scan.addrs[i].family, scan.addrs[i].addr, text, sizeof(text)),
+			ifindex, ret && ret != -EADDRNOTAVAIL ? ": failed" : "");
 	}
 }
 
@@ -158,7 +201,7 @@ int vxlan_device_ensure(struct nl_sock *sk, const struct agent_config *config,
 	/* IPv6 before 6.17 has no force_forwarding: the node's own all.forwarding decides. */
 	if (ret && ret != -ENOENT)
 		pr_warn("vxlan: IPv6 forwarding on %s: %s", want.name, strerror(-ret));
-	add_cidr_addresses(sk, self, have.ifindex);
+	sync_cidr_addresses(sk, self, have.ifindex);
 	return have.ifindex;
 }
 

@@ -253,6 +253,8 @@ vx_cross() {
 	# A restart changes nothing: the same device, the same entries.
 	ifindex="$(mn_in 1 ip -j link show velo.vxlan | jq '.[0].ifindex')"
 	fdb_before="$(mn_in 1 bridge fdb show dev velo.vxlan | sort)"
+	# An address of a pod CIDR this node no longer has (another node's gateway, maybe) goes.
+	mn_in 1 ip addr add 10.77.9.0/32 dev velo.vxlan
 	vx_stop 1
 	vx_velod 1 vxlan
 	for _ in $(seq 30); do
@@ -261,6 +263,10 @@ vx_cross() {
 	done
 	[ "$(mn_in 1 ip -j link show velo.vxlan | jq '.[0].ifindex')" = "$ifindex" ]
 	[ "$(mn_in 1 bridge fdb show dev velo.vxlan | sort)" = "$fdb_before" ]
+	run mn_in 1 ip -4 addr show dev velo.vxlan
+	echo "$output"
+	[[ $output == *"inet 10.77.1.0/32 "* ]]
+	[[ $output != *"10.77.9.0"* ]]
 	vx_tcp_64k "$P2" "$P2_4" "$P1"
 
 	# Node 2 leaves the list: its route, gateway neighbour and FDB entry go.
