@@ -353,3 +353,26 @@ vx_cross() {
 	[ "$(mnp_connect "$q" "$b6" 7004)" = no ]
 	[ "$(mn_in 2 ip -s -j link show velo.vxlan | jq '.[0].stats64.rx.packets')" -gt 0 ]
 }
+
+@test "routing across subnets: vxlan over an IPv4-only underlay carries dual-stack pods (IPv6 inside IPv4)" {
+	# The node list has only the nodes' IPv4 addresses: one tunnel, velo.vxlan, for both families.
+	vx_nodes
+	jq '.nodes |= map(.addresses |= map(select(contains(":") | not)))' "$VT/nodes.json" \
+		>"$VT/nodes.json.new"
+	mv "$VT/nodes.json.new" "$VT/nodes.json"
+	vx_velod 1 vxlan
+	vx_velod 2 vxlan
+	mn_wait_route 1 "^fd77:2::/64 via fd77:2:: dev velo.vxlan .*onlink"
+	mn_wait_route 2 "^fd77:1::/64 via fd77:1:: dev velo.vxlan .*onlink"
+	run mn_in 1 ip link show velo.vxlan6
+	[ "$status" -ne 0 ]
+	run mn_in 1 ip -6 neigh show dev velo.vxlan
+	[[ $output == *"fd77:2:: lladdr 02:76:c0:a8:48:02 PERMANENT"* ]]
+	# An IPv4 underlay's 50 bytes only.
+	[ "$(cat "$VT/n1/state/.routing-overhead")" = 50 ]
+	vx_pods
+	[ "$(vx_mtu "$P1")" = 1450 ]
+	vx_udp_df "$P2" "$P2_6" "$P1" 1450
+	vx_tcp_64k "$P2" "$P2_6" "$P1"
+	vx_tcp_64k "$P1" "$P1_6" "$P2"
+}
