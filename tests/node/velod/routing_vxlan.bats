@@ -354,7 +354,17 @@ vx_cross() {
 	[ "$(mn_in 2 ip -s -j link show velo.vxlan | jq '.[0].stats64.rx.packets')" -gt 0 ]
 }
 
-@test "routing across subnets: vxlan over an IPv4-only underlay carries dual-stack pods (IPv6 inside IPv4)" {
+@test "routing across subnets: vxlan over an IPv4-only underlay carries dual-stack pods (IPv6 inside IPv4), through Docker's FORWARD DROP" {
+	local i ipt
+	command -v iptables-nft >/dev/null || skip "iptables-nft not installed"
+	# FORWARD policy DROP on both nodes, as Docker leaves it: velod's accept rules for velo*
+	# (forwardAcceptPrefix's default) match the tunnel device, in and out, though the test's
+	# pods have vm* veths.
+	for i in 1 2; do
+		for ipt in iptables-nft ip6tables-nft; do
+			mn_in "$i" "$ipt" -P FORWARD DROP
+		done
+	done
 	# The node list has only the nodes' IPv4 addresses: one tunnel, velo.vxlan, for both families.
 	vx_nodes
 	jq '.nodes |= map(.addresses |= map(select(contains(":") | not)))' "$VT/nodes.json" \
@@ -375,4 +385,7 @@ vx_cross() {
 	vx_udp_df "$P2" "$P2_6" "$P1" 1450
 	vx_tcp_64k "$P2" "$P2_6" "$P1"
 	vx_tcp_64k "$P1" "$P1_6" "$P2"
+	vx_tcp_64k "$P2" "$P2_4" "$P1"
+	mn_in 2 iptables-nft -S FORWARD | grep -q -- '-i velo+ .*-j ACCEPT'
+	mn_in 2 iptables-nft -S FORWARD | grep -q -- '-P FORWARD DROP'
 }
