@@ -7,6 +7,7 @@
 #include "agent/config.h"
 #include "hostgw_metrics.h"
 #include "k8s/k8s_nodes.h"
+#include "routing_backend.h"
 #include "routing_paths.h"
 
 static void header(FILE *text, const char *name, const char *type, const char *help)
@@ -51,6 +52,11 @@ char *hostgw_metrics(const struct agent *agent)
 	text = open_memstream(&out, &len);
 	if (!text)
 		return NULL;
+	if (agent->hostgw.backend) {
+		header(text, "velo_routing_mode", "gauge",
+		       "The routing backend routingMode picked (label mode).");
+		fprintf(text, "velo_routing_mode{mode=\"%s\"} 1\n", agent->hostgw.backend->name);
+	}
 	header(text, "velo_hostgw_routes", "gauge",
 	       "Routes to other nodes' pod CIDRs the last host-gw pass installed.");
 	fprintf(text, "velo_hostgw_routes %u\n", agent->hostgw.routes);

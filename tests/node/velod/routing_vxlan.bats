@@ -305,6 +305,7 @@ vx_cross() {
 	mn_wait_route 1 "^fd77:2::/64 via fd77:2:: dev velo.vxlan6 .*onlink"
 	mn_wait_route 2 "^10.77.3.0/24 via 10.77.3.0 dev velo.vxlan onlink"
 	mn_wait_route 3 "^10.77.1.0/24 via 192.168.71.1 dev ul0"
+	[ "$(mn_metric 1 'velo_routing_mode{mode="auto"}')" = 1 ]
 	[ "$(mn_metric 1 'velo_routing_node_path{node="n3",path="host-gw"}')" = 1 ]
 	[ "$(mn_metric 1 'velo_routing_node_path{node="n2",path="vxlan"}')" = 1 ]
 	[ "$(mn_metric 2 'velo_routing_node_path{node="n3",path="vxlan"}')" = 1 ]
