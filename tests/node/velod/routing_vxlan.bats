@@ -309,6 +309,17 @@ vx_cross() {
 	[ "$(mn_metric 1 'velo_routing_node_path{node="n3",path="host-gw"}')" = 1 ]
 	[ "$(mn_metric 1 'velo_routing_node_path{node="n2",path="vxlan"}')" = 1 ]
 	[ "$(mn_metric 2 'velo_routing_node_path{node="n3",path="vxlan"}')" = 1 ]
+	# veloctl status shows the mode and each node's path (from velod's /metrics).
+	vt_need_veloctl VX_VELOCTL
+	run mn_in 1 "$VX_VELOCTL" --state-dir "$VT/n1/state" --run-dir "$VT/n1/run" \
+		--bpffs "$MN_BPFFS-n1" --agent 127.0.0.1:19299 -j status
+	[ "$(jq -r '.agent.routing.mode' <<<"$output")" = auto ]
+	[ "$(jq -r '.agent.routing.nodes[] | select(.node == "n2") | .path' <<<"$output")" = vxlan ]
+	[ "$(jq -r '.agent.routing.nodes[] | select(.node == "n3") | .path' <<<"$output")" = host-gw ]
+	run mn_in 1 "$VX_VELOCTL" --state-dir "$VT/n1/state" --run-dir "$VT/n1/run" \
+		--bpffs "$MN_BPFFS-n1" --agent 127.0.0.1:19299 status
+	echo "$output"
+	[[ $output == *"Routing: auto; other nodes routed: 1 host-gw, 1 vxlan"* ]]
 	# No FDB entry for the direct node: its packets never enter the tunnel.
 	run mn_in 1 bridge fdb show dev velo.vxlan
 	[[ $output != *"192.168.71.3"* ]]
