@@ -76,6 +76,18 @@ vx_velod() {
 	eval "VX_VELOD$1=$MN_VELOD_PID"
 }
 
+# vx_wait_synced N: waits (10 s) for node N's velod to have made a pass.
+vx_wait_synced() {
+	local _
+	for _ in $(seq 100); do
+		[ "$(mn_metric "$1" velo_hostgw_syncs_total)" -ge 1 ] 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "node $1's velod made no pass in 10 s"
+	tail -n 20 "$VT/n$1/velod.log"
+	return 1
+}
+
 # vx_stop N: stops node N's velod (SIGTERM), as a DaemonSet's rollout does.
 vx_stop() {
 	local var="VX_VELOD$1"
@@ -212,7 +224,7 @@ vx_cross() {
 	vx_nodes
 	vx_velod 1 host-gw
 	vx_velod 2 host-gw
-	for _ in $(seq 50); do
+	for _ in $(seq 100); do
 		grep -q "next hop not on a local link" "$VT/n1/velod.log" && break
 		sleep 0.1
 	done
@@ -277,10 +289,7 @@ vx_cross() {
 	mn_in 1 ip addr add 10.77.9.0/32 dev velo.vxlan
 	vx_stop 1
 	vx_velod 1 vxlan
-	for _ in $(seq 30); do
-		[ "$(mn_metric 1 velo_hostgw_syncs_total)" -ge 1 ] 2>/dev/null && break
-		sleep 0.1
-	done
+	vx_wait_synced 1
 	[ "$(mn_in 1 ip -j link show velo.vxlan | jq '.[0].ifindex')" = "$ifindex" ]
 	[ "$(mn_in 1 bridge fdb show dev velo.vxlan | sort)" = "$fdb_before" ]
 	run mn_in 1 ip -4 addr show dev velo.vxlan
@@ -302,7 +311,7 @@ vx_cross() {
 	# Back to host-gw: the devices go, and the overhead file with them.
 	vx_stop 1
 	vx_velod 1 host-gw
-	for _ in $(seq 50); do
+	for _ in $(seq 100); do
 		mn_in 1 ip link show velo.vxlan >/dev/null 2>&1 || break
 		sleep 0.1
 	done
