@@ -4,10 +4,11 @@
 # velo in a real Kubernetes cluster on this machine, built from source with no registry:
 #
 #   hack/kind.sh build             build what the cache lacks (binaries, images); up does it too
-#   hack/kind.sh up [--cni NAME] [dual-stack]  build what is missing, create the kind cluster
-#                                  (1 control plane + 2 workers, no default CNI, kube-proxy
-#                                  iptables), install velo (manifests/) or NAME (kind/peers/), wait
-#                                  for every node Ready and CoreDNS answering
+#   hack/kind.sh up [--cni NAME] [--routing MODE] [dual-stack]  build what is missing, create
+#                                  the kind cluster (1 control plane + 2 workers, no default CNI,
+#                                  kube-proxy iptables), install velo (manifests/; velod's
+#                                  routingMode MODE: host-gw, vxlan or auto) or NAME
+#                                  (kind/peers/), wait for every node Ready and CoreDNS answering
 #   hack/kind.sh e2e               velo's own checks in the cluster (e2e/kind/run.sh)
 #   hack/kind.sh conformance       upstream e2e.test, [sig-network] [Conformance]; prints
 #                                  "conformance: N passed, N failed, N skipped" and the JUnit file
@@ -78,11 +79,18 @@ cmd_build() {
 }
 
 cmd_up() {
-	local cni=velo
-	if [ "${1:-}" = --cni ]; then
-		cni=${2:?up --cni NAME: $peer_names}
+	local cni=velo routing="" overrides=()
+	while [ "${1:-}" = --cni ] || [ "${1:-}" = --routing ]; do
+		case $1 in
+		--cni) cni=${2:?up --cni NAME: $peer_names} ;;
+		--routing) routing=${2:?up --routing MODE: host-gw, vxlan or auto} ;;
+		esac
 		shift 2
-	fi
+	done
+	case $routing in
+	"" | host-gw | vxlan | auto) ;;
+	*) die "up: unknown routing mode '$routing' (host-gw, vxlan, auto)" ;;
+	esac
 	local family=${1:-ipv4} config start
 	case $family in
 	ipv4) config=$top/e2e/kind/cluster.yaml ;;
@@ -114,8 +122,14 @@ cmd_up() {
 	kind load docker-image "$velo_image" --name "$cluster"
 	log "installing velo"
 	# The shipped manifest enforces NetworkPolicy: no separate profile.
+	if [ -n "$routing" ]; then
+		mkdir -p "$VELO_KIND_CACHE"
+		printf '{"velod": {"routingMode": "%s"}}\n' "$routing" >"$VELO_KIND_CACHE/routing-$cluster.json"
+		overrides=("$VELO_KIND_CACHE/routing-$cluster.json")
+		log "velod's routingMode: $routing"
+	fi
 	"$here/kind/manifest.py" "$top/manifests/velo.yaml" "$top/e2e/kind/velo-overrides.json" \
-		"$velo_image" | kc apply -f -
+		"$velo_image" "${overrides[@]}" | kc apply -f -
 	if ! kc -n velo-system rollout status daemonset/velo --timeout="$timeout" ||
 		! kc wait --for=condition=Ready node --all --timeout="$timeout" ||
 		! kc -n kube-system rollout status deployment/coredns --timeout="$timeout"; then

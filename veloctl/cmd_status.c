@@ -26,6 +26,7 @@
 #include "cmd_status.h"
 #include "ctl.h"
 #include "http_get.h"
+#include "status_routing.h"
 
 static bool bpffs_mounted(const char *dir)
 {
@@ -256,6 +257,12 @@ static cJSON *agent_json(const struct ctl *ctl, bool *healthy)
 		cJSON_AddStringToObject(json, "error", strerror(-status));
 	else if (status != 200)
 		cJSON_AddNumberToObject(json, "httpStatus", status);
+	if (status > 0) {
+		cJSON *routing = status_routing_json(ctl->agent);
+
+		if (routing)
+			cJSON_AddItemToObject(json, "routing", routing);
+	}
 	return json;
 }
 
@@ -351,6 +358,8 @@ static void print_text(const cJSON *status)
 		       cJSON_GetObjectItemCaseSensitive(agent, "error") ? "unreachable"
 									: "unhealthy",
 		       string_of(agent, "error"));
+	if (cJSON_GetObjectItemCaseSensitive(agent, "routing"))
+		status_routing_print(cJSON_GetObjectItemCaseSensitive(agent, "routing"));
 }
 
 int cmd_ctl_status(struct ctl *ctl)

@@ -20,6 +20,7 @@ struct dump_ctx {
 		velo_nl_route_fn route;
 		velo_nl_addr_fn addr;
 		velo_nl_neigh_fn neigh;
+		velo_nl_fdb_fn fdb;
 	} fn;
 	void *arg;
 	int ret; /* the first nonzero return of fn; later entries are skipped */
@@ -115,6 +116,31 @@ static int parse_neigh(struct nlmsghdr *hdr, struct dump_ctx *ctx)
 	return ctx->fn.neigh(&neigh, ctx->arg);
 }
 
+static int parse_fdb(struct nlmsghdr *hdr, struct dump_ctx *ctx)
+{
+	struct nlattr *tb[NDA_MAX + 1];
+	struct velo_nl_fdb fdb = { 0 };
+	struct ndmsg *ndm;
+
+	if (hdr->nlmsg_type != RTM_NEWNEIGH || nlmsg_parse(hdr, sizeof(*ndm), tb, NDA_MAX, NULL))
+		return 0;
+	ndm = nlmsg_data(hdr);
+	if (ndm->ndm_family != AF_BRIDGE || !tb[NDA_LLADDR] || nla_len(tb[NDA_LLADDR]) != 6)
+		return 0;
+	fdb.ifindex = ndm->ndm_ifindex;
+	fdb.state = ndm->ndm_state;
+	fdb.flags = ndm->ndm_flags;
+	velo_nl_mac_fmt(nla_data(tb[NDA_LLADDR]), fdb.mac);
+	/* The remote's family is only in the attribute's length. */
+	if (tb[NDA_DST] && nla_len(tb[NDA_DST]) == 4)
+		fdb.dst_family = AF_INET;
+	else if (tb[NDA_DST] && nla_len(tb[NDA_DST]) == 16)
+		fdb.dst_family = AF_INET6;
+	if (fdb.dst_family)
+		memcpy(fdb.dst, nla_data(tb[NDA_DST]), (size_t)nla_len(tb[NDA_DST]));
+	return ctx->fn.fdb(&fdb, ctx->arg);
+}
+
 static int dump_valid(struct nl_msg *msg, void *arg)
 {
 	struct dump_ctx *ctx = arg;
@@ -192,6 +218,14 @@ int velo_nl_neigh_dump(struct nl_sock *sk, int family, velo_nl_neigh_fn fn, void
 {
 	struct ndmsg ndm = { .ndm_family = family };
 	struct dump_ctx ctx = { .parse = parse_neigh, .fn.neigh = fn, .arg = arg };
+
+	return dump(sk, RTM_GETNEIGH, &ndm, sizeof(ndm), &ctx);
+}
+
+int velo_nl_fdb_dump(struct nl_sock *sk, velo_nl_fdb_fn fn, void *arg)
+{
+	struct ndmsg ndm = { .ndm_family = AF_BRIDGE };
+	struct dump_ctx ctx = { .parse = parse_fdb, .fn.fdb = fn, .arg = arg };
 
 	return dump(sk, RTM_GETNEIGH, &ndm, sizeof(ndm), &ctx);
 }

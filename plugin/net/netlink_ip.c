@@ -56,6 +56,25 @@ int velo_nl_addr_add(struct nl_sock *sk, const struct velo_nl_addr *addr)
 	return velo_nl_errno(rtnl_addr_add(sk, rtnl_addr, NLM_F_EXCL));
 }
 
+int velo_nl_addr_del(struct nl_sock *sk, const struct velo_nl_addr *addr)
+{
+	_cleanup_rtnl_addr_ struct rtnl_addr *rtnl_addr = rtnl_addr_alloc();
+	_cleanup_nl_addr_ struct nl_addr *local = NULL;
+	int ret;
+
+	if (!rtnl_addr)
+		return -ENOMEM;
+	local = velo_nl_ip_build(addr->family, addr->addr, addr->prefix);
+	if (!local)
+		return -errno;
+	rtnl_addr_set_ifindex(rtnl_addr, addr->ifindex);
+	ret = velo_nl_errno(rtnl_addr_set_local(rtnl_addr, local));
+	if (ret)
+		return ret;
+	rtnl_addr_set_prefixlen(rtnl_addr, addr->prefix);
+	return velo_nl_errno(rtnl_addr_delete(sk, rtnl_addr, 0));
+}
+
 /* route as a libnl object (one nexthop); NULL with errno on failure. */
 static struct rtnl_route *route_build(const struct velo_nl_route *route)
 {

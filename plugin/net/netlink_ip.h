@@ -20,6 +20,8 @@ struct velo_nl_addr {
 };
 
 int velo_nl_addr_add(struct nl_sock *sk, const struct velo_nl_addr *addr);
+/* Removes addr/prefix from addr->ifindex; -EADDRNOTAVAIL when it isn't there. */
+int velo_nl_addr_del(struct nl_sock *sk, const struct velo_nl_addr *addr);
 
 struct velo_nl_route {
 	int family;
@@ -54,5 +56,15 @@ struct velo_nl_neigh {
 
 /* A permanent entry addr -> mac on ifindex (replaces an existing one). */
 int velo_nl_neigh_add(struct nl_sock *sk, const struct velo_nl_neigh *neigh);
+
+/* A forwarding (FDB) entry of a device: frames to mac go to dst (a VXLAN device's remote VTEP). */
+struct velo_nl_fdb {
+	int ifindex;
+	char mac[18];
+	int dst_family; /* 0: the entry has no dst */
+	uint8_t dst[16];
+	uint16_t state; /* NUD_*, dumps only */
+	uint8_t flags; /* NTF_*, dumps only */
+};
 
 #endif

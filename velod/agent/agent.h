@@ -64,6 +64,7 @@ struct agent_config {
 	bool in_cluster; /* the node list from the API as the pod's service account */
 	unsigned route_sync_s; /* how often the node list is read and routes synced */
 	char routing_mode[16]; /* routingMode: the routing backend's name (routing.h) */
+	unsigned vxlan_port; /* vxlanPort: the VXLAN devices' UDP port (vxlan and auto) */
 	bool masquerade; /* pod traffic leaving the cluster takes the node's address */
 	char guard_prefix[16]; /* host veths whose sources are checked (nftables); "" = off */
 	char forward_prefix[16]; /* host veths accepted in iptables' FORWARD chains; "" = off */

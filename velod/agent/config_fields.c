@@ -200,7 +200,16 @@ const struct config_field config_fields[] = {
 	  AT(routing_mode),
 	  .value = "\"host-gw\"",
 	  .doc = "how pod traffic crosses between nodes: the routing backend "
-		 "([Routing backends](#routing-backends)); velod has `\"host-gw\"`" },
+		 "([Routing backends](#routing-backends)): `\"host-gw\"`, `\"vxlan\"` or "
+		 "`\"auto\"` (host-gw to nodes on a shared subnet, vxlan to the rest)" },
+	{ .key = "vxlanPort",
+	  .type = CONFIG_UINT,
+	  AT(vxlan_port),
+	  .min = 1,
+	  .max = 65535,
+	  .value = "4789",
+	  .doc = "the UDP port VXLAN packets between nodes use (`routingMode` `vxlan` or `auto`; "
+		 "the same on every node; IANA's 4789 by default)" },
 	{ .key = "masquerade",
 	  .type = CONFIG_BOOL,
 	  AT(masquerade),

@@ -22,6 +22,7 @@
 #include "net/wiring.h"
 #include "hostgw.h"
 #include "routing_nodes.h"
+#include "routing_paths.h"
 
 #define MAX_NODES HOSTGW_MAX_NODES
 #define MAX_CIDRS HOSTGW_MAX_CIDRS
@@ -40,13 +41,15 @@ static void route_of(const struct velo_cidr *cidr, const struct velo_cidr *via,
 }
 
 /* Whether a dumped velo host-gw route is one the node list still wants. */
-static bool wanted(const struct node_list *list, const struct velo_nl_route *route)
+static bool wanted(const struct node_list *list, const bool *mine,
+		   const struct velo_nl_route *route)
 {
 	for (unsigned n = 0; n < list->n; n++) {
 		const struct node *node = &list->nodes[n];
 		const struct velo_cidr *via = routing_nodes_address(node, route->family);
 
-		if (node == list->self || !via || memcmp(via->addr, route->gateway, 16))
+		if (node == list->self || (mine && !mine[n]) || !via ||
+		    memcmp(via->addr, route->gateway, 16))
 			continue;
 		for (unsigned c = 0; c < node->n_cidrs; c++)
 			if (node->cidrs[c].family == route->family &&
@@ -60,6 +63,7 @@ static bool wanted(const struct node_list *list, const struct velo_nl_route *rou
 
 struct stale_scan {
 	const struct node_list *list;
+	const bool *mine;
 	struct velo_nl_route stale[MAX_NODES * MAX_CIDRS];
 	unsigned n;
 };
@@ -68,27 +72,28 @@ static int collect_stale(const struct velo_nl_route *route, void *arg)
 {
 	struct stale_scan *scan = arg;
 
+	/* On-link routes are the tunnel's (vxlan.c): host-gw's gateways are on a link already. */
 	if (route->protocol != VELO_RTPROT || !route->has_gateway ||
-	    (route->table && route->table != RT_TABLE_MAIN) || wanted(scan->list, route))
+	    (route->flags & RTNH_F_ONLINK) || (route->table && route->table != RT_TABLE_MAIN) ||
+	    wanted(scan->list, scan->mine, route))
 		return 0;
 	if (scan->n < sizeof(scan->stale) / sizeof(scan->stale[0]))
 		scan->stale[scan->n++] = *route;
 	return 0;
 }
 
-static int hostgw_sync(struct nl_sock *sk, struct hostgw_stats *stats,
-		       const struct agent_config *config, const struct node_list *list)
+int hostgw_sync_nodes(struct nl_sock *sk, struct hostgw_stats *stats, const struct node_list *list,
+		      const bool *mine)
 {
 	static struct stale_scan scan;
 	char dst[INET6_ADDRSTRLEN], via[INET6_ADDRSTRLEN];
 	unsigned routes = 0;
 	int ret;
 
-	(void)config;
 	for (unsigned n = 0; n < list->n; n++) {
 		const struct node *node = &list->nodes[n];
 
-		if (node == list->self)
+		if (node == list->self || (mine && !mine[n]))
 			continue;
 		for (unsigned c = 0; c < node->n_cidrs; c++) {
 			const struct velo_cidr *cidr = &node->cidrs[c];
@@ -116,9 +121,11 @@ static int hostgw_sync(struct nl_sock *sk, struct hostgw_stats *stats,
 				continue;
 			}
 			routes++;
+			routing_paths_set(list, node, ROUTING_PATH_HOST_GW);
 		}
 	}
 	scan.list = list;
+	scan.mine = mine;
 	scan.n = 0;
 	if (!velo_nl_route_dump(sk, AF_UNSPEC, collect_stale, &scan))
 		for (unsigned i = 0; i < scan.n; i++) {
@@ -129,8 +136,23 @@ static int hostgw_sync(struct nl_sock *sk, struct hostgw_stats *stats,
 			pr_info("hostgw: removed %s/%u (no node has it now)%s", dst,
 				scan.stale[i].dst_len, ret && ret != -ESRCH ? ": failed" : "");
 		}
-	stats->routes = routes;
+	stats->routes += routes;
 	return 0;
+}
+
+static int hostgw_sync(struct nl_sock *sk, struct hostgw_stats *stats,
+		       const struct agent_config *config, const struct node_list *list)
+{
+	(void)config;
+	return hostgw_sync_nodes(sk, stats, list, NULL);
+}
+
+static void hostgw_clear(struct nl_sock *sk)
+{
+	static struct node_list nobody; /* wants no route: every host-gw route of velo's goes */
+	static struct hostgw_stats ignored;
+
+	hostgw_sync_nodes(sk, &ignored, &nobody, NULL);
 }
 
 const struct routing_backend hostgw_backend = {
@@ -138,4 +160,5 @@ const struct routing_backend hostgw_backend = {
 	.mtu_overhead = 0,
 	.plain_uplink = true,
 	.sync = hostgw_sync,
+	.clear = hostgw_clear,
 };

@@ -7,6 +7,8 @@
 #include "agent/config.h"
 #include "hostgw_metrics.h"
 #include "k8s/k8s_nodes.h"
+#include "routing_backend.h"
+#include "routing_paths.h"
 
 static void header(FILE *text, const char *name, const char *type, const char *help)
 {
@@ -50,6 +52,11 @@ char *hostgw_metrics(const struct agent *agent)
 	text = open_memstream(&out, &len);
 	if (!text)
 		return NULL;
+	if (agent->hostgw.backend) {
+		header(text, "velo_routing_mode", "gauge",
+		       "The routing backend routingMode picked (label mode).");
+		fprintf(text, "velo_routing_mode{mode=\"%s\"} 1\n", agent->hostgw.backend->name);
+	}
 	header(text, "velo_hostgw_routes", "gauge",
 	       "Routes to other nodes' pod CIDRs the last host-gw pass installed.");
 	fprintf(text, "velo_hostgw_routes %u\n", agent->hostgw.routes);
@@ -58,6 +65,7 @@ char *hostgw_metrics(const struct agent *agent)
 	header(text, "velo_hostgw_errors_total", "counter",
 	       "Node-list errors, claimed own CIDRs, unreachable next hops, failed route changes.");
 	fprintf(text, "velo_hostgw_errors_total %llu\n", (unsigned long long)agent->hostgw.errors);
+	routing_paths_metrics(text);
 	if (agent->hostgw.watch)
 		put_node_watch(agent->hostgw.watch, text);
 	if (fclose(text)) {

@@ -25,6 +25,7 @@
 #include "net/wiring_sysctl.h"
 #include "state/routing_overhead.h"
 #include "agent/config.h"
+#include "auto.h"
 #include "forward.h"
 #include "guard.h"
 #include "hostgw.h"
@@ -32,13 +33,17 @@
 #include "masquerade.h"
 #include "routing.h"
 #include "routing_nodes.h"
+#include "routing_paths.h"
 #include "uplink_xdp.h"
+#include "vxlan.h"
 
 #define NS_PER_S 1000000000ull
 
 /* Every routingMode velod knows: a new backend is its own file and one line here. */
 static const struct routing_backend *const backends[] = {
 	&hostgw_backend,
+	&vxlan_backend,
+	&auto_backend,
 };
 
 #define N_BACKENDS (sizeof(backends) / sizeof(backends[0]))
@@ -85,12 +90,46 @@ int routing_select(struct hostgw_stats *state, const struct agent_config *config
 	return 0;
 }
 
+/* The overhead over this node's underlay: an IPv6 address means IPv6 tunnels may carry pods'
+ * packets; without the node's entry yet (self NULL), the larger of the two. */
+static unsigned overhead_for(const struct routing_backend *backend, const struct node *self)
+{
+	unsigned v6 = backend->mtu_overhead6 ? backend->mtu_overhead6 : backend->mtu_overhead;
+
+	if (!self)
+		return v6 > backend->mtu_overhead ? v6 : backend->mtu_overhead;
+	return routing_nodes_address(self, AF_INET6) ? v6 : backend->mtu_overhead;
+}
+
+/* What the overhead file says now (routing_start wrote it first). */
+static unsigned overhead_written;
+
+/* Backends the selected one neither is nor builds on lose what they left in the kernel. */
+static void clear_others(const struct routing_backend *selected)
+{
+	_cleanup_nl_sock_ struct nl_sock *sk = velo_nl_open();
+
+	if (!sk) {
+		pr_warn("routing: netlink: %s; other modes' leftovers stay", strerror(errno));
+		return;
+	}
+	for (unsigned i = 0; i < N_BACKENDS; i++) {
+		bool used = backends[i] == selected;
+
+		for (unsigned j = 0; selected->builds_on && selected->builds_on[j]; j++)
+			used = used || selected->builds_on[j] == backends[i];
+		if (!used && backends[i]->clear)
+			backends[i]->clear(sk);
+	}
+}
+
 int routing_start(struct hostgw_stats *state, const struct agent_config *config)
 {
-	unsigned overhead = state->backend->mtu_overhead;
+	unsigned overhead = overhead_for(state->backend, NULL);
 	int ret;
 
 	/* ADD takes it off pods' MTU; without an overhead the file goes and pods get the node's. */
+	overhead_written = overhead;
 	ret = velo_routing_overhead_write(&config->paths, overhead);
 	if (ret && overhead) {
 		pr_err("routing %s: %s/%s: %s (pods' MTU must leave room for %u bytes)",
@@ -108,6 +147,7 @@ int routing_start(struct hostgw_stats *state, const struct agent_config *config)
 	/* Also with an encapsulating backend (uplinkXdp off, routing_check): detaches a link an
 	 * earlier velod left on the uplink. */
 	uplink_xdp_apply(config);
+	clear_others(state->backend);
 	if (state->backend->start) {
 		ret = state->backend->start(config);
 		if (ret) {
@@ -199,6 +239,17 @@ static int routing_sync(struct hostgw_stats *state, const struct agent_config *c
 	if (!sk)
 		return -errno;
 	routing_nodes_find_self(list, config->node_name);
+	routing_paths_reset(list);
+	if (list->self && overhead_for(backend, list->self) != overhead_written) {
+		/* Now the underlay is known: pods wired from here on get the exact room. */
+		ret = velo_routing_overhead_write(&config->paths,
+						  overhead_for(backend, list->self));
+		if (ret)
+			pr_warn("routing: %s/%s: %s", config->paths.state_dir,
+				VELO_ROUTING_OVERHEAD_FILE, strerror(-ret));
+		else
+			overhead_written = overhead_for(backend, list->self);
+	}
 	if (list->self)
 		uplink = find_uplinks(sk, list->self, backend->plain_uplink);
 	else
@@ -208,6 +259,7 @@ static int routing_sync(struct hostgw_stats *state, const struct agent_config *c
 		uplink_xdp_follow(config, uplink);
 	if (config->masquerade && list->self && masquerade_sync(config, list))
 		state->errors++;
+	state->routes = 0;
 	ret = backend->sync(sk, state, config, list);
 	if (ret)
 		return ret;

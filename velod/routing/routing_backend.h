@@ -18,9 +18,12 @@ struct nl_sock;
 
 struct routing_backend {
 	const char *name; /* routingMode's value */
-	/* Bytes each cross-node packet gains on the wire (encapsulation): ADD takes them off
-	 * pods' default MTU (state/routing_overhead.h). 0: packets cross as pods sent them. */
+	/* Bytes each cross-node packet gains on the wire (encapsulation) over an IPv4 underlay:
+	 * ADD takes them off pods' default MTU (state/routing_overhead.h). 0: packets cross as
+	 * pods sent them. */
 	unsigned mtu_overhead;
+	/* The same over an IPv6 underlay (a node with an IPv6 address); 0: mtu_overhead. */
+	unsigned mtu_overhead6;
 	/* Other nodes' pod packets arrive on the uplink as the pods sent them: the seam turns
 	 * forwarding on there, and uplinkXdp's program can redirect them into pods. */
 	bool plain_uplink;
@@ -36,6 +39,11 @@ struct routing_backend {
 	 */
 	int (*sync)(struct nl_sock *sk, struct hostgw_stats *stats,
 		    const struct agent_config *config, const struct node_list *list);
+	/* Removes everything this backend may have put in the kernel: at start, for every
+	 * backend the selected one neither is nor builds on (a routingMode changed away). */
+	void (*clear)(struct nl_sock *sk);
+	/* Backends this one runs passes of (NULL-terminated; NULL: none): never cleared. */
+	const struct routing_backend *const *builds_on;
 	/* When velod stops; NULL: nothing. State it put in the kernel stays, so pods keep
 	 * their cross-node traffic across a restart. */
 	void (*stop)(const struct agent_config *config);

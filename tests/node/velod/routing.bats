@@ -80,10 +80,10 @@ rt_mtu() {
 
 @test "velod refuses a routingMode it has no backend for, naming the ones it has" {
 	local rc=0
-	rt_config vxlan
+	rt_config geneve
 	vt_node "$RT_VELOD" --config "$VT/velod.json" 2>"$VT/velod.log" || rc=$?
 	[ "$rc" -eq 1 ] || { echo "exit $rc"; cat "$VT/velod.log"; false; }
 	# The log line quotes its message: the names' quotes come escaped.
-	grep -qF 'routingMode \"vxlan\" is not a backend velod has (it has \"host-gw\")' \
+	grep -qF 'routingMode \"geneve\" is not a backend velod has (it has \"host-gw\", \"vxlan\", \"auto\")' \
 		"$VT/velod.log"
 }

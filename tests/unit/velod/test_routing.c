@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * velod's routing seam (velod/routing.c): routingMode picks a backend from the
- * table (host-gw, config.c's default); a name velod has no backend for is a
- * config error; uplinkXdp only with a backend whose packets cross the uplink
- * plain.
+ * table (host-gw, config.c's default; vxlan; auto); a name velod has no backend
+ * for is a config error; uplinkXdp only with a backend whose packets cross the
+ * uplink plain. And the VTEP MACs vxlan derives from nodes' InternalIPs.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -15,9 +15,14 @@
 
 #include <cmocka.h>
 
+#include <arpa/inet.h>
+
 #include "base/log.h"
+#include "routing/auto.h"
 #include "routing/hostgw.h"
 #include "routing/routing.h"
+#include "routing/vxlan.h"
+#include "routing/vxlan_device.h"
 
 /* A backend that encapsulates (a VXLAN's 50 bytes), as a second table line would be. */
 static const struct routing_backend encap = { .name = "encap", .mtu_overhead = 50 };
@@ -42,8 +47,25 @@ static void test_table(void **state)
 	assert_int_equal(backend->mtu_overhead, 0);
 	assert_true(backend->plain_uplink);
 	assert_non_null(backend->sync);
+	/* The tunnel: 50 bytes over IPv4, 70 over IPv6, never plain on the uplink. */
+	backend = routing_backend_find("vxlan");
+	assert_ptr_equal(backend, &vxlan_backend);
+	assert_int_equal(backend->mtu_overhead, 50);
+	assert_int_equal(backend->mtu_overhead6, 70);
+	assert_false(backend->plain_uplink);
+	assert_non_null(backend->clear);
+	/* auto: the tunnel's room (a pod's MTU is fixed before its peers are known), plain to the
+	 * nodes it routes directly, and it keeps both backends' state. */
+	backend = routing_backend_find("auto");
+	assert_ptr_equal(backend, &auto_backend);
+	assert_int_equal(backend->mtu_overhead, 50);
+	assert_int_equal(backend->mtu_overhead6, 70);
+	assert_true(backend->plain_uplink);
+	assert_ptr_equal(backend->builds_on[0], &hostgw_backend);
+	assert_ptr_equal(backend->builds_on[1], &vxlan_backend);
+	assert_null(backend->builds_on[2]);
 	errno = 0;
-	assert_null(routing_backend_find("vxlan"));
+	assert_null(routing_backend_find("geneve"));
 	assert_int_equal(errno, ENOENT);
 	assert_null(routing_backend_find("hostgw"));
 	assert_null(routing_backend_find("HOST-GW"));
@@ -72,7 +94,7 @@ static void test_select(void **state)
 
 static void test_unknown_mode(void **state)
 {
-	static const char *const unknown[] = { "vxlan", "Host-GW", "hostgw", "" };
+	static const char *const unknown[] = { "geneve", "Host-GW", "hostgw", "VXLAN", "" };
 	struct hostgw_stats routing = {};
 	struct agent_config config;
 
@@ -99,6 +121,39 @@ static void test_check(void **state)
 	assert_int_equal(routing_check(&encap, &config, "test.json"), -EINVAL);
 	config_for(&config, "host-gw", "eth0", true);
 	assert_int_equal(routing_check(&hostgw_backend, &config, "test.json"), 0);
+	config_for(&config, "vxlan", "eth0", false);
+	assert_int_equal(routing_check(&vxlan_backend, &config, "test.json"), -EINVAL);
+	config_for(&config, "auto", "", true);
+	assert_int_equal(routing_check(&auto_backend, &config, "test.json"), 0);
+}
+
+static void vtep_mac_of(const char *text, char mac[18])
+{
+	struct velo_cidr addr = { .family = strchr(text, ':') ? AF_INET6 : AF_INET };
+
+	assert_int_equal(inet_pton(addr.family, text, addr.addr), 1);
+	vxlan_vtep_mac(&addr, mac);
+}
+
+/* Every node computes every other node's VTEP MAC alike: fixed, locally administered, unicast. */
+static void test_vtep_mac_from_internal_ip(void **state)
+{
+	char a[18], b[18];
+
+	(void)state;
+	vtep_mac_of("192.168.71.1", a);
+	assert_string_equal(a, "02:76:c0:a8:47:01");
+	vtep_mac_of("10.0.0.255", a);
+	assert_string_equal(a, "02:76:0a:00:00:ff");
+	/* IPv6: 06 and the address's FNV-1a hash; neighbours in one /64 differ. */
+	vtep_mac_of("fd00:71::1", a);
+	vtep_mac_of("fd00:71::1", b);
+	assert_string_equal(a, b);
+	assert_memory_equal(a, "06:", 3);
+	vtep_mac_of("fd00:71::2", b);
+	assert_string_not_equal(a, b);
+	vtep_mac_of("fd00:72::1", b);
+	assert_string_not_equal(a, b);
 }
 
 int main(void)
@@ -108,6 +163,7 @@ int main(void)
 		cmocka_unit_test(test_select),
 		cmocka_unit_test(test_unknown_mode),
 		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_vtep_mac_from_internal_ip),
 	};
 
 	log_open(NULL, VELO_LOG_ERROR, 0);
