@@ -12,8 +12,8 @@ int policy_lock_try(const struct agent_config *config, const struct velo_record 
 	char path[PATH_MAX];
 	int ret, fd;
 
-	ret = state_lock_path(&config->paths, record->network, record->container_id,
-			      record->ifname, path, sizeof(path));
+	ret = state_lock_path(&config->paths, record->network, record->container_id, record->ifname,
+			      path, sizeof(path));
 	if (ret)
 		return ret;
 	fd = lock_try(path);
