@@ -20,6 +20,19 @@ cgroup_kill() {
 	return 1
 }
 
+# bench_pod_checks SCRIPT SIZE...: the pod benches' (sockmap.sh, services.sh) checks of their
+# options ($reps, $secs, each SIZE) and of root; exits 2 (usage) or 1 (not root) saying which.
+bench_pod_checks() {
+	local script=$1 size
+	shift
+	[[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "$script: -r wants a positive integer" >&2; exit 2; }
+	[[ $secs =~ ^[0-9]*\.?[0-9]+$ ]] || { echo "$script: -t wants seconds" >&2; exit 2; }
+	for size in "$@"; do
+		[[ $size =~ ^[1-9][0-9]*$ ]] || { echo "$script: bad size $size" >&2; exit 2; }
+	done
+	[ "$(id -u)" = 0 ] || { echo "$script: needs root" >&2; exit 1; }
+}
+
 # bench_need SCRIPT FILE... -- TOOL...: exits 1 naming the first executable or command missing.
 bench_need() {
 	local script=$1 f
@@ -177,6 +190,17 @@ start_server() {
 	done
 	echo "$bench_script: $path $kind server did not start" >&2
 	exit 1
+}
+
+# start_pod_servers PATH: the pod benches' servers of PATH in its server pod (sink, rr, conn:
+# ports 5100, 5200, 5300), $stream and $sm_rr their tools; its client pod may reuse TIME_WAIT
+# ports, as conn-client opens thousands of connections a second.
+start_pod_servers() {
+	nsenter --net="/run/netns/${pod_ns[$1-c]}" sysctl -qw net.ipv4.tcp_tw_reuse=1 \
+		net.ipv4.ip_local_port_range="1024 65535"
+	start_server "$1" sink "$stream" sink 0.0.0.0 5100
+	start_server "$1" rr "$sm_rr" rr-server 0.0.0.0:5200
+	start_server "$1" conn "$sm_rr" conn-server 0.0.0.0:5300
 }
 
 # order REP: $paths, reversed on even repetitions, so that no path always runs first.

@@ -45,17 +45,14 @@ while getopts "o:r:t:s:h" opt; do
 	*) sed -n 's/^# \{0,1\}//; 25,30p' "$0" >&2; exit 2 ;;
 	esac
 done
-[[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "bench/services.sh: -r wants a positive integer" >&2; exit 2; }
-[[ $secs =~ ^[0-9]*\.?[0-9]+$ ]] || { echo "bench/services.sh: -t wants seconds" >&2; exit 2; }
-[[ $size =~ ^[1-9][0-9]*$ ]] || { echo "bench/services.sh: bad size $size" >&2; exit 2; }
-[ "$(id -u)" = 0 ] || { echo "bench/services.sh: needs root" >&2; exit 1; }
+# shellcheck source=bench/lib.bash
+source "$top/bench/lib.bash"
+bench_pod_checks bench/services.sh "$size"
 velo=${VELO:-$top/build/velo}
 velod=${VELOD:-$top/build/velod}
 veloctl=${VELOCTL:-$top/build/veloctl}
 stream=$top/build/tests/sockmap_stream
 sm_rr=$top/build/bench/sm_rr
-# shellcheck source=bench/lib.bash
-source "$top/bench/lib.bash"
 bench_need bench/services.sh "$velo" "$velod" "$veloctl" "$stream" "$sm_rr" /usr/lib/cni/host-local \
 	-- jq nft bpftool taskset
 mkdir -p "$outdir"
@@ -124,11 +121,7 @@ for path in $paths; do
 	add_pod "$path" s
 	add_pod "$path" c
 	innode true
-	nsenter --net="/run/netns/${pod_ns[$path-c]}" sysctl -qw net.ipv4.tcp_tw_reuse=1 \
-		net.ipv4.ip_local_port_range="1024 65535"
-	start_server "$path" sink "$stream" sink 0.0.0.0 5100
-	start_server "$path" rr "$sm_rr" rr-server 0.0.0.0:5200
-	start_server "$path" conn "$sm_rr" conn-server 0.0.0.0:5300
+	start_pod_servers "$path"
 done
 
 # kube-proxy's ClusterIP rules for the kp path: DNAT where the pod's first packet meets the node.

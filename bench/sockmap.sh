@@ -46,17 +46,13 @@ while getopts "o:r:t:s:nh" opt; do
 	*) sed -n 's/^# \{0,1\}//; 24,33p' "$0" >&2; exit 2 ;;
 	esac
 done
-[[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "bench/sockmap.sh: -r wants a positive integer" >&2; exit 2; }
-[[ $secs =~ ^[0-9]*\.?[0-9]+$ ]] || { echo "bench/sockmap.sh: -t wants seconds" >&2; exit 2; }
-for size in $sizes; do
-	[[ $size =~ ^[1-9][0-9]*$ ]] || { echo "bench/sockmap.sh: bad size $size" >&2; exit 2; }
-done
-[ "$(id -u)" = 0 ] || { echo "bench/sockmap.sh: needs root" >&2; exit 1; }
+# shellcheck source=bench/lib.bash
+source "$top/bench/lib.bash"
+# shellcheck disable=SC2086 # one size a word
+bench_pod_checks bench/sockmap.sh $sizes
 velo=${VELO:-$top/build/velo}
 stream=$top/build/tests/sockmap_stream
 sm_rr=$top/build/bench/sm_rr
-# shellcheck source=bench/lib.bash
-source "$top/bench/lib.bash"
 bench_need bench/sockmap.sh "$velo" "$stream" "$sm_rr" /usr/lib/cni/ptp /usr/lib/cni/host-local \
 	-- jq gnuplot bpftool taskset
 mkdir -p "$outdir"
@@ -126,12 +122,7 @@ echo "bench/sockmap.sh: wiring pods ($(date +%H:%M:%S))"
 for path in $tcp_paths; do
 	add_pod "$path" s
 	add_pod "$path" c
-	# conn-client opens thousands of connections a second: TIME_WAIT ports must be reusable.
-	nsenter --net="/run/netns/${pod_ns[$path-c]}" sysctl -qw net.ipv4.tcp_tw_reuse=1 \
-		net.ipv4.ip_local_port_range="1024 65535"
-	start_server "$path" sink "$stream" sink 0.0.0.0 5100
-	start_server "$path" rr "$sm_rr" rr-server 0.0.0.0:5200
-	start_server "$path" conn "$sm_rr" conn-server 0.0.0.0:5300
+	start_pod_servers "$path"
 done
 start_server unix rr "$sm_rr" rr-server "$(endpoint unix rr)"
 start_server unix conn "$sm_rr" conn-server "$(endpoint unix conn)"

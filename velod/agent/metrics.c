@@ -6,7 +6,6 @@
  * (metrics_endpoints.c); BPF cost from the sampler's windows; datapath
  * counters from velo's pinned maps when they exist.
  */
-#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdbool.h>
@@ -129,19 +128,16 @@ static void put_agent(const struct agent *agent, struct metrics_text *text)
 	metrics_header(text, "velo_agent_start_time_seconds", "gauge",
 		       "When velod started (unix time).");
 	metrics_put(text, "velo_agent_start_time_seconds %.3f\n", agent->started_unix);
-	metrics_header(text, "velo_reconcile_runs_total", "counter", "Reconciliation passes.");
-	metrics_put(text, "velo_reconcile_runs_total %llu\n", (unsigned long long)stats->runs);
-	metrics_header(text, "velo_reconcile_released_total", "counter",
-		       "Endpoints released because their netns vanished without a DEL.");
-	metrics_put(text, "velo_reconcile_released_total %llu\n",
-		    (unsigned long long)stats->released);
-	metrics_header(text, "velo_reconcile_skipped_busy_total", "counter",
-		       "Stale endpoints skipped because an ADD or DEL held their lock.");
-	metrics_put(text, "velo_reconcile_skipped_busy_total %llu\n",
-		    (unsigned long long)stats->busy);
-	metrics_header(text, "velo_reconcile_errors_total", "counter",
-		       "Releases or scans that failed (see velod's log).");
-	metrics_put(text, "velo_reconcile_errors_total %llu\n", (unsigned long long)stats->errors);
+	metrics_family_value(text, "velo_reconcile_runs_total", "counter", "Reconciliation passes.",
+			     stats->runs);
+	metrics_family_value(text, "velo_reconcile_released_total", "counter",
+			     "Endpoints released because their netns vanished without a DEL.",
+			     stats->released);
+	metrics_family_value(text, "velo_reconcile_skipped_busy_total", "counter",
+			     "Stale endpoints skipped because an ADD or DEL held their lock.",
+			     stats->busy);
+	metrics_family_value(text, "velo_reconcile_errors_total", "counter",
+			     "Releases or scans that failed (see velod's log).", stats->errors);
 	metrics_header(text, "velo_reconcile_last_success_timestamp_seconds", "gauge",
 		       "When the last reconciliation pass completed its scan (unix time).");
 	metrics_put(text, "velo_reconcile_last_success_timestamp_seconds %.3f\n",
@@ -166,13 +162,8 @@ char *metrics_render(const struct agent *agent, size_t *len)
 			metrics_put(&text, "%s", part);
 		free(part);
 	}
-	if (text.failed || !text.buf) {
-		free(text.buf);
-		errno = ENOMEM;
-		return NULL;
-	}
 	*len = text.len;
-	return text.buf;
+	return metrics_text_end(&text);
 }
 
 int agent_health(const struct agent *agent, char *buf, size_t len)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Building the Prometheus text (metrics_text.h): growing lines, escaped label values. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -63,4 +64,22 @@ const char *metrics_label(const char *value, char *buf, size_t len)
 void metrics_header(struct metrics_text *text, const char *name, const char *type, const char *help)
 {
 	metrics_put(text, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+void metrics_family_value(struct metrics_text *text, const char *name, const char *type,
+			  const char *help, unsigned long long value)
+{
+	metrics_header(text, name, type, help);
+	metrics_put(text, "%s %llu\n", name, value);
+}
+
+char *metrics_text_end(struct metrics_text *text)
+{
+	if (text->failed || !text->buf) {
+		free(text->buf);
+		text->buf = NULL;
+		errno = ENOMEM;
+		return NULL;
+	}
+	return text->buf;
 }

@@ -24,5 +24,11 @@ const char *metrics_label(const char *value, char *buf, size_t len);
 /* A family's # HELP and # TYPE lines. */
 void metrics_header(struct metrics_text *text, const char *name, const char *type,
 		    const char *help);
+/* A family of one unlabelled sample: its header and its value. */
+void metrics_family_value(struct metrics_text *text, const char *name, const char *type,
+			  const char *help, unsigned long long value);
+/* The text built, the caller's to free; NULL with errno ENOMEM when a put failed or none was
+ * made (what was built is freed). */
+char *metrics_text_end(struct metrics_text *text);
 
 #endif

@@ -11,7 +11,7 @@
 struct out {
 	FILE *file;
 	const char *name;
-	const char *labels[FLOW_SERIES_LABELS];
+	const char *const *labels; /* FLOW_SERIES_LABELS names, NULL after the last */
 };
 
 static void put_series(const struct flow_series_entry *entry, void *ctx)
@@ -26,44 +26,42 @@ static void put_series(const struct flow_series_entry *entry, void *ctx)
 	fprintf(out->file, "} %llu\n", (unsigned long long)entry->count);
 }
 
+/* A counter family of series: help is its # HELP text. */
+static void put_family(FILE *file, const char *name, const char *help,
+		       const char *const labels[FLOW_SERIES_LABELS],
+		       const struct flow_series *series)
+{
+	struct out out = { .file = file, .name = name, .labels = labels };
+
+	fprintf(file, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
+	flow_series_foreach(series, put_series, &out);
+}
+
 char *flows_metrics(const struct agent *agent)
 {
 	const struct flows *flows = agent->flows;
 	uint64_t counts[VELO_FLOW_N_COUNTS];
-	struct out out = {};
 	char *text = NULL;
+	FILE *file;
 	size_t len = 0;
 
 	if (!flows)
 		return NULL;
 	velo_flow_counters(&agent->config.paths, counts);
-	out.file = open_memstream(&text, &len);
-	if (!out.file)
+	file = open_memstream(&text, &len);
+	if (!file)
 		return NULL;
-	fprintf(out.file, "# HELP velo_drops_total Packets and connects velo dropped, by the pod "
-			  "it happened to and reason (docs/flows.md).\n"
-			  "# TYPE velo_drops_total counter\n");
-	out.name = "velo_drops_total";
-	out.labels[0] = "pod";
-	out.labels[1] = "reason";
-	out.labels[2] = NULL;
-	flow_series_foreach(flows_drops(flows), put_series, &out);
-	fprintf(out.file, "# HELP velo_flows_total Connections started and drops, by pod pair.\n"
-			  "# TYPE velo_flows_total counter\n");
-	out.name = "velo_flows_total";
-	out.labels[0] = "src";
-	out.labels[1] = "dst";
-	out.labels[2] = "verdict";
-	flow_series_foreach(flows_pairs(flows), put_series, &out);
-	fprintf(out.file, "# HELP velo_policy_audit_total Flows an audited policy would have "
-			  "dropped (passed), by the pod whose policy it is, policy and reason.\n"
-			  "# TYPE velo_policy_audit_total counter\n");
-	out.name = "velo_policy_audit_total";
-	out.labels[0] = "pod";
-	out.labels[1] = "policy";
-	out.labels[2] = "reason";
-	flow_series_foreach(flows_audits(flows), put_series, &out);
-	fprintf(out.file,
+	put_family(file, "velo_drops_total",
+		   "Packets and connects velo dropped, by the pod it happened to and reason "
+		   "(docs/flows.md).",
+		   (const char *const[]){ "pod", "reason", NULL }, flows_drops(flows));
+	put_family(file, "velo_flows_total", "Connections started and drops, by pod pair.",
+		   (const char *const[]){ "src", "dst", "verdict" }, flows_pairs(flows));
+	put_family(file, "velo_policy_audit_total",
+		   "Flows an audited policy would have dropped (passed), by the pod whose policy "
+		   "it is, policy and reason.",
+		   (const char *const[]){ "pod", "policy", "reason" }, flows_audits(flows));
+	fprintf(file,
 		"# HELP velo_flow_events_total Flow events velod read from the ring buffer.\n"
 		"# TYPE velo_flow_events_total counter\nvelo_flow_events_total %llu\n"
 		"# HELP velo_flow_events_lost_total Flow events the ring had no room for.\n"
@@ -77,7 +75,7 @@ char *flows_metrics(const struct agent *agent)
 		(unsigned long long)flows_read_total(flows),
 		(unsigned long long)counts[VELO_FLOW_LOST], VELO_FLOW_SAMPLE,
 		(unsigned long long)counts[VELO_FLOW_SAMPLED_OUT], flows_ring_bytes(flows));
-	if (fclose(out.file)) {
+	if (fclose(file)) {
 		free(text);
 		return NULL;
 	}

@@ -63,6 +63,8 @@ static void flows_stop(struct agent *agent)
 const struct agent_part flows_part = {
 	.name = "flows",
 	.start = flows_start,
+	/* Flow events only observe: velod forwards and enforces without them (start logs why). */
+	.fatal = false,
 	.poll = flows_poll,
 	.ready = flows_ready,
 	.step = flows_part_step,

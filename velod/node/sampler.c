@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "agent/metrics_text.h"
 #include "sampler.h"
 
 #define NS_PER_S 1000000000ull
@@ -140,42 +141,29 @@ void sampler_fini(struct sampler *sampler)
 	sampler->stats_fd = -1;
 }
 
-static void header(FILE *text, const char *name, const char *type, const char *help)
-{
-	fprintf(text, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
 char *sampler_metrics(const struct sampler *sampler)
 {
-	char *out = NULL;
-	size_t len = 0;
-	FILE *text = open_memstream(&out, &len);
+	struct metrics_text text = {};
 
-	if (!text)
-		return NULL;
-	header(text, "velo_bpf_prog_run_count_total", "counter",
-	       "Runs of velo's BPF programs seen during sampling windows only.");
+	metrics_header(&text, "velo_bpf_prog_run_count_total", "counter",
+		       "Runs of velo's BPF programs seen during sampling windows only.");
 	for (unsigned i = 0; i < sampler->n_costs; i++)
-		fprintf(text, "velo_bpf_prog_run_count_total{prog=\"%s\",type=\"%s\"} %llu\n",
-			sampler->costs[i].name, sampler->costs[i].type,
-			(unsigned long long)sampler->costs[i].runs);
-	header(text, "velo_bpf_prog_run_seconds_total", "counter",
-	       "CPU time velo's BPF programs ran during sampling windows only.");
+		metrics_put(&text, "velo_bpf_prog_run_count_total{prog=\"%s\",type=\"%s\"} %llu\n",
+			    sampler->costs[i].name, sampler->costs[i].type,
+			    (unsigned long long)sampler->costs[i].runs);
+	metrics_header(&text, "velo_bpf_prog_run_seconds_total", "counter",
+		       "CPU time velo's BPF programs ran during sampling windows only.");
 	for (unsigned i = 0; i < sampler->n_costs; i++)
-		fprintf(text, "velo_bpf_prog_run_seconds_total{prog=\"%s\",type=\"%s\"} %.9f\n",
-			sampler->costs[i].name, sampler->costs[i].type,
-			(double)sampler->costs[i].run_time_ns / 1e9);
-	header(text, "velo_bpf_stats_sampled_seconds_total", "counter",
-	       "Wall time covered by sampling windows (BPF stats on node-wide).");
-	fprintf(text, "velo_bpf_stats_sampled_seconds_total %.6f\n", sampler->sampled_seconds);
-	header(text, "velo_bpf_stats_windows_total", "counter", "Sampling windows completed.");
-	fprintf(text, "velo_bpf_stats_windows_total %llu\n", (unsigned long long)sampler->windows);
-	header(text, "velo_bpf_stats_errors_total", "counter",
-	       "Sampling windows that could not be taken.");
-	fprintf(text, "velo_bpf_stats_errors_total %llu\n", (unsigned long long)sampler->errors);
-	if (fclose(text)) {
-		free(out);
-		return NULL;
-	}
-	return out;
+		metrics_put(&text,
+			    "velo_bpf_prog_run_seconds_total{prog=\"%s\",type=\"%s\"} %.9f\n",
+			    sampler->costs[i].name, sampler->costs[i].type,
+			    (double)sampler->costs[i].run_time_ns / 1e9);
+	metrics_header(&text, "velo_bpf_stats_sampled_seconds_total", "counter",
+		       "Wall time covered by sampling windows (BPF stats on node-wide).");
+	metrics_put(&text, "velo_bpf_stats_sampled_seconds_total %.6f\n", sampler->sampled_seconds);
+	metrics_family_value(&text, "velo_bpf_stats_windows_total", "counter",
+			     "Sampling windows completed.", sampler->windows);
+	metrics_family_value(&text, "velo_bpf_stats_errors_total", "counter",
+			     "Sampling windows that could not be taken.", sampler->errors);
+	return metrics_text_end(&text);
 }

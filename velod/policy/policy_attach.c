@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* NetworkPolicy's programs onto this node's pods after each write of the maps (policy_attach.h). */
 #include <errno.h>
-#include <limits.h>
 #include <string.h>
 
 #include "base/lock.h"
@@ -11,6 +10,7 @@
 #include "state/state.h"
 #include "agent/agent.h"
 #include "policy_attach.h"
+#include "policy_lock.h"
 
 struct attach_pass {
 	const struct agent_config *config;
@@ -32,7 +32,6 @@ static int attach_record(const struct velo_record *record, void *ctx)
 	struct attach_pass *pass = ctx;
 	const struct velo_pol_placed *placed;
 	bool attached, want, deliver, want_deliver;
-	char path[PATH_MAX];
 	int fd, ret = 0;
 
 	if (record->phase != VELO_PHASE_READY || !record->pod_namespace[0])
@@ -46,14 +45,9 @@ static int attach_record(const struct velo_record *record, void *ctx)
 	deliver = velo_policy_deliver_attached(&pass->config->paths, record);
 	if (want == attached && want_deliver == deliver)
 		return 0;
-	if (state_lock_path(&pass->config->paths, record->network, record->container_id,
-			    record->ifname, path, sizeof(path)))
+	fd = policy_lock_try(pass->config, record, &pass->counts->busy);
+	if (fd < 0)
 		return 0;
-	fd = lock_try(path);
-	if (fd < 0) {
-		pass->counts->busy++;
-		return 0;
-	}
 	if (want == attached) {
 		/* only velo_pol_uplink's part changes */
 	} else if (want) {

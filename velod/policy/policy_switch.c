@@ -16,6 +16,7 @@
 #include "state/policy_switch.h"
 #include "state/state.h"
 #include "agent/agent.h"
+#include "policy_lock.h"
 #include "policy_nf.h"
 #include "policy_node.h"
 #include "policy_switch.h"
@@ -63,19 +64,13 @@ int policy_switch_on(const struct agent_config *config)
 static int sweep_record(const struct velo_record *record, void *ctx)
 {
 	struct sweep_pass *pass = ctx;
-	char path[PATH_MAX];
 	int fd;
 
 	if (!record->host_ifname[0] || !velo_policy_any_attached(&pass->config->paths, record))
 		return 0;
-	if (state_lock_path(&pass->config->paths, record->network, record->container_id,
-			    record->ifname, path, sizeof(path)))
+	fd = policy_lock_try(pass->config, record, &pass->busy);
+	if (fd < 0)
 		return 0;
-	fd = lock_try(path);
-	if (fd < 0) {
-		pass->busy++;
-		return 0;
-	}
 	velo_policy_detach(&pass->config->paths,
 			   pass->bpf && velo_host_veth_is_ours(record) ? pass->bpf : NULL, record);
 	lock_release(fd);

@@ -203,7 +203,7 @@ setup() { vt_setup; }
 }
 
 @test "16 parallel ADDs get 16 distinct addresses; after 16 DELs nothing is left" {
-	local conf i pods=() ips rc
+	local conf i pods=() ips
 	conf="$(vt_config -f dual)"
 	for i in $(seq 16); do
 		pods+=("$(vt_pod_new)")
@@ -216,10 +216,7 @@ setup() { vt_setup; }
 		) &
 	done
 	wait
-	for i in $(seq 16); do
-		rc="$(cat "$VT/work/rc.$i")"
-		[ "$rc" = 0 ] || { echo "ADD $i failed: $(cat "$VT/work/res.$i")"; false; }
-	done
+	vt_assert_calls_ok ADD 16
 	ips="$(for i in $(seq 16); do vt_ip "$(cat "$VT/work/res.$i")" 4; done | sort -u | wc -l)"
 	[ "$ips" -eq 16 ] || { echo "distinct IPv4 addresses: $ips"; false; }
 	ips="$(for i in $(seq 16); do vt_ip "$(cat "$VT/work/res.$i")" 6; done | sort -u | wc -l)"
@@ -241,10 +238,7 @@ setup() { vt_setup; }
 		) &
 	done
 	wait
-	for i in $(seq 16); do
-		rc="$(cat "$VT/work/rc.$i")"
-		[ "$rc" = 0 ] || { echo "DEL $i failed: $(cat "$VT/work/res.$i")"; false; }
-	done
+	vt_assert_calls_ok DEL 16
 	vt_assert_nothing_left
 
 	if vt_is_velo; then

@@ -13,10 +13,9 @@ setup() { vt_setup_velo; }
 # lock_path CONTAINER: the attachment lock velo takes (docs/design.md).
 lock_path() { echo "$VT/run/locks/$VT_NETWORK/${1}:eth0.lock"; }
 
-# hold_lock CONTAINER: holds the attachment's flock in the background; sets HOLDER.
-hold_lock() {
-	local path
-	path="$(lock_path "$1")"
+# hold_file_lock PATH: holds a flock on PATH in the background; sets HOLDER.
+hold_file_lock() {
+	local path="$1"
 	mkdir -p "$(dirname "$path")"
 	# The sleeping process itself holds the lock, so killing it releases the lock.
 	# shellcheck disable=SC2016
@@ -28,24 +27,17 @@ hold_lock() {
 		flock -n "$path" true || return 0
 		sleep 0.02
 	done
-	echo "lock never taken" >&2
+	echo "lock $path never taken" >&2
 	return 1
 }
 
-# hold_file_lock PATH: holds a flock on PATH in the background; sets HOLDER.
-hold_file_lock() {
-	local path="$1"
-	mkdir -p "$(dirname "$path")"
-	# shellcheck disable=SC2016
-	bash -c 'exec 9>"$1" && flock 9 && exec sleep 30' _ "$path" &
-	HOLDER=$!
-	VT_PIDS+=("$HOLDER")
-	for _ in $(seq 100); do
-		flock -n "$path" true || return 0
-		sleep 0.02
-	done
-	echo "lock $path never taken" >&2
-	return 1
+# hold_lock CONTAINER: holds the attachment's flock in the background; sets HOLDER.
+hold_lock() { hold_file_lock "$(lock_path "$1")"; }
+
+# release_lock: ends HOLDER, which releases its lock.
+release_lock() {
+	kill "$HOLDER"
+	wait "$HOLDER" || true
 }
 
 @test "ADD on a busy attachment answers code 11 after lockTimeoutMs and changes nothing" {
@@ -61,8 +53,7 @@ hold_file_lock() {
 	[ $(((end - start) / 1000000)) -lt 3000 ]
 	[ "$(vt_leases | wc -l)" -eq 0 ]
 	[ "$(vt_records | wc -l)" -eq 0 ]
-	kill "$HOLDER"
-	wait "$HOLDER" || true
+	release_lock
 	vt_cni ADD ctr-busy "$pod" eth0 "$conf"
 	vt_assert_ok
 	vt_cni DEL ctr-busy "$pod" eth0 "$conf"
@@ -80,8 +71,7 @@ hold_file_lock() {
 	vt_assert_ok
 	[ "$(vt_records | wc -l)" -eq 1 ]
 	[ "$(vt_host_links | wc -l)" -eq 1 ]
-	kill "$HOLDER"
-	wait "$HOLDER" || true
+	release_lock
 	vt_cni_env "$(jq -c '.["cni.dev/valid-attachments"] = []' <<<"$conf")" CNI_COMMAND=GC \
 		"CNI_PATH=$VT_BIN"
 	vt_assert_ok
@@ -106,8 +96,7 @@ hold_file_lock() {
 		vt_assert_nothing_left
 		[ -z "$(vt_pod "$pod" ip -o link show eth0 2>/dev/null)" ]
 	done
-	kill "$HOLDER"
-	wait "$HOLDER" || true
+	release_lock
 	for i in 0 1 2; do
 		conf="$(vtc_config "$base" "$cg" "${annotations[$i]}")"
 		vt_cni ADD "ctr-bpflock$i" "$pod" eth0 "$conf"
@@ -128,8 +117,7 @@ hold_file_lock() {
 	vt_cni ADD ctr-cglock "$pod" eth0 "$conf"
 	vt_assert_error 11 'try again'
 	vt_assert_nothing_left
-	kill "$HOLDER"
-	wait "$HOLDER" || true
+	release_lock
 	vt_cni ADD ctr-cglock "$pod" eth0 "$conf"
 	vt_assert_ok
 	vt_cni DEL ctr-cglock "$pod" eth0 "$conf"

@@ -479,6 +479,17 @@ vt_ip() {
 	jq -r "([.ips[].address | select($sel)][0] // \"\") | split(\"/\") | .[0] // \"\"" <<<"$1"
 }
 
+# vt_assert_calls_ok VERB N: N CNI calls run in the background, each writing its code to
+# $VT/work/rc.I and its answer to $VT/work/res.I, all answered 0; else fails naming the first
+# that did not, with its answer.
+vt_assert_calls_ok() {
+	local i rc
+	for i in $(seq "$2"); do
+		rc="$(cat "$VT/work/rc.$i")"
+		[ "$rc" = 0 ] || { echo "$1 $i failed: $(cat "$VT/work/res.$i")"; false; }
+	done
+}
+
 # ---------------------------------------------------------------- observations
 
 # vt_pool_leases FILE: "ADDRESS CONTAINER IFNAME" per lease of one of velo's IPAM allocation

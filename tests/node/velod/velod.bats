@@ -143,7 +143,7 @@ vd_metric() {
 }
 
 @test "reconciling during 16 parallel ADDs releases none of them; every pod keeps its address" {
-	local conf i pods=() ips rc stop="$VT/work/stop" loop_pid
+	local conf i pods=() ips stop="$VT/work/stop" loop_pid
 	conf="$(vt_config -f 4)"
 	for i in $(seq 16); do
 		pods+=("$(vt_pod_new)")
@@ -170,10 +170,7 @@ vd_metric() {
 	vd_once # one more pass after every ADD finished
 	touch "$stop"
 	wait "$loop_pid" || true
-	for i in $(seq 16); do
-		rc="$(cat "$VT/work/rc.$i")"
-		[ "$rc" = 0 ] || { echo "ADD $i failed: $(cat "$VT/work/res.$i")"; false; }
-	done
+	vt_assert_calls_ok ADD 16
 	ips="$(for i in $(seq 16); do vt_ip "$(cat "$VT/work/res.$i")" 4; done | sort -u | wc -l)"
 	[ "$ips" -eq 16 ] || { echo "distinct IPv4 addresses: $ips"; false; }
 	for i in $(seq 16); do
