@@ -5,74 +5,61 @@
 #include <stdlib.h>
 
 #include "agent/config.h"
+#include "agent/metrics_text.h"
 #include "hostgw_metrics.h"
 #include "k8s/k8s_nodes.h"
 #include "routing_backend.h"
 #include "routing_paths.h"
 
-static void header(FILE *text, const char *name, const char *type, const char *help)
-{
-	fprintf(text, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
-static void put_node_watch(struct k8s_watch_set *watch, FILE *text)
+static void put_node_watch(struct k8s_watch_set *watch, struct metrics_text *text)
 {
 	struct k8s_watch_stats stats;
 
 	k8s_watch_set_stats(watch, 0, &stats);
-	header(text, "velo_k8s_nodes", "gauge", "Nodes in the list the Node watch keeps.");
-	fprintf(text, "velo_k8s_nodes %u\n", stats.objects);
-	header(text, "velo_k8s_node_lists_total", "counter",
-	       "Complete LISTs of the API's Nodes, the first and every relist.");
-	fprintf(text, "velo_k8s_node_lists_total %llu\n", (unsigned long long)stats.lists);
-	header(text, "velo_k8s_node_relists_total", "counter",
-	       "LISTs after the first (410 Gone: the watch could not resume).");
-	fprintf(text, "velo_k8s_node_relists_total %llu\n", (unsigned long long)stats.relists);
-	header(text, "velo_k8s_watch_restarts_total", "counter",
-	       "Node watches that ended (server timeout, dropped connection, error) and were "
-	       "started again.");
-	fprintf(text, "velo_k8s_watch_restarts_total %llu\n",
-		(unsigned long long)stats.watch_restarts);
-	header(text, "velo_k8s_watch_events_total", "counter",
-	       "Node watch events received, bookmarks included.");
-	fprintf(text, "velo_k8s_watch_events_total %llu\n", (unsigned long long)stats.events);
-	header(text, "velo_k8s_errors_total", "counter",
-	       "Failed Node LISTs and watches, Nodes velod could not use.");
-	fprintf(text, "velo_k8s_errors_total %llu\n", (unsigned long long)stats.errors);
+	metrics_family_value(text, "velo_k8s_nodes", "gauge",
+			     "Nodes in the list the Node watch keeps.", stats.objects);
+	metrics_family_value(text, "velo_k8s_node_lists_total", "counter",
+			     "Complete LISTs of the API's Nodes, the first and every relist.",
+			     stats.lists);
+	metrics_family_value(text, "velo_k8s_node_relists_total", "counter",
+			     "LISTs after the first (410 Gone: the watch could not resume).",
+			     stats.relists);
+	metrics_family_value(text, "velo_k8s_watch_restarts_total", "counter",
+			     "Node watches that ended (server timeout, dropped connection, error) "
+			     "and were started again.",
+			     stats.watch_restarts);
+	metrics_family_value(text, "velo_k8s_watch_events_total", "counter",
+			     "Node watch events received, bookmarks included.", stats.events);
+	metrics_family_value(text, "velo_k8s_errors_total", "counter",
+			     "Failed Node LISTs and watches, Nodes velod could not use.",
+			     stats.errors);
 }
 
 char *hostgw_metrics(const struct agent *agent)
 {
-	char *out = NULL;
-	size_t len = 0;
-	FILE *text;
+	struct metrics_text text = {};
 
 	if (!agent_hostgw_on(&agent->config))
 		return NULL;
-	text = open_memstream(&out, &len);
-	if (!text)
-		return NULL;
 	if (agent->hostgw.backend) {
-		header(text, "velo_routing_mode", "gauge",
-		       "The routing backend routingMode picked (label mode).");
-		fprintf(text, "velo_routing_mode{mode=\"%s\"} 1\n", agent->hostgw.backend->name);
+		metrics_header(&text, "velo_routing_mode", "gauge",
+			       "The routing backend routingMode picked (label mode).");
+		metrics_put(&text, "velo_routing_mode{mode=\"%s\"} 1\n",
+			    agent->hostgw.backend->name);
 	}
-	header(text, "velo_hostgw_routes", "gauge",
-	       "Routes to other nodes' pod CIDRs the last host-gw pass installed.");
-	fprintf(text, "velo_hostgw_routes %u\n", agent->hostgw.routes);
-	header(text, "velo_hostgw_syncs_total", "counter", "host-gw passes over the node list.");
-	fprintf(text, "velo_hostgw_syncs_total %llu\n", (unsigned long long)agent->hostgw.syncs);
-	header(text, "velo_hostgw_errors_total", "counter",
-	       "Node-list errors, claimed own CIDRs, unreachable next hops, failed route changes.");
-	fprintf(text, "velo_hostgw_errors_total %llu\n", (unsigned long long)agent->hostgw.errors);
-	routing_paths_metrics(text);
+	metrics_family_value(&text, "velo_hostgw_routes", "gauge",
+			     "Routes to other nodes' pod CIDRs the last host-gw pass installed.",
+			     agent->hostgw.routes);
+	metrics_family_value(&text, "velo_hostgw_syncs_total", "counter",
+			     "host-gw passes over the node list.", agent->hostgw.syncs);
+	metrics_family_value(&text, "velo_hostgw_errors_total", "counter",
+			     "Node-list errors, claimed own CIDRs, unreachable next hops, failed "
+			     "route changes.",
+			     agent->hostgw.errors);
+	routing_paths_metrics(&text);
 	if (agent->hostgw.watch)
-		put_node_watch(agent->hostgw.watch, text);
-	if (fclose(text)) {
-		free(out);
-		return NULL;
-	}
-	return out;
+		put_node_watch(agent->hostgw.watch, &text);
+	return metrics_text_end(&text);
 }
 
 int hostgw_health(const struct agent *agent, char *buf, size_t len)

@@ -2,6 +2,7 @@
 /* Each node's path from the last routing pass (routing_paths.h), kept beside the pass's list. */
 #include <string.h>
 
+#include "agent/metrics_text.h"
 #include "routing_paths.h"
 
 static const struct node_list *paths_list;
@@ -44,29 +45,23 @@ enum routing_path routing_paths_get(const struct node *node)
 	return i < 0 ? ROUTING_PATH_NONE : (enum routing_path)paths[i];
 }
 
-void routing_paths_metrics(FILE *text)
+void routing_paths_metrics(struct metrics_text *text)
 {
 	bool any = false;
+	char name[512];
 
 	for (unsigned i = 0; paths_list && i < paths_list->n; i++) {
 		if (paths[i] == ROUTING_PATH_NONE)
 			continue;
 		if (!any)
-			fprintf(text,
-				"# HELP velo_routing_node_path How the last pass routes another "
-				"node's pod CIDRs: host-gw or vxlan.\n"
-				"# TYPE velo_routing_node_path gauge\n");
+			metrics_header(
+				text, "velo_routing_node_path", "gauge",
+				"How the last pass routes another node's pod CIDRs: host-gw or "
+				"vxlan.");
 		any = true;
-		fputs("velo_routing_node_path{node=\"", text);
 		/* The API's names need no escaping; a nodesFile's might. */
-		for (const char *c = paths_list->nodes[i].name; *c; c++) {
-			if (*c == '"' || *c == '\\')
-				fputc('\\', text);
-			if (*c == '\n')
-				fputs("\\n", text);
-			else
-				fputc(*c, text);
-		}
-		fprintf(text, "\",path=\"%s\"} 1\n", path_names[paths[i]]);
+		metrics_put(text, "velo_routing_node_path{node=\"%s\",path=\"%s\"} 1\n",
+			    metrics_label(paths_list->nodes[i].name, name, sizeof(name)),
+			    path_names[paths[i]]);
 	}
 }

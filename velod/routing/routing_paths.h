@@ -25,6 +25,7 @@ void routing_paths_set(const struct node_list *list, const struct node *node,
 /* The path a node of the last pass took (NONE when none); for tests and status. */
 enum routing_path routing_paths_get(const struct node *node);
 /* velo_routing_node_path{node, path} 1 for every node the last pass routed. */
-void routing_paths_metrics(FILE *text);
+struct metrics_text;
+void routing_paths_metrics(struct metrics_text *text);
 
 #endif
