@@ -5,7 +5,10 @@
  * host veth, for IPv4 and IPv6 alike. The plugin sets rp_filter per veth for
  * IPv4; IPv6 has no rp_filter, so without this a pod with CAP_NET_RAW could
  * send with another pod's IPv6 address. A packet whose source the node
- * doesn't route back out of the veth it came in on is dropped.
+ * doesn't route back out of the veth it came in on is dropped. The VXLAN
+ * devices (vxlan.h), named like pods' veths for the FORWARD rules, are no
+ * pod's: replies to a pod's NodePort or hostNetwork request come back
+ * through them with the other node's address, routed out of the uplink.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +18,7 @@
 #include "agent/agent.h"
 #include "agent/nft.h"
 #include "guard.h"
+#include "vxlan_device.h"
 
 int guard_apply(const struct agent_config *config)
 {
@@ -26,9 +30,10 @@ int guard_apply(const struct agent_config *config)
 		     "table inet velo_guard {\n"
 		     "\tchain prerouting {\n"
 		     "\t\ttype filter hook prerouting priority raw; policy accept;\n"
-		     "\t\tiifname \"%s*\" fib saddr . iif oif missing counter drop\n"
+		     "\t\tiifname \"%s*\" iifname != { \"%s\", \"%s\" } "
+		     "fib saddr . iif oif missing counter drop\n"
 		     "\t}\n}\n",
-		     config->guard_prefix);
+		     config->guard_prefix, VXLAN_DEVICE4, VXLAN_DEVICE6);
 	if (n < 0 || (size_t)n >= sizeof(text))
 		return -E2BIG;
 	ret = nft_apply("guard", text);

@@ -21,7 +21,7 @@
 
 const char *vxlan_device_name(int underlay_family)
 {
-	return underlay_family == AF_INET ? "velo.vxlan" : "velo.vxlan6";
+	return underlay_family == AF_INET ? VXLAN_DEVICE4 : VXLAN_DEVICE6;
 }
 
 void vxlan_vtep_mac(const struct velo_cidr *addr, char mac[18])
@@ -201,6 +201,14 @@ int vxlan_device_ensure(struct nl_sock *sk, const struct agent_config *config,
 	/* IPv6 before 6.17 has no force_forwarding: the node's own all.forwarding decides. */
 	if (ret && ret != -ENOENT)
 		pr_warn("vxlan: IPv6 forwarding on %s: %s", want.name, strerror(-ret));
+	/*
+	 * Loose reverse path: a NodePort reply comes back through the tunnel with
+	 * the other node's address, which this node routes out of its uplink
+	 * (the request left that way); strict, the kernel would drop it.
+	 */
+	ret = wiring_dev_sysctl_write(4, want.name, "rp_filter", "2");
+	if (ret)
+		pr_warn("vxlan: loose rp_filter on %s: %s", want.name, strerror(-ret));
 	sync_cidr_addresses(sk, self, have.ifindex);
 	return have.ifindex;
 }

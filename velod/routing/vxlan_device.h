@@ -19,6 +19,8 @@
 #include "agent/agent.h"
 
 #define VXLAN_VNI 1
+#define VXLAN_DEVICE4 "velo.vxlan" /* the device over an IPv4 underlay */
+#define VXLAN_DEVICE6 "velo.vxlan6" /* over an IPv6 underlay */
 /* Outer Ethernet, IP, UDP and VXLAN headers each cross-node packet gains. */
 #define VXLAN_OVERHEAD4 50
 #define VXLAN_OVERHEAD6 70
