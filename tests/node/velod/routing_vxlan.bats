@@ -269,8 +269,11 @@ vx_cross() {
 	# ADD leaves room for the IPv6 underlay's 70 bytes (the node has an IPv6 address).
 	[ "$(cat "$VT/n1/state/.routing-overhead")" = 70 ]
 
-	# Decapsulated packets pass the shipped source guard: their sources route back via the tunnel.
-	mn_in 2 nft list table inet velo_guard | grep -q 'iifname "velo\*" fib saddr . iif oif missing'
+	# The shipped source guard checks the pods' veths, not the tunnel devices (a NodePort reply
+	# comes back through the tunnel with a node's address); the tunnel's rp_filter is loose.
+	mn_in 2 nft list table inet velo_guard |
+		grep -q 'iifname "velo\*" iifname != { "velo.vxlan", "velo.vxlan6" } fib saddr . iif oif missing'
+	[ "$(mn_in 2 sysctl -n net.ipv4.conf.velo/vxlan.rp_filter)" = 2 ]
 	vx_pods
 	[ "$(vx_mtu "$P1")" = 1430 ]
 	[ "$(vx_mtu "$P2")" = 1430 ]
