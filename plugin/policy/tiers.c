@@ -239,13 +239,12 @@ static int add_rules(struct tier_list *list, const struct velo_pol_ident *subjec
 	return 0;
 }
 
-static const struct velo_pol_cnp *sort_cnps; /* qsort's context */
-
-/* Tier, then priority, then name: the order the API evaluates policies in. */
-static int cmp_cnp_order(const void *a, const void *b)
+/* Tier, then priority, then name: the order the API evaluates policies in (ctx: the policies). */
+static int cmp_cnp_order(const void *a, const void *b, void *ctx)
 {
-	const struct velo_pol_cnp *x = &sort_cnps[*(const unsigned *)a];
-	const struct velo_pol_cnp *y = &sort_cnps[*(const unsigned *)b];
+	const struct velo_pol_cnp *cnps = ctx;
+	const struct velo_pol_cnp *x = &cnps[*(const unsigned *)a];
+	const struct velo_pol_cnp *y = &cnps[*(const unsigned *)b];
 
 	if (x->baseline != y->baseline)
 		return x->baseline ? 1 : -1;
@@ -312,9 +311,8 @@ int velo_pol_cnp_order(const struct velo_pol_objects *objects, unsigned **order)
 		return -ENOMEM;
 	for (unsigned i = 0; i < objects->n_cnps; i++)
 		(*order)[i] = i;
-	sort_cnps = objects->cnps;
 	if (objects->n_cnps)
-		qsort(*order, objects->n_cnps, sizeof(**order), cmp_cnp_order);
+		qsort_r(*order, objects->n_cnps, sizeof(**order), cmp_cnp_order, objects->cnps);
 	return 0;
 }
 
