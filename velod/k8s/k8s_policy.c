@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The Namespace, Pod, NetworkPolicy and ClusterNetworkPolicy watches
- * (k8s_policy.h): one set of
- * objects (policy/objects.h) as the state of a watch set (k8s_watch_set.c),
- * each kind from its own watch. An object velod can't use is left out (a
+ * The Namespace, Pod, NetworkPolicy, ClusterNetworkPolicy and Node watches
+ * (k8s_policy.h): one set of objects (policy/objects.h) as the state of a
+ * watch set (k8s_watch_set.c), each kind from its own watch. An object velod can't use is left out (a
  * modified one keeps its previous version); a DELETED one goes by its name.
  */
 #include <errno.h>
