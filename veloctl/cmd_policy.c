@@ -178,8 +178,11 @@ static void print_problems(const cJSON *problems)
 		const cJSON *kind = field(item, "kind"), *ns = field(item, "namespace");
 		const cJSON *name = field(item, "name"), *reason = field(item, "reason");
 
-		printf("  %s %s/%s%s: %s\n", cJSON_IsString(kind) ? kind->valuestring : "-",
-		       cJSON_IsString(ns) ? ns->valuestring : "-",
+		/* A cluster-scoped object (ClusterNetworkPolicy) has no namespace. */
+		bool scoped = cJSON_IsString(ns) && ns->valuestring[0];
+
+		printf("  %s %s%s%s%s: %s\n", cJSON_IsString(kind) ? kind->valuestring : "-",
+		       scoped ? ns->valuestring : "", scoped ? "/" : "",
 		       cJSON_IsString(name) ? name->valuestring : "-",
 		       cJSON_IsTrue(field(item, "unplaced")) ? " not placed" : "",
 		       cJSON_IsString(reason) ? reason->valuestring : "-");

@@ -71,6 +71,16 @@ int policy_report_collect(const struct velo_pol_objects *objects,
 			goto fail;
 		snprintf(item->uid, sizeof(item->uid), "%s", netpol->uid);
 	}
+	for (unsigned i = 0; i < objects->n_cnps; i++) {
+		const struct velo_pol_cnp *cnp = &objects->cnps[i];
+
+		if (!cnp->problem)
+			continue;
+		item = add(out, &cap, "ClusterNetworkPolicy", "", cnp->name, cnp->problem);
+		if (!item)
+			goto fail;
+		snprintf(item->uid, sizeof(item->uid), "%s", cnp->uid);
+	}
 	for (unsigned i = 0; i < objects->n_pods; i++) {
 		const struct velo_pol_pod *pod = &objects->pods[i];
 
@@ -130,13 +140,14 @@ void policy_report_log(const struct policy_report *old, const struct policy_repo
 				"is dropped as policy-pending): %s",
 				item->ns, item->name, item->reason);
 		else
-			pr_warn("policy: %s %s/%s: %s", item->kind, item->ns, item->name,
-				item->reason);
+			pr_warn("policy: %s %s%s%s: %s", item->kind, item->ns,
+				item->ns[0] ? "/" : "", item->name, item->reason);
 	}
 	for (unsigned i = 0; i < old->n; i++)
 		if (!in(now, &old->items[i]))
-			pr_info("policy: %s %s/%s: %s no more", old->items[i].kind,
-				old->items[i].ns, old->items[i].name,
+			pr_info("policy: %s %s%s%s: %s no more", old->items[i].kind,
+				old->items[i].ns, old->items[i].ns[0] ? "/" : "",
+				old->items[i].name,
 				old->items[i].unplaced ? "unplaced" : "problem");
 }
 
@@ -259,6 +270,10 @@ void policy_report_events(const struct policy_report *report, struct k8s_event_p
 
 		/* Every node sees every Pod: a pod's problem is its own node's to say. */
 		if (!strcmp(item->kind, "Pod") && !item->local)
+			continue;
+		/* A cluster-scoped object's Event has no namespace of its own to go to: logs and
+		 * /metrics say it. */
+		if (!item->ns[0])
 			continue;
 		if (!event_note(item, &notes[n]))
 			n++;

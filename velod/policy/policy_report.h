@@ -22,7 +22,7 @@
 struct k8s_event_post;
 
 struct policy_problem {
-	const char *kind; /* "Pod" or "NetworkPolicy" */
+	const char *kind; /* "Pod", "NetworkPolicy" or "ClusterNetworkPolicy" (ns "") */
 	char ns[VELO_POL_NS_MAX];
 	char name[VELO_POL_NAME_MAX];
 	char uid[VELO_POL_UID_MAX]; /* the object's, "" when velod has none */

@@ -113,3 +113,21 @@ pod_b_metrics_twice() {
 	jq -e '.problems == []' <<<"$output"
 	[ "$(pol_probe_one x/c tcp x/a 80)" = ok ]
 }
+
+@test "a ClusterNetworkPolicy velod can't fully read: the rule fails closed, the policy named in /metrics, veloctl and the log" {
+	pol_add x a '{}'
+	pol_add x b '{}'
+	pol_velod
+	# An Admin Deny whose peer is empty (the API refuses it): it denies everything into x/b.
+	pol_apply "$(pol_tiers '[]' "[$(pol_cnp bad-deny Admin 1 '{"subject": {"pods":
+		{"namespaceSelector": {}, "podSelector": {"matchLabels": {"pod": "b"}}}},
+		"ingress": [{"action": "Deny", "from": [{}]}]}')]")"
+	[ "$(pol_probe_one x/a tcp x/b 80)" = timeout ]
+	[ "$(pol_probe_one x/b tcp x/a 80)" = ok ]
+	vt_node curl -sf "http://127.0.0.1:$POL_PORT/metrics" >"$VT/metrics"
+	grep 'velo_policy_object_errors{kind="ClusterNetworkPolicy",namespace="",name="bad-deny",reason="spec.ingress\[0\]: unreadable (denies all)"} 1' \
+		"$VT/metrics"
+	vt_run_ok ctl policy
+	grep -q '^  ClusterNetworkPolicy bad-deny: spec.ingress\[0\]: unreadable (denies all)$' <<<"$output"
+	grep -q 'policy: ClusterNetworkPolicy bad-deny: spec.ingress\[0\]' "$VT/velod.log"
+}
