@@ -154,5 +154,7 @@ plain kind "sigs.k8s.io/kind@$KIND_VERSION"
 plain coredns "github.com/coredns/coredns@$COREDNS_VERSION"
 build_etcd
 build_k8s
-build_cnp
+# The conformance suite is hack/kind.sh cnp's alone: a cluster is still built without it (cnp
+# then says it is missing).
+(build_cnp) || log "the ClusterNetworkPolicy conformance suite did not build; the rest did"
 log "done in $(($(date +%s) - start)) s: $bin"
