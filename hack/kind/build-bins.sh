@@ -125,17 +125,20 @@ build_cnp() {
 	local dir=$src/cnp-$NETPOL_API_VERSION out=$bin/cnp-$NETPOL_API_VERSION.test suite
 	[ -x "$out" ] && cmp -s "$here/cnp/cnp_test.go" "$out.src" && return 0
 	log "ClusterNetworkPolicy conformance $NETPOL_API_VERSION"
+	# Called in an || list (errexit off there): each step that can fail returns.
 	suite=$(go mod download -json "sigs.k8s.io/network-policy-api@$NETPOL_API_VERSION" |
-		jq -r .Dir)/conformance
+		jq -r .Dir)/conformance || return 1
+	[ -d "$suite/base" ] || return 1
 	[ -f "$dir/go.mod" ] || module "$dir" velo.dev/kind-build/cnp \
-		"sigs.k8s.io/network-policy-api $NETPOL_API_VERSION" </dev/null
+		"sigs.k8s.io/network-policy-api $NETPOL_API_VERSION" </dev/null || return 1
 	rm -rf "$dir/cnp"
 	mkdir -p "$dir/cnp"
 	cp -r "$suite/base" "$dir/cnp/base"
 	chmod -R u+w "$dir/cnp/base"
-	no_sctp "$dir/cnp/base/manifests.yaml" >"$dir/cnp/base/manifests-no-sctp.yaml"
+	no_sctp "$dir/cnp/base/manifests.yaml" >"$dir/cnp/base/manifests-no-sctp.yaml" || return 1
 	cp "$here/cnp/cnp_test.go" "$dir/cnp/"
-	(cd "$dir" && go mod tidy && go test -c -trimpath -ldflags "-s -w" -o "$out" ./cnp)
+	(cd "$dir" && go mod tidy && go test -c -trimpath -ldflags "-s -w" -o "$out" ./cnp) ||
+		return 1
 	grep -rhoE 'image: *[^ ]+' "$suite/base" | sed 's/image: *//' | sort -u >"$out.images"
 	cp "$here/cnp/cnp_test.go" "$out.src"
 }
