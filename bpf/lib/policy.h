@@ -128,8 +128,9 @@ static __always_inline bool velo_pol_local_pod(const struct velo_pol_ip *ip)
 	return ip && (ip->flags & VELO_POL_IP_LOCAL) && ip->pod_id >= VELO_ID_POD_FIRST;
 }
 
-static __always_inline bool velo_pol_rule(__u32 subject, __u32 peer, __u8 dir,
-					  const struct velo_pol_flow *flow)
+/* A flow's key in velo_pol_rule_v1 and velo_pol_tier_v1: its protocol and port in full. */
+static __always_inline struct velo_pol_rule_key
+velo_pol_rule_key_of(__u32 subject, __u32 peer, __u8 dir, const struct velo_pol_flow *flow)
 {
 	struct velo_pol_rule_key key = {
 		.prefixlen = VELO_POL_RULE_PREFIX_BASE + 24,
@@ -141,6 +142,14 @@ static __always_inline bool velo_pol_rule(__u32 subject, __u32 peer, __u8 dir,
 		.port = flow->key.dport,
 	};
 
+	return key;
+}
+
+static __always_inline bool velo_pol_rule(__u32 subject, __u32 peer, __u8 dir,
+					  const struct velo_pol_flow *flow)
+{
+	struct velo_pol_rule_key key = velo_pol_rule_key_of(subject, peer, dir, flow);
+
 	return bpf_map_lookup_elem(&velo_pol_rule_v1, &key);
 }
 
@@ -148,14 +157,7 @@ static __always_inline bool velo_pol_rule(__u32 subject, __u32 peer, __u8 dir,
 static __always_inline const struct velo_pol_tier_rule *
 velo_pol_tier_rule(__u32 subject, __u32 peer, __u8 dir, const struct velo_pol_flow *flow)
 {
-	struct velo_pol_rule_key key = {
-		.prefixlen = VELO_POL_RULE_PREFIX_BASE + 24,
-		.subject = subject,
-		.peer = peer,
-		.dir = dir,
-		.proto = flow->key.proto,
-		.port = flow->key.dport,
-	};
+	struct velo_pol_rule_key key = velo_pol_rule_key_of(subject, peer, dir, flow);
 
 	return bpf_map_lookup_elem(&velo_pol_tier_v1, &key);
 }

@@ -29,8 +29,9 @@ static bool local_pod(const struct velo_pol_ip *ip)
 	return (ip->flags & VELO_POL_IP_LOCAL) && ip->pod_id >= VELO_ID_POD_FIRST;
 }
 
-static bool rule(const struct velo_policy_bpf *bpf, uint32_t subject, uint32_t peer, uint8_t dir,
-		 uint8_t proto, uint16_t dport)
+/* lib/policy.h's velo_pol_rule_key_of: a flow's key in the rule and tier maps (dport as sent). */
+static struct velo_pol_rule_key key_of(uint32_t subject, uint32_t peer, uint8_t dir, uint8_t proto,
+				       uint16_t dport)
 {
 	struct velo_pol_rule_key key = {
 		.prefixlen = VELO_POL_RULE_PREFIX_BASE + 24,
@@ -40,12 +41,20 @@ static bool rule(const struct velo_policy_bpf *bpf, uint32_t subject, uint32_t p
 		.proto = proto,
 		.port = dport,
 	};
+
+	return key;
+}
+
+static bool rule(const struct velo_policy_bpf *bpf, uint32_t subject, uint32_t peer, uint8_t dir,
+		 uint8_t proto, uint16_t dport)
+{
+	struct velo_pol_rule_key key = key_of(subject, peer, dir, proto, dport);
 	struct velo_pol_rule value;
 
 	return !bpf_map_lookup_elem(bpf->rule_fd, &key, &value);
 }
 
-/* lib/policy.h's velo_pol_tier_action: the tier's first matching rule's action, or 0. */
+/* lib/policy.h's velo_pol_tier_first: the tier's first matching rule's action, or 0. */
 static uint8_t tier_action(const struct velo_policy_bpf *bpf, uint32_t subject, uint32_t pod_id,
 			   uint32_t cidr_id, uint8_t dir, uint8_t proto, uint16_t dport)
 {
@@ -54,14 +63,7 @@ static uint8_t tier_action(const struct velo_policy_bpf *bpf, uint32_t subject, 
 	bool found = false;
 
 	for (unsigned i = 0; i < sizeof(peers) / sizeof(peers[0]); i++) {
-		struct velo_pol_rule_key key = {
-			.prefixlen = VELO_POL_RULE_PREFIX_BASE + 24,
-			.subject = subject,
-			.peer = peers[i],
-			.dir = dir,
-			.proto = proto,
-			.port = dport,
-		};
+		struct velo_pol_rule_key key = key_of(subject, peers[i], dir, proto, dport);
 
 		if (peers[i] == VELO_ID_NONE || bpf_map_lookup_elem(bpf->tier_fd, &key, &value))
 			continue;

@@ -46,6 +46,16 @@ int velo_pol_grow(void **array, unsigned n, unsigned *cap, size_t size)
 	return 0;
 }
 
+int velo_pol_targets_add(struct velo_pol_targets *targets, __u32 id,
+			 const struct velo_pol_ident *ident)
+{
+	if (velo_pol_grow((void **)&targets->items, targets->n, &targets->cap,
+			  sizeof(*targets->items)))
+		return -ENOMEM;
+	targets->items[targets->n++] = (struct velo_pol_target){ id, ident };
+	return 0;
+}
+
 __u32 velo_pol_build_cidr_id(const struct velo_pol_build *build, const struct velo_pol_cidr *cidr)
 {
 	for (unsigned i = 0; i < build->n_prefixes; i++)

@@ -29,6 +29,18 @@ struct velo_pol_prefix {
 	__u32 id;
 };
 
+/* A rule's peer as an identity, with its pod identity when it is one (egress named ports). */
+struct velo_pol_target {
+	__u32 id;
+	const struct velo_pol_ident *ident;
+};
+
+/* One rule's peers (rules.c, tiers.c), reused from rule to rule. */
+struct velo_pol_targets {
+	struct velo_pol_target *items;
+	unsigned n, cap;
+};
+
 struct velo_pol_build {
 	const struct velo_pol_objects *objects;
 	const struct velo_pol_node *node;
@@ -50,6 +62,9 @@ const struct velo_pol_labels *velo_pol_ident_ns_labels(const struct velo_pol_ide
 						       struct velo_pol_label *spare_label);
 /* A policy (audit: its annotation) judging ident's pods is audited, not enforced. */
 bool velo_pol_build_audits(const struct velo_pol_ident *ident, bool audit);
+/* One more target: 0 or -ENOMEM. */
+int velo_pol_targets_add(struct velo_pol_targets *targets, __u32 id,
+			 const struct velo_pol_ident *ident);
 /* Room for one more of size bytes in *array (n used, *cap allocated): 0 or -ENOMEM. */
 int velo_pol_grow(void **array, unsigned n, unsigned *cap, size_t size);
 /* The longest prefix holding cidr: its identity, else VELO_ID_WORLD. */

@@ -24,41 +24,53 @@ const struct velo_pol_ip_entry *velo_pol_lookup_ip(const struct velo_pol_tables 
 	return best;
 }
 
-/* The longest rule of (subject, peer, dir) covering proto/port, or NULL. */
-static const struct velo_pol_rule_entry *lookup_rule(const struct velo_pol_tables *tables,
-						     __u32 subject, __u32 peer, __u8 dir,
-						     uint8_t proto, uint16_t port)
+/*
+ * The longest entry of (subject, peer, dir) covering proto/port among n
+ * entries of size bytes, each starting with its key and sorted by
+ * velo_pol_rule_cmp (the rules' and the tiers' alike), or NULL.
+ */
+static const struct velo_pol_rule_key *key_at(const void *entries, size_t size, unsigned i)
 {
-	struct velo_pol_rule_key key = { .prefixlen = 96,
-					 .subject = subject,
-					 .peer = peer,
-					 .dir = dir,
-					 .proto = proto,
-					 .port = htons(port) };
-	const struct velo_pol_rule_entry *best = NULL;
-	unsigned lo = 0, hi = tables->n_rules;
-	struct velo_pol_rule_key first = { .subject = subject, .peer = peer, .dir = dir };
+	return (const struct velo_pol_rule_key *)((const char *)entries + (size_t)i * size);
+}
 
+static const void *lookup_longest(const void *entries, unsigned n, size_t size, __u32 subject,
+				  __u32 peer, __u8 dir, uint8_t proto, uint16_t port)
+{
+	const struct velo_pol_rule_key *best = NULL;
+	struct velo_pol_rule_key key, first = { .subject = subject, .peer = peer, .dir = dir };
+	unsigned lo = 0, hi = n;
+
+	/* A packet's key: its protocol and port in full, as the programs look it up. */
+	velo_pol_rule_key_init(&key, subject, peer, dir, proto, port, 16);
+	key.prefixlen = VELO_POL_RULE_PREFIX_BASE + 24;
 	/* The first entry of (subject, peer, dir): the lowest proto, port and length. */
 	while (lo < hi) {
 		unsigned mid = lo + (hi - lo) / 2;
 
-		if (velo_pol_rule_cmp(&tables->rules[mid].key, &first) < 0)
+		if (velo_pol_rule_cmp(key_at(entries, size, mid), &first) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (unsigned i = lo; i < tables->n_rules; i++) {
-		const struct velo_pol_rule_entry *entry = &tables->rules[i];
+	for (unsigned i = lo; i < n; i++) {
+		const struct velo_pol_rule_key *entry = key_at(entries, size, i);
 
-		if (entry->key.subject != subject || entry->key.peer != peer ||
-		    entry->key.dir != dir)
+		if (entry->subject != subject || entry->peer != peer || entry->dir != dir)
 			break;
-		if ((!best || entry->key.prefixlen > best->key.prefixlen) &&
-		    velo_pol_rule_key_covers(&entry->key, &key))
+		if ((!best || entry->prefixlen > best->prefixlen) &&
+		    velo_pol_rule_key_covers(entry, &key))
 			best = entry;
 	}
 	return best;
+}
+
+static const struct velo_pol_rule_entry *lookup_rule(const struct velo_pol_tables *tables,
+						     __u32 subject, __u32 peer, __u8 dir,
+						     uint8_t proto, uint16_t port)
+{
+	return lookup_longest(tables->rules, tables->n_rules, sizeof(*tables->rules), subject, peer,
+			      dir, proto, port);
 }
 
 bool velo_pol_rule_allows(const struct velo_pol_tables *tables, __u32 subject, __u8 dir,
@@ -76,27 +88,12 @@ bool velo_pol_rule_allows(const struct velo_pol_tables *tables, __u32 subject, _
 	return found != NULL;
 }
 
-/* The longest tier entry of (subject, peer, dir) covering proto/port, or NULL. */
 static const struct velo_pol_tier_entry *lookup_tier(const struct velo_pol_tables *tables,
 						     __u32 subject, __u32 peer, __u8 dir,
 						     uint8_t proto, uint16_t port)
 {
-	struct velo_pol_rule_key key = { .prefixlen = 96,
-					 .subject = subject,
-					 .peer = peer,
-					 .dir = dir,
-					 .proto = proto,
-					 .port = htons(port) };
-	const struct velo_pol_tier_entry *best = NULL;
-
-	for (unsigned i = 0; i < tables->n_tier_rules; i++) {
-		const struct velo_pol_tier_entry *entry = &tables->tier_rules[i];
-
-		if ((!best || entry->key.prefixlen > best->key.prefixlen) &&
-		    velo_pol_rule_key_covers(&entry->key, &key))
-			best = entry;
-	}
-	return best;
+	return lookup_longest(tables->tier_rules, tables->n_tier_rules, sizeof(*tables->tier_rules),
+			      subject, peer, dir, proto, port);
 }
 
 const struct velo_pol_tier_rule *velo_pol_tier_first(const struct velo_pol_tables *tables,

@@ -22,3 +22,12 @@ unsigned velo_pol_port_cover(uint16_t first, uint16_t last,
 	}
 	return n;
 }
+
+unsigned velo_pol_port_prefixes(const struct velo_pol_port *port,
+				struct velo_pol_port_prefix out[VELO_POL_PORT_PREFIXES_MAX])
+{
+	if (port->port)
+		return velo_pol_port_cover(port->port, port->end_port, out);
+	out[0] = (struct velo_pol_port_prefix){ 0, 0 };
+	return 1;
+}

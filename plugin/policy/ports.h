@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "policy/objects.h"
+
 #define VELO_POL_PORT_PREFIXES_MAX 32
 
 struct velo_pol_port_prefix {
@@ -16,6 +18,9 @@ struct velo_pol_port_prefix {
 	uint8_t len; /* leading bits that count: 16 is one port, 0 every port */
 };
 
+/* A numbered port's key prefixes: its range's cover, or the whole protocol for port 0. */
+unsigned velo_pol_port_prefixes(const struct velo_pol_port *port,
+				struct velo_pol_port_prefix out[VELO_POL_PORT_PREFIXES_MAX]);
 /* The cover of [first, last] (first <= last) into out; returns how many. */
 unsigned velo_pol_port_cover(uint16_t first, uint16_t last,
 			     struct velo_pol_port_prefix out[VELO_POL_PORT_PREFIXES_MAX]);

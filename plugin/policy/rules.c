@@ -20,18 +20,11 @@
 #include "policy/rules.h"
 #include "policy/selector.h"
 
-/* A peer identity, with its pod identity when it is one (egress named ports). */
-struct target {
-	__u32 id;
-	const struct velo_pol_ident *ident;
-};
-
 struct rule_list {
 	const struct velo_pol_build *build;
 	struct velo_pol_rule_entry *entries;
 	unsigned n, cap;
-	struct target *targets; /* one rule's peers, reused */
-	unsigned n_targets, cap_targets;
+	struct velo_pol_targets targets; /* one rule's peers, reused */
 };
 
 bool velo_pol_netpol_selects(const struct velo_pol_netpol *netpol, const struct velo_pol_pod *pod)
@@ -48,23 +41,8 @@ static int add(struct rule_list *list, __u32 subject, __u32 peer, __u8 dir, __u8
 	if (velo_pol_grow((void **)&list->entries, list->n, &list->cap, sizeof(*entry)))
 		return -ENOMEM;
 	entry = &list->entries[list->n++];
-	memset(entry, 0, sizeof(*entry));
-	entry->key.subject = subject;
-	entry->key.peer = peer;
-	entry->key.dir = dir;
-	entry->key.proto = proto;
-	entry->key.port = htons(port);
-	entry->key.prefixlen = VELO_POL_RULE_PREFIX_BASE + (proto ? 8 + port_bits : 0);
+	velo_pol_rule_key_init(&entry->key, subject, peer, dir, proto, port, port_bits);
 	entry->value.policy = policy;
-	return 0;
-}
-
-static int add_target(struct rule_list *list, __u32 id, const struct velo_pol_ident *ident)
-{
-	if (velo_pol_grow((void **)&list->targets, list->n_targets, &list->cap_targets,
-			  sizeof(*list->targets)))
-		return -ENOMEM;
-	list->targets[list->n_targets++] = (struct target){ id, ident };
 	return 0;
 }
 
@@ -84,15 +62,15 @@ static int expand_peers(struct rule_list *list, const struct velo_pol_netpol *ne
 {
 	const struct velo_pol_build *build = list->build;
 
-	list->n_targets = 0;
+	list->targets.n = 0;
 	if (!rule->n_peers)
-		return add_target(list, VELO_ID_ANY, NULL);
+		return velo_pol_targets_add(&list->targets, VELO_ID_ANY, NULL);
 	for (unsigned p = 0; p < rule->n_peers; p++) {
 		const struct velo_pol_peer *peer = &rule->peers[p];
 
 		for (unsigned i = 0; peer->has_block && i < build->n_prefixes; i++)
 			if (in_block(peer, &build->prefixes[i].cidr) &&
-			    add_target(list, build->prefixes[i].id, NULL))
+			    velo_pol_targets_add(&list->targets, build->prefixes[i].id, NULL))
 				return -ENOMEM;
 		for (unsigned i = 0; !peer->has_block && i < build->n_idents; i++) {
 			const struct velo_pol_ident *ident = &build->idents[i];
@@ -102,7 +80,7 @@ static int expand_peers(struct rule_list *list, const struct velo_pol_netpol *ne
 			if (velo_pol_peer_selects(
 				    peer, netpol->ns, ident->pod->ns, &ident->pod->labels,
 				    velo_pol_ident_ns_labels(ident, &spare, &spare_label)) &&
-			    add_target(list, ident->id, ident))
+			    velo_pol_targets_add(&list->targets, ident->id, ident))
 				return -ENOMEM;
 		}
 	}
@@ -145,8 +123,9 @@ static int add_named(struct rule_list *list, __u32 subject, __u32 peer, __u8 dir
 }
 
 /* An egress named port to one peer: every pod identity naming it when the peer is any. */
-static int add_egress_named(struct rule_list *list, __u32 subject, const struct target *target,
-			    const struct velo_pol_port *port, __u32 policy)
+static int add_egress_named(struct rule_list *list, __u32 subject,
+			    const struct velo_pol_target *target, const struct velo_pol_port *port,
+			    __u32 policy)
 {
 	const struct velo_pol_build *build = list->build;
 
@@ -166,28 +145,23 @@ static int add_port(struct rule_list *list, const struct velo_pol_ident *subject
 		    const struct velo_pol_port *port, __u32 policy)
 {
 	struct velo_pol_port_prefix cover[VELO_POL_PORT_PREFIXES_MAX];
-	unsigned n_cover = 0;
+	unsigned n_cover;
 
 	if (port->name[0]) {
 		/* Egress: each peer pod's numbers; ingress: the subject's own. */
-		for (unsigned t = 0; t < list->n_targets; t++)
+		for (unsigned t = 0; t < list->targets.n; t++)
 			if (dir == VELO_POL_DIR_EGRESS
-				    ? add_egress_named(list, subject->id, &list->targets[t], port,
-						       policy)
-				    : add_named(list, subject->id, list->targets[t].id, dir,
+				    ? add_egress_named(list, subject->id, &list->targets.items[t],
+						       port, policy)
+				    : add_named(list, subject->id, list->targets.items[t].id, dir,
 						subject->pod, port, policy))
 				return -ENOMEM;
 		return 0; /* a name the pod doesn't have allows nothing */
 	}
-	if (!port->port) {
-		cover[0] = (struct velo_pol_port_prefix){ 0, 0 };
-		n_cover = 1;
-	} else {
-		n_cover = velo_pol_port_cover(port->port, port->end_port, cover);
-	}
-	for (unsigned t = 0; t < list->n_targets; t++)
+	n_cover = velo_pol_port_prefixes(port, cover);
+	for (unsigned t = 0; t < list->targets.n; t++)
 		for (unsigned c = 0; c < n_cover; c++)
-			if (add(list, subject->id, list->targets[t].id, dir, port->proto,
+			if (add(list, subject->id, list->targets.items[t].id, dir, port->proto,
 				cover[c].port, cover[c].len, policy))
 				return -ENOMEM;
 	return 0;
@@ -203,8 +177,8 @@ static int add_rules(struct rule_list *list, const struct velo_pol_ident *subjec
 	for (unsigned r = 0; r < n; r++) {
 		if (expand_peers(list, netpol, &rules[r]))
 			return -ENOMEM;
-		for (unsigned t = 0; !rules[r].n_ports && t < list->n_targets; t++)
-			if (add(list, subject->id, list->targets[t].id, dir, 0, 0, 0, policy))
+		for (unsigned t = 0; !rules[r].n_ports && t < list->targets.n; t++)
+			if (add(list, subject->id, list->targets.items[t].id, dir, 0, 0, 0, policy))
 				return -ENOMEM;
 		for (unsigned p = 0; p < rules[r].n_ports; p++)
 			if (add_port(list, subject, dir, &rules[r].ports[p], policy))
@@ -265,7 +239,7 @@ int velo_pol_rules_build(const struct velo_pol_build *build, struct velo_pol_tab
 			tables->subjects[n_subjects++] =
 				(struct velo_pol_subject_entry){ ident->id, { isolate, 0 } };
 	}
-	free(list.targets);
+	free(list.targets.items);
 	if (ret) {
 		free(list.entries);
 		return ret;

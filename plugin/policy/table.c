@@ -65,6 +65,18 @@ int velo_pol_rule_cmp(const void *a, const void *b)
 	return cmp;
 }
 
+void velo_pol_rule_key_init(struct velo_pol_rule_key *key, __u32 subject, __u32 peer, __u8 dir,
+			    __u8 proto, uint16_t port, unsigned port_bits)
+{
+	memset(key, 0, sizeof(*key));
+	key->subject = subject;
+	key->peer = peer;
+	key->dir = dir;
+	key->proto = proto;
+	key->port = htons(port);
+	key->prefixlen = VELO_POL_RULE_PREFIX_BASE + (proto ? 8 + port_bits : 0);
+}
+
 bool velo_pol_bits_equal(const __u8 *a, const __u8 *b, unsigned prefixlen)
 {
 	unsigned bytes = prefixlen / 8, bits = prefixlen % 8;

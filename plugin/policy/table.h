@@ -104,6 +104,13 @@ void velo_pol_numbering_free(struct velo_pol_numbering *numbering);
 int velo_pol_id_cmp(const void *a, const void *b); /* what starts with its __u32 id */
 int velo_pol_ip_cmp(const void *a, const void *b);
 int velo_pol_rule_cmp(const void *a, const void *b);
+/*
+ * A rule key (velo_pol_rule_v1's and velo_pol_tier_v1's) for subject, peer
+ * and dir: proto 0 every protocol, else port (host order) with its leading
+ * port_bits counting.
+ */
+void velo_pol_rule_key_init(struct velo_pol_rule_key *key, __u32 subject, __u32 peer, __u8 dir,
+			    __u8 proto, uint16_t port, unsigned port_bits);
 /* The first prefixlen bits of a and b agree. */
 bool velo_pol_bits_equal(const __u8 *a, const __u8 *b, unsigned prefixlen);
 /* The rule key outer matches every key inner does (as the LPM trie compares them). */

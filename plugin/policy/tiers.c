@@ -21,17 +21,11 @@
 
 #define RULES_PER_POLICY 32 /* rank stride: the API allows 25 rules per direction */
 
-struct target {
-	__u32 id;
-	const struct velo_pol_ident *ident; /* a pod identity's, for egress named ports */
-};
-
 struct tier_list {
 	const struct velo_pol_build *build;
 	struct velo_pol_tier_entry *entries;
 	unsigned n, cap;
-	struct target *targets; /* one rule's peers, reused */
-	unsigned n_targets, cap_targets;
+	struct velo_pol_targets targets; /* one rule's peers, reused */
 };
 
 /* What one rule writes: to whom, in which tier and direction, with what. */
@@ -66,23 +60,8 @@ static int add(struct tier_list *list, const struct rule_at *at, __u32 peer, __u
 	if (velo_pol_grow((void **)&list->entries, list->n, &list->cap, sizeof(*entry)))
 		return -ENOMEM;
 	entry = &list->entries[list->n++];
-	memset(entry, 0, sizeof(*entry));
-	entry->key.subject = at->subject;
-	entry->key.peer = peer;
-	entry->key.dir = at->dir;
-	entry->key.proto = proto;
-	entry->key.port = htons(port);
-	entry->key.prefixlen = VELO_POL_RULE_PREFIX_BASE + (proto ? 8 + port_bits : 0);
+	velo_pol_rule_key_init(&entry->key, at->subject, peer, at->dir, proto, port, port_bits);
 	entry->value = at->value;
-	return 0;
-}
-
-static int add_target(struct tier_list *list, __u32 id, const struct velo_pol_ident *ident)
-{
-	if (velo_pol_grow((void **)&list->targets, list->n_targets, &list->cap_targets,
-			  sizeof(*list->targets)))
-		return -ENOMEM;
-	list->targets[list->n_targets++] = (struct target){ id, ident };
 	return 0;
 }
 
@@ -111,7 +90,8 @@ static int expand_nodes(struct tier_list *list, const struct velo_pol_cnp_peer *
 							 &node->addrs[a]) &&
 				    velo_pol_cidr_inside(&node->addrs[a],
 							 &build->prefixes[i].cidr) &&
-				    add_target(list, build->prefixes[i].id, NULL))
+				    velo_pol_targets_add(&list->targets, build->prefixes[i].id,
+							 NULL))
 					return -ENOMEM;
 	}
 	return 0;
@@ -133,9 +113,9 @@ static int expand_peers(struct tier_list *list, const struct velo_pol_cnp_rule *
 {
 	const struct velo_pol_build *build = list->build;
 
-	list->n_targets = 0;
+	list->targets.n = 0;
 	if (rule->any_peer)
-		return add_target(list, VELO_ID_ANY, NULL);
+		return velo_pol_targets_add(&list->targets, VELO_ID_ANY, NULL);
 	for (unsigned p = 0; p < rule->n_peers; p++) {
 		const struct velo_pol_cnp_peer *peer = &rule->peers[p];
 
@@ -147,13 +127,15 @@ static int expand_peers(struct tier_list *list, const struct velo_pol_cnp_rule *
 		if (peer->kind == VELO_POL_CNP_PEER_NETWORKS) {
 			for (unsigned i = 0; i < build->n_prefixes; i++)
 				if (in_networks(peer, &build->prefixes[i].cidr) &&
-				    add_target(list, build->prefixes[i].id, NULL))
+				    velo_pol_targets_add(&list->targets, build->prefixes[i].id,
+							 NULL))
 					return -ENOMEM;
 			continue;
 		}
 		for (unsigned i = 0; i < build->n_idents; i++)
 			if (peer_selects(peer, &build->idents[i]) &&
-			    add_target(list, build->idents[i].id, &build->idents[i]))
+			    velo_pol_targets_add(&list->targets, build->idents[i].id,
+						 &build->idents[i]))
 				return -ENOMEM;
 	}
 	return 0;
@@ -179,8 +161,8 @@ static int add_port(struct tier_list *list, const struct rule_at *at,
 
 	if (port->name[0]) {
 		/* Egress: each peer pod's numbers (prefixes have none); ingress: the subject's. */
-		for (unsigned t = 0; t < list->n_targets; t++) {
-			const struct target *target = &list->targets[t];
+		for (unsigned t = 0; t < list->targets.n; t++) {
+			const struct velo_pol_target *target = &list->targets.items[t];
 			const struct velo_pol_pod *pod = !egress	 ? subject->pod
 							 : target->ident ? target->ident->pod
 									 : NULL;
@@ -190,15 +172,10 @@ static int add_port(struct tier_list *list, const struct rule_at *at,
 		}
 		return 0;
 	}
-	if (!port->port) {
-		cover[0] = (struct velo_pol_port_prefix){ 0, 0 };
-		n_cover = 1;
-	} else {
-		n_cover = velo_pol_port_cover(port->port, port->end_port, cover);
-	}
-	for (unsigned t = 0; t < list->n_targets; t++)
+	n_cover = velo_pol_port_prefixes(port, cover);
+	for (unsigned t = 0; t < list->targets.n; t++)
 		for (unsigned c = 0; c < n_cover; c++)
-			if (add(list, at, list->targets[t].id, port->proto, cover[c].port,
+			if (add(list, at, list->targets.items[t].id, port->proto, cover[c].port,
 				cover[c].len))
 				return -ENOMEM;
 	return 0;
@@ -229,8 +206,8 @@ static int add_rules(struct tier_list *list, const struct velo_pol_ident *subjec
 
 		if (expand_peers(list, &rules[r]))
 			return -ENOMEM;
-		for (unsigned t = 0; !rules[r].n_ports && t < list->n_targets; t++)
-			if (add(list, &at, list->targets[t].id, 0, 0, 0))
+		for (unsigned t = 0; !rules[r].n_ports && t < list->targets.n; t++)
+			if (add(list, &at, list->targets.items[t].id, 0, 0, 0))
 				return -ENOMEM;
 		for (unsigned p = 0; p < rules[r].n_ports; p++)
 			if (add_port(list, &at, subject, &rules[r].ports[p]))
@@ -350,7 +327,7 @@ int velo_pol_tiers_build(const struct velo_pol_build *build, struct velo_pol_tab
 			merge_subject(tables, ident->id, flags);
 	}
 	free(order);
-	free(list.targets);
+	free(list.targets.items);
 	if (ret) {
 		free(list.entries);
 		return ret;
