@@ -36,42 +36,45 @@ static void rtnl_neighp(struct rtnl_neigh **neigh)
 #define _cleanup_route_ __attribute__((cleanup(rtnl_routep)))
 #define _cleanup_neigh_ __attribute__((cleanup(rtnl_neighp)))
 
-int velo_nl_addr_add(struct nl_sock *sk, const struct velo_nl_addr *addr)
+/* An address object for addr (its local address, prefix, ifindex); NULL with errno. */
+static struct rtnl_addr *addr_build(const struct velo_nl_addr *addr)
 {
-	_cleanup_rtnl_addr_ struct rtnl_addr *rtnl_addr = rtnl_addr_alloc();
 	_cleanup_nl_addr_ struct nl_addr *local = NULL;
+	struct rtnl_addr *rtnl_addr = rtnl_addr_alloc();
 	int ret;
 
-	if (!rtnl_addr)
-		return -ENOMEM;
+	if (!rtnl_addr) {
+		errno = ENOMEM;
+		return NULL;
+	}
 	local = velo_nl_ip_build(addr->family, addr->addr, addr->prefix);
-	if (!local)
-		return -errno;
+	ret = local ? velo_nl_errno(rtnl_addr_set_local(rtnl_addr, local)) : -errno;
+	if (ret) {
+		rtnl_addr_put(rtnl_addr);
+		errno = -ret;
+		return NULL;
+	}
 	rtnl_addr_set_ifindex(rtnl_addr, addr->ifindex);
-	ret = velo_nl_errno(rtnl_addr_set_local(rtnl_addr, local));
-	if (ret)
-		return ret;
 	rtnl_addr_set_prefixlen(rtnl_addr, addr->prefix);
+	return rtnl_addr;
+}
+
+int velo_nl_addr_add(struct nl_sock *sk, const struct velo_nl_addr *addr)
+{
+	_cleanup_rtnl_addr_ struct rtnl_addr *rtnl_addr = addr_build(addr);
+
+	if (!rtnl_addr)
+		return -errno;
 	rtnl_addr_set_flags(rtnl_addr, addr->flags);
 	return velo_nl_errno(rtnl_addr_add(sk, rtnl_addr, NLM_F_EXCL));
 }
 
 int velo_nl_addr_del(struct nl_sock *sk, const struct velo_nl_addr *addr)
 {
-	_cleanup_rtnl_addr_ struct rtnl_addr *rtnl_addr = rtnl_addr_alloc();
-	_cleanup_nl_addr_ struct nl_addr *local = NULL;
-	int ret;
+	_cleanup_rtnl_addr_ struct rtnl_addr *rtnl_addr = addr_build(addr);
 
 	if (!rtnl_addr)
-		return -ENOMEM;
-	local = velo_nl_ip_build(addr->family, addr->addr, addr->prefix);
-	if (!local)
 		return -errno;
-	rtnl_addr_set_ifindex(rtnl_addr, addr->ifindex);
-	ret = velo_nl_errno(rtnl_addr_set_local(rtnl_addr, local));
-	if (ret)
-		return ret;
-	rtnl_addr_set_prefixlen(rtnl_addr, addr->prefix);
 	return velo_nl_errno(rtnl_addr_delete(sk, rtnl_addr, 0));
 }
 
@@ -157,26 +160,48 @@ int velo_nl_route_del(struct nl_sock *sk, const struct velo_nl_route *route)
 	return velo_nl_errno(rtnl_route_delete(sk, rtnl_route, 0));
 }
 
-int velo_nl_neigh_add(struct nl_sock *sk, const struct velo_nl_neigh *neigh)
+/* A neighbour object for neigh->addr on neigh->ifindex; NULL with errno. */
+static struct rtnl_neigh *neigh_build(const struct velo_nl_neigh *neigh)
 {
-	_cleanup_neigh_ struct rtnl_neigh *rtnl_neigh = rtnl_neigh_alloc();
 	_cleanup_nl_addr_ struct nl_addr *dst = NULL;
-	_cleanup_nl_addr_ struct nl_addr *lladdr = NULL;
+	struct rtnl_neigh *rtnl_neigh = rtnl_neigh_alloc();
 	int ret;
 
-	if (!rtnl_neigh)
-		return -ENOMEM;
+	if (!rtnl_neigh) {
+		errno = ENOMEM;
+		return NULL;
+	}
 	dst = velo_nl_ip_build(neigh->family, neigh->addr, velo_nl_addr_len(neigh->family) * 8);
-	if (!dst)
+	ret = dst ? velo_nl_errno(rtnl_neigh_set_dst(rtnl_neigh, dst)) : -errno;
+	if (ret) {
+		rtnl_neigh_put(rtnl_neigh);
+		errno = -ret;
+		return NULL;
+	}
+	rtnl_neigh_set_ifindex(rtnl_neigh, neigh->ifindex);
+	return rtnl_neigh;
+}
+
+int velo_nl_neigh_add(struct nl_sock *sk, const struct velo_nl_neigh *neigh)
+{
+	_cleanup_neigh_ struct rtnl_neigh *rtnl_neigh = neigh_build(neigh);
+	_cleanup_nl_addr_ struct nl_addr *lladdr = NULL;
+
+	if (!rtnl_neigh)
 		return -errno;
 	lladdr = velo_nl_mac_build(neigh->mac);
 	if (!lladdr)
 		return -errno;
-	rtnl_neigh_set_ifindex(rtnl_neigh, neigh->ifindex);
-	ret = velo_nl_errno(rtnl_neigh_set_dst(rtnl_neigh, dst));
-	if (ret)
-		return ret;
 	rtnl_neigh_set_lladdr(rtnl_neigh, lladdr);
 	rtnl_neigh_set_state(rtnl_neigh, NUD_PERMANENT);
 	return velo_nl_errno(rtnl_neigh_add(sk, rtnl_neigh, NLM_F_CREATE | NLM_F_REPLACE));
+}
+
+int velo_nl_neigh_del(struct nl_sock *sk, const struct velo_nl_neigh *neigh)
+{
+	_cleanup_neigh_ struct rtnl_neigh *rtnl_neigh = neigh_build(neigh);
+
+	if (!rtnl_neigh)
+		return -errno;
+	return velo_nl_errno(rtnl_neigh_delete(sk, rtnl_neigh, 0));
 }

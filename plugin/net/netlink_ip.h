@@ -56,6 +56,8 @@ struct velo_nl_neigh {
 
 /* A permanent entry addr -> mac on ifindex (replaces an existing one). */
 int velo_nl_neigh_add(struct nl_sock *sk, const struct velo_nl_neigh *neigh);
+/* Deletes the neighbour entry neigh->addr on neigh->ifindex; -ENOENT when there is none. */
+int velo_nl_neigh_del(struct nl_sock *sk, const struct velo_nl_neigh *neigh);
 
 /* A forwarding (FDB) entry of a device: frames to mac go to dst (a VXLAN device's remote VTEP). */
 struct velo_nl_fdb {

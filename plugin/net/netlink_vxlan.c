@@ -151,21 +151,3 @@ int velo_nl_fdb_del(struct nl_sock *sk, const struct velo_nl_fdb *fdb)
 		return -errno;
 	return velo_nl_errno(rtnl_neigh_delete(sk, neigh, 0));
 }
-
-int velo_nl_neigh_del(struct nl_sock *sk, const struct velo_nl_neigh *neigh)
-{
-	_cleanup_vxlan_neigh_ struct rtnl_neigh *rtnl_neigh = rtnl_neigh_alloc();
-	_cleanup_nl_addr_ struct nl_addr *dst = NULL;
-	int ret;
-
-	if (!rtnl_neigh)
-		return -ENOMEM;
-	dst = velo_nl_ip_build(neigh->family, neigh->addr, velo_nl_addr_len(neigh->family) * 8);
-	if (!dst)
-		return -errno;
-	rtnl_neigh_set_ifindex(rtnl_neigh, neigh->ifindex);
-	ret = velo_nl_errno(rtnl_neigh_set_dst(rtnl_neigh, dst));
-	if (ret)
-		return ret;
-	return velo_nl_errno(rtnl_neigh_delete(sk, rtnl_neigh, 0));
-}

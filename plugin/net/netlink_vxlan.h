@@ -36,7 +36,5 @@ int velo_nl_vxlan_add(struct nl_sock *sk, const struct velo_nl_vxlan *vxlan);
 /* Creates or replaces the FDB entry fdb->mac -> fdb->dst on fdb->ifindex: permanent, NTF_SELF. */
 int velo_nl_fdb_replace(struct nl_sock *sk, const struct velo_nl_fdb *fdb);
 int velo_nl_fdb_del(struct nl_sock *sk, const struct velo_nl_fdb *fdb);
-/* Deletes the neighbour entry neigh->addr on neigh->ifindex; -ENOENT when there is none. */
-int velo_nl_neigh_del(struct nl_sock *sk, const struct velo_nl_neigh *neigh);
 
 #endif
