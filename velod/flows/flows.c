@@ -143,6 +143,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	flows_name_pods(flows->pods, entry, flows->batch_now_ns);
 	flows_name_policies(flows->policy, &flows->asked, entry);
 	flows_name_service(flows->services, entry);
+	flows_name_path(entry);
 	flows->read_total++;
 	count(flows, entry);
 	return 0;

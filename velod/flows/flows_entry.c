@@ -107,7 +107,7 @@ size_t flows_entry_json(const struct flow_entry *entry, char *buf, size_t len)
 		     "\"ifindex\":%u,\"identity\":%u,\"bytes\":%u,\"weight\":%u%s%s%s}\n",
 		     (unsigned long long)entry->seq, when, velo_flow_kind_name(event->kind),
 		     velo_flow_verdict(event->kind), velo_flow_reason_name(event->reason),
-		     velo_flow_path_name(event->path),
+		     entry->tunnelled ? "vxlan" : velo_flow_path_name(event->path),
 		     velo_flow_proto_name(event->proto, proto, sizeof(proto)),
 		     addr_text(event->saddr, src, sizeof(src)) ?: "", ntohs(event->sport),
 		     entry->src_pod, addr_text(event->daddr, dst, sizeof(dst)) ?: "",

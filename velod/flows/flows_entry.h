@@ -24,6 +24,8 @@ struct flow_entry {
 	char policies[FLOW_POD_NAME_MAX];
 	/* A translated connect's Service, or a refused one's: "<ns>/<name>:<port>/<proto>" or "" */
 	char service[VELO_SVC_ENTRY_NAME_MAX];
+	/* A routed flow to or from a pod of a node velod reaches through its VXLAN tunnel. */
+	bool tunnelled;
 };
 
 /* How many events this one stands for: more than 1 for a drop sampled while velod was behind. */

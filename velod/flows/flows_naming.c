@@ -5,6 +5,7 @@
 
 #include "flows_naming.h"
 #include "policy/policy_show.h"
+#include "routing/routing_paths.h"
 
 static bool spoofed(const struct velo_flow_event *event)
 {
@@ -87,4 +88,13 @@ void flows_name_pods(struct flow_pods *pods, struct flow_entry *entry, uint64_t 
 		flow_pods_by_cgroup(pods, event_cgroup(&entry->event), entry->src_pod,
 				    sizeof(entry->src_pod), now_ns);
 	flow_pods_by_addr(pods, entry->event.daddr, entry->dst_pod, sizeof(entry->dst_pod), now_ns);
+}
+
+void flows_name_path(struct flow_entry *entry)
+{
+	const struct velo_flow_event *event = &entry->event;
+
+	entry->tunnelled = event->path == VELO_FLOW_P_ROUTED &&
+			   (routing_paths_of_addr(event->daddr) == ROUTING_PATH_VXLAN ||
+			    routing_paths_of_addr(event->saddr) == ROUTING_PATH_VXLAN);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Naming a flow event (flows_naming.c) as it is read: the pods at either end,
- * the policies behind a policy drop or audit, the Service a connect dialled.
+ * the policies behind a policy drop or audit, the Service a connect dialled,
+ * the tunnel a routed flow crossed.
  */
 #ifndef VELOD_FLOWS_FLOWS_NAMING_H
 #define VELOD_FLOWS_FLOWS_NAMING_H
@@ -33,5 +34,7 @@ void flows_name_policies(const struct policy *policy, struct policies_asked *ask
 			 struct flow_entry *entry);
 /* service: a translated or refused connect's, from services (may be NULL). */
 void flows_name_service(const struct services *services, struct flow_entry *entry);
+/* tunnelled: a routed flow whose other end is a pod of a node the VXLAN tunnel reaches. */
+void flows_name_path(struct flow_entry *entry);
 
 #endif

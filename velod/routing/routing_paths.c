@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Each node's path from the last routing pass (routing_paths.h), kept beside the pass's list. */
 #include <string.h>
+#include <sys/socket.h>
 
 #include "agent/metrics_text.h"
 #include "routing_paths.h"
@@ -43,6 +44,34 @@ enum routing_path routing_paths_get(const struct node *node)
 	long i = index_of(node);
 
 	return i < 0 ? ROUTING_PATH_NONE : (enum routing_path)paths[i];
+}
+
+/* addr (16 bytes, IPv4 as ::ffff:a.b.c.d) is in cidr. */
+static bool cidr_has(const struct velo_cidr *cidr, const uint8_t addr[16])
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+	bool v4 = !memcmp(addr, mapped, sizeof(mapped));
+	const uint8_t *bytes = v4 ? addr + 12 : addr;
+	unsigned bits = cidr->prefix, i = 0;
+
+	if (v4 != (cidr->family == AF_INET))
+		return false;
+	for (; bits >= 8; bits -= 8, i++)
+		if (bytes[i] != cidr->addr[i])
+			return false;
+	return !bits || !((bytes[i] ^ cidr->addr[i]) & (uint8_t)(0xff << (8 - bits)));
+}
+
+enum routing_path routing_paths_of_addr(const uint8_t addr[16])
+{
+	for (unsigned i = 0; paths_list && i < paths_list->n; i++) {
+		const struct node *node = &paths_list->nodes[i];
+
+		for (unsigned c = 0; paths[i] != ROUTING_PATH_NONE && c < node->n_cidrs; c++)
+			if (cidr_has(&node->cidrs[c], addr))
+				return (enum routing_path)paths[i];
+	}
+	return ROUTING_PATH_NONE;
 }
 
 void routing_paths_metrics(struct metrics_text *text)

@@ -3,7 +3,8 @@
  * velod's routing seam (velod/routing.c): routingMode picks a backend from the
  * table (host-gw, config.c's default; vxlan; auto); a name velod has no backend
  * for is a config error; uplinkXdp only with a backend whose packets cross the
- * uplink plain. And the VTEP MACs vxlan derives from nodes' InternalIPs.
+ * uplink plain. And the VTEP MACs vxlan derives from nodes' InternalIPs, and
+ * the path a flow to another node's pod takes (routing_paths.c, flows_naming.c).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -18,9 +19,11 @@
 #include <arpa/inet.h>
 
 #include "base/log.h"
+#include "flows/flows_naming.h"
 #include "routing/auto.h"
 #include "routing/hostgw.h"
 #include "routing/routing.h"
+#include "routing/routing_paths.h"
 #include "routing/vxlan.h"
 #include "routing/vxlan_device.h"
 
@@ -156,6 +159,79 @@ static void test_vtep_mac_from_internal_ip(void **state)
 	assert_string_not_equal(a, b);
 }
 
+/* a.b.c.d as a flow event carries it (::ffff:a.b.c.d), or an IPv6 address. */
+static void event_addr(const char *text, uint8_t addr[16])
+{
+	memset(addr, 0, 16);
+	if (inet_pton(AF_INET, text, addr + 12) == 1) {
+		addr[10] = addr[11] = 0xff;
+		return;
+	}
+	assert_int_equal(inet_pton(AF_INET6, text, addr), 1);
+}
+
+static void test_paths_of_addr(void **state)
+{
+	static struct node_list list;
+	struct flow_entry entry = { .event = { .path = VELO_FLOW_P_ROUTED } };
+	uint8_t addr[16];
+
+	(void)state;
+	list.n = 3;
+	snprintf(list.nodes[1].name, sizeof(list.nodes[1].name), "direct");
+	snprintf(list.nodes[2].name, sizeof(list.nodes[2].name), "tunnelled");
+	list.nodes[1].n_cidrs = list.nodes[2].n_cidrs = 2;
+	assert_int_equal(velo_cidr_parse("10.77.3.0/24", &list.nodes[1].cidrs[0]), 0);
+	assert_int_equal(velo_cidr_parse("fd77:3::/64", &list.nodes[1].cidrs[1]), 0);
+	assert_int_equal(velo_cidr_parse("10.77.4.0/23", &list.nodes[2].cidrs[0]), 0);
+	assert_int_equal(velo_cidr_parse("fd77:2::/64", &list.nodes[2].cidrs[1]), 0);
+	routing_paths_reset(&list);
+	routing_paths_set(&list, &list.nodes[1], ROUTING_PATH_HOST_GW);
+	routing_paths_set(&list, &list.nodes[2], ROUTING_PATH_VXLAN);
+
+	/* Node 2's /23 holds 10.77.4.x and 10.77.5.x; an IPv4 CIDR never holds an IPv6 address
+	 * with the same leading bytes (a4d:402:: starts 10.77.4.2). */
+	static const struct {
+		const char *addr;
+		enum routing_path path;
+	} addrs[] = {
+		{ "10.77.3.9", ROUTING_PATH_HOST_GW }, { "10.77.4.9", ROUTING_PATH_VXLAN },
+		{ "10.77.5.255", ROUTING_PATH_VXLAN }, { "10.77.6.0", ROUTING_PATH_NONE },
+		{ "fd77:2::5", ROUTING_PATH_VXLAN },   { "fd77:4::5", ROUTING_PATH_NONE },
+		{ "a4d:402::", ROUTING_PATH_NONE },
+	};
+	for (unsigned i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
+		event_addr(addrs[i].addr, addr);
+		assert_int_equal(routing_paths_of_addr(addr), addrs[i].path);
+	}
+
+	/* A routed flow to or from a tunnelled node's pod is named vxlan, either way round; the
+	 * socket short-circuit never crosses a tunnel. */
+	static const struct {
+		unsigned path;
+		const char *saddr, *daddr;
+		bool tunnelled;
+	} flows[] = {
+		{ VELO_FLOW_P_ROUTED, "10.77.1.4", "10.77.4.7", true },
+		{ VELO_FLOW_P_ROUTED, "10.77.5.7", "10.77.1.4", true },
+		{ VELO_FLOW_P_ROUTED, "10.77.3.7", "10.77.1.4", false },
+		{ VELO_FLOW_P_SOCKMAP, "10.77.4.7", "10.77.1.4", false },
+	};
+	for (unsigned i = 0; i < sizeof(flows) / sizeof(flows[0]); i++) {
+		entry.event.path = (uint8_t)flows[i].path;
+		event_addr(flows[i].saddr, entry.event.saddr);
+		event_addr(flows[i].daddr, entry.event.daddr);
+		flows_name_path(&entry);
+		assert_int_equal(entry.tunnelled, flows[i].tunnelled);
+	}
+	/* A pass that no longer routes the node: the flow is routed again. */
+	entry.event.path = VELO_FLOW_P_ROUTED;
+	event_addr("10.77.4.7", entry.event.saddr);
+	routing_paths_reset(&list);
+	flows_name_path(&entry);
+	assert_false(entry.tunnelled);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -164,6 +240,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_mode),
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_vtep_mac_from_internal_ip),
+		cmocka_unit_test(test_paths_of_addr),
 	};
 
 	log_open(NULL, VELO_LOG_ERROR, 0);
