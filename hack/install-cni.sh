@@ -7,10 +7,17 @@
 #   install-cni.sh install      copy the binaries to the host's CNI bin dir, write the plugin's
 #                               kubeconfig, render the conflist with this node's podCIDRs into
 #                               the staging dir (init container)
-#   install-cni.sh activate     wait until velod answers /healthz, then move the staged conflist
-#                               into the host's CNI conf dir; then keep the kubeconfig's token
-#                               fresh (sidecar container; VELO_ONESHOT=1 returns after the move)
-#   install-cni.sh uninstall    remove the conflist, the kubeconfig dir and the velo binary
+#   install-cni.sh activate     wait until velod answers /healthz, then put the staged conflist
+#                               on tmpfs and link it from the host's CNI conf dir; then keep the
+#                               kubeconfig's token fresh (sidecar container; VELO_ONESHOT=1
+#                               returns after the link)
+#   install-cni.sh uninstall    remove the conflist and its link, the kubeconfig dir and the
+#                               velo binary
+#
+# Why a link to tmpfs: a node's /run is emptied when it boots, so after a reboot the link in
+# /etc/cni/net.d dangles, the runtime can't load it and reports the network not ready, and the
+# kubelet starts no pod until velod has routed the Node list and this script has written the
+# target again and renamed a fresh link in (docs/kubernetes.md, "Ready only with routes").
 #
 # Every file lands by rename from a temp name in the same directory, so the runtime never reads
 # half a conflist and a running velo binary is never written in place. Settings are environment
@@ -29,6 +36,10 @@ VELO_REF_PLUGINS=${VELO_REF_PLUGINS:-host-local bandwidth portmap loopback}
 VELO_CONF_TEMPLATE=${VELO_CONF_TEMPLATE:-/etc/velo/10-velo.conflist}
 VELO_CONF_NAME=${VELO_CONF_NAME:-10-velo.conflist}
 VELO_STAGE_DIR=${VELO_STAGE_DIR:-/run/velo-install}
+# Where the active conflist lives (a tmpfs: the host's /run/velo), as this container sees it
+# and as the host does (the link's target).
+VELO_CONF_TARGET_DIR=${VELO_CONF_TARGET_DIR:-/run/velo/cni}
+HOST_CONF_TARGET_DIR=${HOST_CONF_TARGET_DIR:-/run/velo/cni}
 VELO_KUBECONFIG_DIR=${VELO_KUBECONFIG_DIR:-velo.d}
 SA_DIR=${SA_DIR:-/var/run/secrets/kubernetes.io/serviceaccount}
 # The API server the plugin talks to; default: the in-cluster Service (host netns + kube-proxy).
@@ -68,6 +79,18 @@ write_atomic() {
 	chmod "$3" "$wa_tmp"
 	mv -f "$wa_tmp" "$2" || {
 		rm -f "$wa_tmp"
+		return 1
+	}
+}
+
+# link_atomic TARGET DEST: DEST becomes a symlink to TARGET by rename(2) of a fresh link, so the
+# runtime's watch on DEST's directory sees a new entry and loads it again.
+link_atomic() {
+	la_tmp=$(dirname "$2")/.$(basename "$2").velo-tmp.$$
+	rm -f "$la_tmp"
+	ln -s "$1" "$la_tmp"
+	mv -fT "$la_tmp" "$2" || {
+		rm -f "$la_tmp"
 		return 1
 	}
 }
@@ -247,14 +270,35 @@ wait_ready() {
 	done
 }
 
+# activate_conflist STAGED: the target on tmpfs gets STAGED's content, then the conf dir's link
+# is renamed in fresh, unless both were already as they are (no runtime reload for nothing).
+activate_conflist() {
+	ac_target=$VELO_CONF_TARGET_DIR/$VELO_CONF_NAME
+	ac_link=$CNI_NET_DIR/$VELO_CONF_NAME
+	mkdir -p "$VELO_CONF_TARGET_DIR" "$CNI_NET_DIR"
+	[ "$(stat -f -c %T "$VELO_CONF_TARGET_DIR")" = tmpfs ] ||
+		log "warning: $VELO_CONF_TARGET_DIR is not on tmpfs: after a reboot the node's" \
+			"network may turn Ready before velod's routes are in"
+	ac_current=0
+	if cmp -s "$1" "$ac_target" && [ -L "$ac_link" ] &&
+		[ "$(readlink "$ac_link")" = "$HOST_CONF_TARGET_DIR/$VELO_CONF_NAME" ]; then
+		ac_current=1
+	fi
+	write_atomic "$1" "$ac_target" 0644
+	if [ "$ac_current" = 1 ]; then
+		log "velod is ready: $ac_link was current"
+		return 0
+	fi
+	link_atomic "$HOST_CONF_TARGET_DIR/$VELO_CONF_NAME" "$ac_link"
+	log "velod is ready: wrote $ac_target, linked from $ac_link"
+}
+
 cmd_activate() {
 	trap 'log "terminated"; exit 0' TERM INT
 	staged=$VELO_STAGE_DIR/$VELO_CONF_NAME
 	[ -r "$staged" ] || die "$staged: not staged (did the install init container run?)"
 	wait_ready
-	mkdir -p "$CNI_NET_DIR"
-	write_atomic "$staged" "$CNI_NET_DIR/$VELO_CONF_NAME" 0644
-	log "velod is ready: wrote $CNI_NET_DIR/$VELO_CONF_NAME"
+	activate_conflist "$staged"
 	[ "$VELO_ONESHOT" = 1 ] && return 0
 	# Projected service-account tokens expire (the kubelet rotates the file): keep the
 	# plugin's copy current.
@@ -265,12 +309,12 @@ cmd_activate() {
 }
 
 cmd_uninstall() {
-	rm -f "$CNI_NET_DIR/$VELO_CONF_NAME"
+	rm -f "$CNI_NET_DIR/$VELO_CONF_NAME" "$VELO_CONF_TARGET_DIR/$VELO_CONF_NAME"
 	rm -rf "${CNI_NET_DIR:?}/${VELO_KUBECONFIG_DIR:?}"
 	for bin in $VELO_BINARIES; do
 		rm -f "$CNI_BIN_DIR/$bin"
 	done
-	log "removed velo's conflist, kubeconfig and binaries"
+	log "removed velo's conflist and its link, kubeconfig and binaries"
 }
 
 cmd_mount_bpffs() {

@@ -472,18 +472,54 @@ restarted() { [ "$(restart_count "$1")" -gt "$2" ]; }
 reach() { fetch_name "$1" "http://$(pod_ip "$2"):8080/" "$2"; }
 plain_restarts=$(restart_count plain-srv-b)
 fast_restarts=$(restart_count fast-srv-b)
+# The other nodes' pod CIDRs: velod's routes to them must be in before the runtime wires the
+# first pod after the reboot (the conflist is a link to tmpfs, docs/kubernetes.md).
+other_cidrs=$(kc get nodes -o json | jq -r --arg node "${workers[1]}" \
+	'.items[] | select(.metadata.name != $node) | .spec.podCIDRs[]' | tr '\n' ' ')
 log "restarting ${workers[1]}"
 docker restart "${workers[1]}" >/dev/null
+# Sampled on the node every 0.1 s from its boot: time, how many of those routes are in, how
+# many pod veths velo has made.
+docker exec -d "${workers[1]}" sh -c 'while :; do
+	n=0
+	for cidr in $0; do
+		case $cidr in *:*) family=-6 ;; *) family=-4 ;; esac
+		[ -z "$(ip $family route show exact "$cidr")" ] || n=$((n + 1))
+	done
+	veths=$(ip -o link show type veth | grep -c ": velo")
+	echo "$(date +%s.%N) $n $veths"
+	sleep 0.1
+done >/tmp/velo-e2e-restart.log' "$other_cidrs"
+# The kubelet's view while velod starts: the node's Ready message, once a second.
+(while sleep 1; do
+	kc get node "${workers[1]}" \
+		-o jsonpath='{.status.conditions[?(@.type=="Ready")].message}{"\n"}' 2>/dev/null
+done >"$work/node-ready.log") &
+node_watch=$!
+holders+=("$node_watch")
 eventually 300 restarted plain-srv-b "$plain_restarts" || die "plain-srv-b did not restart"
 eventually 300 restarted fast-srv-b "$fast_restarts" || die "fast-srv-b did not restart"
 kc wait --for=condition=Ready "node/${workers[1]}" --timeout="$timeout" >/dev/null
 kn wait --for=condition=Ready pod/fast-srv-b pod/plain-srv-b --timeout="$timeout" >/dev/null
-# The kubelet restarts the node's pods as soon as it runs, the velo pod among them: routes to
-# the other nodes' pods come back when velod has listed the Nodes (its pod turns Ready then).
-kc -n velo-system wait --for=condition=Ready "pod/$(velo_pod "${workers[1]}")" \
-	--timeout="$timeout" >/dev/null
-check "restart: the worker's pods are reachable again" eventually 30 reach plain-cli-a plain-srv-b
-check "restart: annotated pod reachable again" eventually 30 reach fast-cli-a fast-srv-b
+# routes_before_pods: in the node's samples, the first with a pod veth has every route.
+routes_before_pods() {
+	local want samples first
+	want=$(wc -w <<<"$other_cidrs")
+	samples=$(docker exec "${workers[1]}" cat /tmp/velo-e2e-restart.log)
+	first=$(awk '$3 > 0 { print; exit }' <<<"$samples")
+	log "after the restart: routes $(awk -v w="$want" '$2 == w { print $1; exit }' \
+		<<<"$samples") all in, first pod veth $(awk '{ print $1 }' <<<"$first") (epoch s);" \
+		"the node said: $(grep -v '^kubelet is posting ready status' "$work/node-ready.log" |
+			sort -u | head -c 300)"
+	[ -n "$first" ] && [ "$(awk '{ print $2 }' <<<"$first")" = "$want" ]
+}
+check "restart: no pod wired before velod's routes to the other nodes were in" \
+	routes_before_pods
+kill "$node_watch" 2>/dev/null || true
+docker exec "${workers[1]}" pkill -f '[v]elo-e2e-restart.log' || true
+# No wait for the velo pod: the node's pods being Ready means its routes are in.
+check "restart: the worker's pods are reachable again" eventually 10 reach plain-cli-a plain-srv-b
+check "restart: annotated pod reachable again" eventually 10 reach fast-cli-a fast-srv-b
 check "restart: nothing leaked on ${workers[1]}" nothing_leaked "${workers[1]}"
 
 # Churn: $churn pods created and deleted, half of them annotated; nothing stays behind.

@@ -189,6 +189,10 @@ def check_daemonset(docs, _args):
         problem("cni-conf: must run install-cni.sh activate")
     if host_path(spec, mount(conf, "/host/etc/cni/net.d").get("name")) != "/etc/cni/net.d":
         problem("cni-conf: /host/etc/cni/net.d must be the host's /etc/cni/net.d")
+    # The conflist's link target (install-cni.sh's default) must be the host's /run/velo,
+    # a tmpfs a reboot empties: else the network would be Ready before velod's routes.
+    if host_path(spec, mount(conf, "/run/velo").get("name")) != "/run/velo":
+        problem("cni-conf: /run/velo must be the host's /run/velo (the conflist's tmpfs)")
     stage = mount(install, "/run/velo-install").get("name")
     if stage is None or mount(conf, "/run/velo-install").get("name") != stage:
         problem("install-cni and cni-conf must share the staging volume")

@@ -37,8 +37,11 @@ for doc in yaml.safe_load_all(open(sys.argv[1])):
 	export VELO_REF_DIR=$VT/ref NODE_NAME=velotest-node
 	export KUBERNETES_SERVICE_HOST=10.96.0.1 KUBERNETES_SERVICE_PORT=443
 	export VELO_HEALTHZ_URL=file://$VT/healthz VELO_READY_TIMEOUT=5
+	# The host's /run/velo/cni (a tmpfs on a node), where the active conflist lives.
+	export VELO_CONF_TARGET_DIR=$VT/host/run/velo/cni HOST_CONF_TARGET_DIR=$VT/host/run/velo/cni
 	unset VELO_POD_CIDRS VELO_K8S_SERVER
 	CONFLIST=$CNI_NET_DIR/10-velo.conflist
+	CONF_TARGET=$VELO_CONF_TARGET_DIR/10-velo.conflist
 	KUBECONFIG_FILE=$CNI_NET_DIR/velo.d/kubeconfig
 	BG_PID=
 }
@@ -145,7 +148,7 @@ wait_for_file() {
 	[ "$status" -eq 0 ]
 }
 
-@test "structural checks fail on broken manifests (wildcard, secrets, a write beyond Events, no Bidirectional)" {
+@test "structural checks fail on broken manifests (wildcard, secrets, a write beyond Events, no Bidirectional, no tmpfs conflist)" {
 	sed 's/verbs: \["get", "list", "watch"\]/verbs: ["*"]/' manifests/velo.yaml >"$VT/wild.yaml"
 	run $CHECK rbac --manifest "$VT/wild.yaml"
 	[ "$status" -eq 1 ]
@@ -169,6 +172,16 @@ wait_for_file() {
 		>"$VT/taint.yaml"
 	run $CHECK daemonset --manifest "$VT/taint.yaml"
 	[ "$status" -eq 1 ]
+	# The conflist's tmpfs on a persistent host dir: Ready before routes after a reboot.
+	python3 -c 'import sys
+text = open(sys.argv[1]).read()
+marker = "- name: velo-run\n          hostPath:\n            path: /run/velo"
+assert marker in text
+print(text.replace(marker, marker.replace("/run/velo", "/var/lib/velo-run")), end="")' \
+		manifests/velo.yaml >"$VT/run.yaml"
+	run $CHECK daemonset --manifest "$VT/run.yaml"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"the conflist's tmpfs"* ]]
 	sed 's/disableDefaultCNI: true/disableDefaultCNI: false/' e2e/kind/cluster.yaml \
 		>"$VT/kind.yaml"
 	run $CHECK kind --kind "$VT/kind.yaml"
@@ -280,7 +293,7 @@ wait_for_file() {
 	cmp "$VT/ref/loopback" "$CNI_BIN_DIR/loopback"
 }
 
-@test "activate: no conflist until velod is ready, then written by rename" {
+@test "activate: no conflist until velod is ready, then the tmpfs copy linked by rename" {
 	run "$INSTALL_CNI" install
 	[ "$status" -eq 0 ]
 	VELO_READY_TIMEOUT=2 run "$INSTALL_CNI" activate
@@ -288,7 +301,9 @@ wait_for_file() {
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"velod not ready"* ]]
 	[ ! -e "$CONFLIST" ]
+	[ ! -L "$CONFLIST" ]
 
+	# An earlier velo's conflist, a plain file: replaced by the link.
 	printf '{"old": true}\n' >"$CONFLIST"
 	old_inode=$(stat -c %i "$CONFLIST")
 	VELO_ONESHOT=1 VELO_READY_TIMEOUT=30 "$INSTALL_CNI" activate 2>"$VT/activate.log" &
@@ -299,10 +314,59 @@ wait_for_file() {
 	touch "$VT/healthz"
 	wait "$BG_PID"
 	BG_PID=
+	[ -L "$CONFLIST" ]
+	[ "$(readlink "$CONFLIST")" = "$CONF_TARGET" ]
+	cmp "$VT/stage/10-velo.conflist" "$CONF_TARGET"
 	cmp "$VT/stage/10-velo.conflist" "$CONFLIST"
 	[ "$(stat -c %i "$CONFLIST")" != "$old_inode" ]
-	[ "$(stat -c %a "$CONFLIST")" = 644 ]
+	[ "$(stat -c %a "$CONF_TARGET")" = 644 ]
 	no_leftovers "$CNI_NET_DIR"
+	no_leftovers "$VELO_CONF_TARGET_DIR"
+}
+
+@test "activate after a reboot: the link dangles until velod is ready, then a fresh one is renamed in" {
+	run "$INSTALL_CNI" install
+	[ "$status" -eq 0 ]
+	touch "$VT/healthz"
+	VELO_ONESHOT=1 run "$INSTALL_CNI" activate
+	[ "$status" -eq 0 ]
+	[ -e "$CONFLIST" ]
+	# The reboot: the node's /run is a new tmpfs, velod answers 503 until it has routed.
+	rm -rf "$VT/host/run"
+	rm "$VT/healthz"
+	[ -L "$CONFLIST" ]
+	# What the runtime reads: nothing it can load (containerd reports NetworkReady=false).
+	run cat "$CONFLIST"
+	[ "$status" -ne 0 ]
+	old_inode=$(stat -c %i "$CONFLIST")
+	VELO_ONESHOT=1 VELO_READY_TIMEOUT=30 "$INSTALL_CNI" activate 2>"$VT/activate.log" &
+	BG_PID=$!
+	sleep 1.5
+	[ ! -e "$CONFLIST" ]
+	[ "$(stat -c %i "$CONFLIST")" = "$old_inode" ]
+	touch "$VT/healthz"
+	wait "$BG_PID"
+	BG_PID=
+	cmp "$VT/stage/10-velo.conflist" "$CONFLIST"
+	# A new directory entry (rename), so the runtime's watch on the conf dir loads it again:
+	# writing the target alone would not tell it.
+	[ "$(stat -c %i "$CONFLIST")" != "$old_inode" ]
+	no_leftovers "$CNI_NET_DIR"
+}
+
+@test "activate with nothing changed leaves the link as it is (no runtime reload)" {
+	run "$INSTALL_CNI" install
+	[ "$status" -eq 0 ]
+	touch "$VT/healthz"
+	VELO_ONESHOT=1 run "$INSTALL_CNI" activate
+	[ "$status" -eq 0 ]
+	link_inode=$(stat -c %i "$CONFLIST")
+	target_inode=$(stat -c %i "$CONF_TARGET")
+	VELO_ONESHOT=1 run "$INSTALL_CNI" activate
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"was current"* ]]
+	[ "$(stat -c %i "$CONFLIST")" = "$link_inode" ]
+	[ "$(stat -c %i "$CONF_TARGET")" = "$target_inode" ]
 }
 
 @test "activate: keeps the kubeconfig token fresh, stays 0600, exits on SIGTERM" {
@@ -334,7 +398,7 @@ wait_for_file() {
 	[ ! -e "$CONFLIST" ]
 }
 
-@test "uninstall: removes the conflist, kubeconfig dir and velo binary, nothing else" {
+@test "uninstall: removes the conflist and its link, kubeconfig dir and velo binary, nothing else" {
 	run "$INSTALL_CNI" install
 	touch "$VT/healthz"
 	VELO_ONESHOT=1 run "$INSTALL_CNI" activate
@@ -343,7 +407,8 @@ wait_for_file() {
 	printf 'other\n' >"$CNI_BIN_DIR/other"
 	run "$INSTALL_CNI" uninstall
 	[ "$status" -eq 0 ]
-	[ ! -e "$CONFLIST" ]
+	[ ! -L "$CONFLIST" ]
+	[ ! -e "$CONF_TARGET" ]
 	[ ! -e "$CNI_NET_DIR/velo.d" ]
 	[ ! -e "$CNI_BIN_DIR/velo" ]
 	[ -e "$CNI_NET_DIR/05-other.conflist" ]
