@@ -18,6 +18,10 @@ setup() {
 	vx_underlay
 }
 teardown() {
+	if [ -n "${VX_CGROUP:-}" ]; then
+		vt_cgroup_kill "$VX_CGROUP" || true
+		rmdir "$VX_CGROUP" 2>/dev/null || true
+	fi
 	ip netns del "$(mn_node 3)" 2>/dev/null || true
 	mn_teardown
 }
@@ -449,4 +453,39 @@ vx_cross() {
 	vx_tcp_64k "$P2" "$P2_4" "$P1"
 	mn_in 2 iptables-nft -S FORWARD | grep -q -- '-i velo+ .*-j ACCEPT'
 	mn_in 2 iptables-nft -S FORWARD | grep -q -- '-P FORWARD DROP'
+}
+
+@test "routing across subnets: flows name the tunnel (path vxlan) for a connection to another node's pod" {
+	local mount rel out _
+	vt_need_veloctl VX_VELOCTL
+	mount="$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)"
+	[ -n "$mount" ] || skip "no cgroup2 mount"
+	rel="/velotest-$VT_TAG-vxflows"
+	mkdir "$mount$rel"
+	VX_CGROUP="$mount$rel"
+	vx_nodes
+	vx_velod 1 vxlan
+	vx_velod 2 vxlan
+	mn_wait_route 1 "^10.77.2.0/24 via 10.77.2.0 dev velo.vxlan onlink"
+	# Node 1's pod reports its connections (sock_ops on its own cgroup).
+	mn_add 1 vx-p1 '{"velo.dev/flows": "true"}' "$rel"
+	P1=$MN_POD
+	mn_add 2 vx-p2
+	P2=$MN_POD P2_4=$MN_IP4
+	vt_pod "$P2" timeout 20 socat -u TCP4-LISTEN:5002,reuseaddr /dev/null &
+	VT_PIDS+=($!)
+	vx_wait_bound "$P2" -Hltn 5002
+	run vs_in_cgroup "/run/netns/$P1" "$VX_CGROUP" timeout 10 \
+		socat -u SYSTEM:"echo hello" "TCP4:$P2_4:5002"
+	[ "$status" -eq 0 ]
+	for _ in $(seq 100); do
+		out="$(mn_in 1 "$VX_VELOCTL" --run-dir "$VT/n1/run" observe -j 2>/dev/null |
+			jq -c --arg d "$P2_4" 'select(.dst.ip == $d)')"
+		[ "$(grep -c '"kind":"end"' <<<"$out")" -lt 1 ] || break
+		sleep 0.1
+	done
+	echo "$out"
+	[ "$(grep -c '"kind":"start"' <<<"$out")" -ge 1 ]
+	# The path is known when the connection ends (a start's is "unknown", docs/flows.md).
+	[ "$(jq -r 'select(.kind == "end") | .path' <<<"$out" | sort -u)" = vxlan ]
 }
