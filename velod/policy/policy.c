@@ -173,9 +173,9 @@ static int sync_maps(struct policy *policy, const struct agent_config *config)
 		pr_warn("policy: more than %d Service ranges: %u left out", MAX_SERVICE_CIDRS,
 			dropped);
 	state->cidrs_dropped = dropped;
+	/* NULL: the watches haven't all listed. */
 	objects = policy_objects_hold(state);
-	ret = objects ? build_tables(objects, &build)
-		      : -EAGAIN; /* the watches haven't all listed */
+	ret = objects ? build_tables(objects, &build) : -EAGAIN;
 	if (objects)
 		policy_objects_release(state);
 	if (ret) {
