@@ -456,42 +456,27 @@ static long index_find(const struct name_index *index, const void *base, size_t 
 	return -1;
 }
 
-/* Services or EndpointSlices, as parse_objects reads them. */
-struct object_kind {
-	size_t size;
-	int (*parse)(const cJSON *json, void *out, char *why, size_t why_size);
-	void (*free)(void *object);
-};
-
-static int svc_parse_object(const cJSON *json, void *out, char *why, size_t why_size)
+int velo_svc_object_parse(unsigned kind, const cJSON *json, void *object, char *why,
+			  size_t why_size)
 {
-	return velo_k8s_svc_parse(json, out, why, why_size);
+	return kind == VELO_SVC_KIND_SERVICES ? velo_k8s_svc_parse(json, object, why, why_size)
+					      : velo_k8s_slice_parse(json, object, why, why_size);
 }
 
-static void svc_free_object(void *object)
+void velo_svc_object_free(unsigned kind, void *object)
 {
-	velo_k8s_svc_free(object);
+	if (kind == VELO_SVC_KIND_SERVICES)
+		velo_k8s_svc_free(object);
+	else
+		velo_k8s_slice_free(object);
 }
-
-static int slice_parse_object(const cJSON *json, void *out, char *why, size_t why_size)
-{
-	return velo_k8s_slice_parse(json, out, why, why_size);
-}
-
-static void slice_free_object(void *object)
-{
-	velo_k8s_slice_free(object);
-}
-
-static const struct object_kind svc_kind = { sizeof(struct velo_k8s_svc), svc_parse_object,
-					     svc_free_object };
-static const struct object_kind slice_kind = { sizeof(struct velo_k8s_slice), slice_parse_object,
-					       slice_free_object };
 
 /* The objects of array into *objects (*n of them), a later one replacing an earlier namesake. */
-static int parse_objects(const cJSON *array, const struct object_kind *kind, void **objects,
-			 unsigned *n, char *why, size_t why_size)
+static int parse_objects(const cJSON *array, enum velo_svc_kind kind, void **objects, unsigned *n,
+			 char *why, size_t why_size)
 {
+	size_t size = kind == VELO_SVC_KIND_SERVICES ? sizeof(struct velo_k8s_svc)
+						     : sizeof(struct velo_k8s_slice);
 	union {
 		struct velo_k8s_svc svc;
 		struct velo_k8s_slice slice;
@@ -503,26 +488,26 @@ static int parse_objects(const cJSON *array, const struct object_kind *kind, voi
 
 	if (!cJSON_GetArraySize(array))
 		return 0;
-	*objects = base = calloc((size_t)cJSON_GetArraySize(array), kind->size);
+	*objects = base = calloc((size_t)cJSON_GetArraySize(array), size);
 	if (!base || index_init(&index, (unsigned)cJSON_GetArraySize(array)))
 		return -ENOMEM;
 	cJSON_ArrayForEach (item, array) {
 		unsigned slot;
 		long i;
 
-		ret = kind->parse(item, &one, why, why_size);
+		ret = velo_svc_object_parse(kind, item, &one, why, why_size);
 		if (ret) {
-			kind->free(&one);
+			velo_svc_object_free(kind, &one);
 			break;
 		}
-		i = index_find(&index, base, kind->size, (const char *)&one, &slot);
+		i = index_find(&index, base, size, (const char *)&one, &slot);
 		if (i >= 0) {
-			kind->free(base + (size_t)i * kind->size);
+			velo_svc_object_free(kind, base + (size_t)i * size);
 		} else {
 			i = (*n)++;
 			index.slots[slot] = (unsigned)i + 1;
 		}
-		memcpy(base + (size_t)i * kind->size, &one, kind->size); /* taken over */
+		memcpy(base + (size_t)i * size, &one, size); /* taken over */
 	}
 	free(index.slots);
 	return ret;
@@ -549,11 +534,11 @@ int velo_svc_state_parse(const char *text, size_t len, struct velo_svc_state *st
 		ret = -EINVAL;
 	}
 	if (!ret)
-		ret = parse_objects(services, &svc_kind, (void **)&state->svcs, &state->n_svcs, why,
-				    why_size);
+		ret = parse_objects(services, VELO_SVC_KIND_SERVICES, (void **)&state->svcs,
+				    &state->n_svcs, why, why_size);
 	if (!ret)
-		ret = parse_objects(slices, &slice_kind, (void **)&state->slices, &state->n_slices,
-				    why, why_size);
+		ret = parse_objects(slices, VELO_SVC_KIND_SLICES, (void **)&state->slices,
+				    &state->n_slices, why, why_size);
 	if (ret == -ENOMEM)
 		snprintf(why, why_size, "services file: out of memory");
 	if (ret)

@@ -78,6 +78,19 @@ void velo_k8s_svc_free(struct velo_k8s_svc *svc);
 int velo_k8s_slice_parse(const cJSON *json, struct velo_k8s_slice *out, char *why, size_t why_size);
 void velo_k8s_slice_free(struct velo_k8s_slice *slice);
 
+/* The kinds of object a velo_svc_state keeps. */
+enum velo_svc_kind {
+	VELO_SVC_KIND_SERVICES, /* struct velo_k8s_svc */
+	VELO_SVC_KIND_SLICES, /* struct velo_k8s_slice */
+	VELO_SVC_KINDS,
+};
+
+/* An object of kind (enum velo_svc_kind) into object, that kind's struct: as velo_k8s_svc_parse. */
+int velo_svc_object_parse(unsigned kind, const cJSON *json, void *object, char *why,
+			  size_t why_size);
+/* What velo_svc_object_parse left in object (of kind) freed. */
+void velo_svc_object_free(unsigned kind, void *object);
+
 /* Adds or replaces by namespace/name, taking *svc over (it is zeroed): 0 or -ENOMEM. */
 int velo_svc_state_put_svc(struct velo_svc_state *state, struct velo_k8s_svc *svc);
 int velo_svc_state_put_slice(struct velo_svc_state *state, struct velo_k8s_slice *slice);

@@ -165,23 +165,3 @@ struct k8s_watch_set *k8s_policy_start(const struct agent_config *config)
 
 	return k8s_watch_set_start(resources, K8S_POLICY_WATCHES, &ops, config);
 }
-
-struct with {
-	int (*fn)(const struct velo_pol_objects *objects, void *ctx);
-	void *ctx;
-};
-
-static int with_fn(const void *state, void *ctx)
-{
-	struct with *with = ctx;
-
-	return with->fn(state, with->ctx);
-}
-
-int k8s_policy_with(struct k8s_watch_set *policy,
-		    int (*fn)(const struct velo_pol_objects *objects, void *ctx), void *ctx)
-{
-	struct with with = { .fn = fn, .ctx = ctx };
-
-	return k8s_watch_set_with(policy, with_fn, &with);
-}

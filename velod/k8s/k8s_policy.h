@@ -8,7 +8,7 @@
  * peers) keeping one set of objects (policy/objects.h). velod's loop polls the
  * set for changes and computes from the objects once all five have listed: a policy is
  * never computed against pods or namespaces velod hasn't seen yet. Its fds,
- * poll, stats and stop are the set's.
+ * poll, stats and stop are the set's; k8s_watch_set_hold gives the objects.
  */
 #ifndef VELOD_K8S_K8S_POLICY_H
 #define VELOD_K8S_K8S_POLICY_H
@@ -22,8 +22,5 @@
 
 /* Starts the watches for config's API source. NULL with errno (ENOENT: no libcurl). */
 struct k8s_watch_set *k8s_policy_start(const struct agent_config *config);
-/* All listed: fn(objects, ctx) under the set's lock, its answer returned; -EAGAIN before. */
-int k8s_policy_with(struct k8s_watch_set *policy,
-		    int (*fn)(const struct velo_pol_objects *objects, void *ctx), void *ctx);
 
 #endif

@@ -5,7 +5,8 @@
  * /apis/discovery.k8s.io/v1/endpointslices keeping one svc_state. velod's
  * loop polls the set for changes and builds the service table from it once
  * both have listed, so a Service is never written before its slices could be
- * known. Its fds, poll, stats and stop are the set's.
+ * known. Its fds, poll, stats and stop are the set's; k8s_watch_set_hold
+ * gives the svc_state.
  */
 #ifndef VELOD_K8S_K8S_SERVICES_H
 #define VELOD_K8S_K8S_SERVICES_H
@@ -18,8 +19,5 @@
 
 /* Starts both watches for config's API source. NULL with errno (ENOENT: no libcurl). */
 struct k8s_watch_set *k8s_services_start(const struct agent_config *config);
-/* Both listed: the current state made into table for node (svc_table.h). -EAGAIN before. */
-int k8s_services_build(struct k8s_watch_set *services, const char *node,
-		       struct velo_svc_table *table);
 
 #endif

@@ -251,16 +251,18 @@ int k8s_watch_set_poll(struct k8s_watch_set *set)
 	return k8s_watch_set_take(set, NULL, NULL);
 }
 
-int k8s_watch_set_with(struct k8s_watch_set *set, int (*fn)(const void *state, void *ctx),
-		       void *ctx)
+const void *k8s_watch_set_hold(struct k8s_watch_set *set)
 {
-	int ret = -EAGAIN;
-
 	pthread_mutex_lock(&set->lock);
 	if (all_listed(set))
-		ret = fn(set->state, ctx);
+		return set->state;
 	pthread_mutex_unlock(&set->lock);
-	return ret;
+	return NULL;
+}
+
+void k8s_watch_set_release(struct k8s_watch_set *set)
+{
+	pthread_mutex_unlock(&set->lock);
 }
 
 const char *k8s_watch_set_stats(struct k8s_watch_set *set, unsigned i,

@@ -7,10 +7,11 @@
  * its resource's objects whole; watch events edit the kept state one object
  * at a time. velod's loop polls the set and reads the state once every
  * resource has listed, so nothing is computed against a resource not seen
- * yet. A resource set is a table of resources and the callbacks of its
- * state: Nodes (k8s_nodes.c), Services and EndpointSlices (k8s_services.c),
- * ServiceCIDRs (k8s_servicecidrs.c), Namespaces, Pods and NetworkPolicies
- * (k8s_policy.c).
+ * yet; a reader holds the state and reads it as its own type. A resource
+ * set is a table of resources and the callbacks of its state: Nodes
+ * (k8s_nodes.c), Services and EndpointSlices (k8s_services.c), ServiceCIDRs
+ * (k8s_servicecidrs.c), Namespaces, Pods, NetworkPolicies,
+ * ClusterNetworkPolicies and Nodes (k8s_policy.c).
  */
 #ifndef VELOD_K8S_K8S_WATCH_SET_H
 #define VELOD_K8S_K8S_WATCH_SET_H
@@ -86,10 +87,13 @@ int k8s_watch_set_poll(struct k8s_watch_set *set);
  * (velod's loop taking a copy). */
 int k8s_watch_set_take(struct k8s_watch_set *set, int (*fn)(const void *state, void *ctx),
 		       void *ctx);
-/* Every resource listed: fn(state, ctx) under the set's lock, its answer returned; -EAGAIN
- * before. */
-int k8s_watch_set_with(struct k8s_watch_set *set, int (*fn)(const void *state, void *ctx),
-		       void *ctx);
+/*
+ * Every resource listed: the kept state (the user's own type), read-only and
+ * with the set's lock held until k8s_watch_set_release; the watch threads wait
+ * meanwhile. NULL before (the lock is then not held).
+ */
+const void *k8s_watch_set_hold(struct k8s_watch_set *set);
+void k8s_watch_set_release(struct k8s_watch_set *set);
 /* Watch i's counters; returns its resource's name. */
 const char *k8s_watch_set_stats(struct k8s_watch_set *set, unsigned i,
 				struct k8s_watch_stats *stats);

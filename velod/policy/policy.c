@@ -111,9 +111,19 @@ struct build {
 	struct policy_report *report; /* what could not be used or placed */
 };
 
-static int build_fn(const struct velo_pol_objects *objects, void *ctx)
+const struct velo_pol_objects *policy_objects_hold(const struct policy_state *state)
 {
-	struct build *build = ctx;
+	return state->watch ? k8s_watch_set_hold(state->watch) : &state->file_objects;
+}
+
+void policy_objects_release(const struct policy_state *state)
+{
+	if (state->watch)
+		k8s_watch_set_release(state->watch);
+}
+
+static int build_tables(const struct velo_pol_objects *objects, struct build *build)
+{
 	int ret = velo_pol_tables_build(objects, build->node, build->numbering, build->tables);
 
 	if (ret)
@@ -139,6 +149,7 @@ static int sync_maps(struct policy *policy, const struct agent_config *config)
 	struct policy_attach_counts pass = {};
 	struct policy_report report = {};
 	struct build build = { &node, &state->numbering, &tables, NULL, &report };
+	const struct velo_pol_objects *objects;
 	struct velo_policy_bpf bpf;
 	struct policy_node_pods scan = {};
 	char *namespaces = NULL;
@@ -162,8 +173,11 @@ static int sync_maps(struct policy *policy, const struct agent_config *config)
 		pr_warn("policy: more than %d Service ranges: %u left out", MAX_SERVICE_CIDRS,
 			dropped);
 	state->cidrs_dropped = dropped;
-	ret = state->watch ? k8s_policy_with(state->watch, build_fn, &build)
-			   : build_fn(&state->file_objects, &build);
+	/* NULL: the watches haven't all listed. */
+	objects = policy_objects_hold(state);
+	ret = objects ? build_tables(objects, &build) : -EAGAIN;
+	if (objects)
+		policy_objects_release(state);
 	if (ret) {
 		if (ret != -EAGAIN)
 			pr_warn("policy: computing the maps: %s", strerror(-ret));
@@ -275,8 +289,10 @@ int policy_fd(const struct policy *policy, unsigned i)
 	return state && state->cidrs && i == n ? k8s_servicecidrs_fd(state->cidrs) : -1;
 }
 
-void policy_step(struct policy *policy, const struct agent_config *config, uint64_t now_ns)
+void policy_step(struct agent *agent, uint64_t now_ns)
 {
+	struct policy *policy = &agent->policy;
+	const struct agent_config *config = &agent->config;
 	struct policy_state *state = policy->state;
 	long long sig;
 	int ret;

@@ -16,12 +16,22 @@
 
 #include "agent/agent.h"
 
+struct policy_state;
+struct velo_pol_objects;
+
 /* Starts the source (the API's watches with policySource "api"): 0 or -errno. */
 int policy_start(struct policy *policy, const struct agent_config *config);
 /* The watches' fds (i < K8S_POLICY_WATCHES) for velod's poll, -1 without them. */
 int policy_fd(const struct policy *policy, unsigned i);
-void policy_step(struct policy *policy, const struct agent_config *config, uint64_t now_ns);
+/* velod's loop's turn (the part's step): the watches drained, the maps synced when due. */
+void policy_step(struct agent *agent, uint64_t now_ns);
 uint64_t policy_deadline(const struct policy *policy);
+/*
+ * The objects of the source (the file's, or the watches' held until
+ * policy_objects_release); NULL before the watches have all listed.
+ */
+const struct velo_pol_objects *policy_objects_hold(const struct policy_state *state);
+void policy_objects_release(const struct policy_state *state);
 void policy_stop(struct policy *policy);
 
 #endif

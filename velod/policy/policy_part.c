@@ -28,11 +28,6 @@ static void policy_poll(struct agent *agent, struct agent_poll *poll)
 		agent_poll_read(poll, policy_fd(&agent->policy, i));
 }
 
-static void policy_part_step(struct agent *agent, uint64_t now_ns)
-{
-	policy_step(&agent->policy, &agent->config, now_ns);
-}
-
 static uint64_t policy_part_deadline(const struct agent *agent)
 {
 	return policy_deadline(&agent->policy);
@@ -93,7 +88,7 @@ const struct agent_part policy_part = {
 	.start = policy_part_start,
 	.fatal = true,
 	.poll = policy_poll,
-	.step = policy_part_step,
+	.step = policy_step,
 	.deadline = policy_part_deadline,
 	.metrics = policy_part_metrics,
 	.health = policy_health,

@@ -13,34 +13,30 @@
 #include "policy/cidr.h"
 #include "policy/describe.h"
 #include "policy/eval.h"
-#include "k8s/k8s_policy.h"
+#include "k8s/k8s_servicecidrs.h"
+#include "policy.h"
 #include "policy_show.h"
 #include "policy_state.h"
 
-struct describe {
-	const struct policy_state *state;
-	const char *pod;
-	cJSON *answer;
-};
-
-static int describe_fn(const struct velo_pol_objects *objects, void *ctx)
+/* The node's policy (pod NULL) or pod's ("ns/name") as JSON into *answer: 0, -EINVAL, -ENOENT,
+ * -ENOMEM. */
+static int describe(const struct policy_state *state, const struct velo_pol_objects *objects,
+		    const char *pod, cJSON **answer)
 {
-	struct describe *describe = ctx;
-	const struct policy_state *state = describe->state;
 	struct velo_pol_node node = { .local = state->local, .n_local = state->n_local };
 	char ns[VELO_POL_NS_MAX];
 	const char *slash;
 
-	if (!describe->pod) {
-		describe->answer = velo_pol_describe_node(objects, &node);
-		return describe->answer ? 0 : -errno;
+	if (!pod) {
+		*answer = velo_pol_describe_node(objects, &node);
+		return *answer ? 0 : -errno;
 	}
-	slash = strchr(describe->pod, '/');
-	if (!slash || (size_t)(slash - describe->pod) >= sizeof(ns))
+	slash = strchr(pod, '/');
+	if (!slash || (size_t)(slash - pod) >= sizeof(ns))
 		return -EINVAL;
-	snprintf(ns, sizeof(ns), "%.*s", (int)(slash - describe->pod), describe->pod);
-	describe->answer = velo_pol_describe_pod(objects, &node, &state->tables, ns, slash + 1);
-	return describe->answer ? 0 : -errno;
+	snprintf(ns, sizeof(ns), "%.*s", (int)(slash - pod), pod);
+	*answer = velo_pol_describe_pod(objects, &node, &state->tables, ns, slash + 1);
+	return *answer ? 0 : -errno;
 }
 
 static char *error_body(const char *text)
@@ -57,7 +53,8 @@ static char *error_body(const char *text)
 char *policy_http(const struct policy *policy, const char *pod, unsigned *status)
 {
 	const struct policy_state *state = policy->state;
-	struct describe describe = { state, pod, NULL };
+	const struct velo_pol_objects *objects;
+	cJSON *answer = NULL;
 	char *body, text[512];
 	int ret;
 
@@ -69,8 +66,10 @@ char *policy_http(const struct policy *policy, const char *pod, unsigned *status
 		*status = 503;
 		return error_body("velod has not synced its policy source yet");
 	}
-	ret = state->watch ? k8s_policy_with(state->watch, describe_fn, &describe)
-			   : describe_fn(&state->file_objects, &describe);
+	objects = policy_objects_hold(state);
+	ret = objects ? describe(state, objects, pod, &answer) : -EAGAIN;
+	if (objects)
+		policy_objects_release(state);
 	if (ret == -ENOENT || ret == -EINVAL) {
 		*status = 404;
 		snprintf(text, sizeof(text), "no pod %s in velod's policy state", pod ? pod : "");
@@ -81,12 +80,12 @@ char *policy_http(const struct policy *policy, const char *pod, unsigned *status
 		snprintf(text, sizeof(text), "describing the policy: %s", strerror(-ret));
 		return error_body(text);
 	}
-	cJSON_AddNumberToObject(describe.answer, "revision", state->revision);
-	policy_report_json(&state->report, pod, describe.answer);
-	cJSON_AddItemToObject(describe.answer, "serviceCidrs",
+	cJSON_AddNumberToObject(answer, "revision", state->revision);
+	policy_report_json(&state->report, pod, answer);
+	cJSON_AddItemToObject(answer, "serviceCidrs",
 			      k8s_servicecidrs_json(state->cidrs, state->config));
-	body = cJSON_PrintUnformatted(describe.answer);
-	cJSON_Delete(describe.answer);
+	body = cJSON_PrintUnformatted(answer);
+	cJSON_Delete(answer);
 	*status = body ? 200 : 500;
 	return body;
 }
@@ -116,73 +115,51 @@ const char *policy_pod_of(const struct policy *policy, const uint8_t addr[16], c
 	return NULL;
 }
 
-struct isolating {
-	const struct policy_state *state;
-	uint32_t identity;
-	bool ingress;
-	char *buf;
-	size_t len;
-};
-
-static int isolating_fn(const struct velo_pol_objects *objects, void *ctx)
-{
-	struct isolating *ask = ctx;
-
-	velo_pol_isolating(objects, &ask->state->tables, ask->identity, ask->ingress, ask->buf,
-			   ask->len);
-	return 0;
-}
-
 void policy_isolating(const struct policy *policy, uint32_t identity, bool ingress, char *buf,
 		      size_t len)
 {
 	const struct policy_state *state = policy->state;
-	struct isolating ask = { state, identity, ingress, buf, len };
+	const struct velo_pol_objects *objects;
 
 	if (len)
 		buf[0] = '\0';
 	if (!state || !policy->synced)
 		return;
-	if (state->watch)
-		k8s_policy_with(state->watch, isolating_fn, &ask);
-	else
-		isolating_fn(&state->file_objects, &ask);
+	objects = policy_objects_hold(state);
+	if (!objects)
+		return;
+	velo_pol_isolating(objects, &state->tables, identity, ingress, buf, len);
+	policy_objects_release(state);
 }
 
-struct cnp_name {
-	const char *name;
-	char *buf;
-	size_t len;
-};
-
-static int cnp_name_fn(const struct velo_pol_objects *objects, void *ctx)
+/* "Baseline:name" or "Admin:name" for the ClusterNetworkPolicy name in objects, else name. */
+static void cnp_name(const struct velo_pol_objects *objects, const char *name, char *buf,
+		     size_t len)
 {
-	struct cnp_name *ask = ctx;
-
 	for (unsigned i = 0; i < objects->n_cnps; i++)
-		if (!strcmp(objects->cnps[i].name, ask->name)) {
-			snprintf(ask->buf, ask->len, "%s:%s",
-				 objects->cnps[i].baseline ? "Baseline" : "Admin", ask->name);
-			return 0;
+		if (!strcmp(objects->cnps[i].name, name)) {
+			snprintf(buf, len, "%s:%s",
+				 objects->cnps[i].baseline ? "Baseline" : "Admin", name);
+			return;
 		}
-	snprintf(ask->buf, ask->len, "%s", ask->name);
-	return 0;
+	snprintf(buf, len, "%s", name);
 }
 
 void policy_cnp_name(const struct policy *policy, uint32_t id, char *buf, size_t len)
 {
 	const struct policy_state *state = policy->state;
 	const char *key = state && id ? velo_pol_policy_name(&state->numbering, id) : NULL;
-	struct cnp_name ask = { key ? key + 4 : NULL, buf, len };
+	const struct velo_pol_objects *objects;
 
 	if (len)
 		buf[0] = '\0';
 	if (!key || strncmp(key, "cnp:", 4))
 		return;
-	if (state->watch)
-		k8s_policy_with(state->watch, cnp_name_fn, &ask);
-	else
-		cnp_name_fn(&state->file_objects, &ask);
+	objects = policy_objects_hold(state);
+	if (!objects)
+		return;
+	cnp_name(objects, key + 4, buf, len);
+	policy_objects_release(state);
 }
 
 static const char *decider_name(enum velo_pol_decider by)

@@ -267,6 +267,7 @@ int services_fd(const struct services *services, unsigned i)
  */
 static void step_api(struct services *services, const struct agent_config *config, uint64_t now_ns)
 {
+	const struct velo_svc_state *state;
 	struct velo_svc_table table;
 	int ret;
 
@@ -276,7 +277,11 @@ static void step_api(struct services *services, const struct agent_config *confi
 		return;
 	services->next_ns = now_ns + config->services_sync_ms * NS_PER_MS;
 	services->syncs++;
-	ret = k8s_services_build(services->watch, config->node_name, &table);
+	/* Both listed, or nothing is written: a Service never goes before its slices could. */
+	state = k8s_watch_set_hold(services->watch);
+	ret = state ? velo_svc_table_build(state, config->node_name, &table) : -EAGAIN;
+	if (state)
+		k8s_watch_set_release(services->watch);
 	if (!ret)
 		ret = write_table(services, config, &table);
 	if (ret) {
