@@ -122,6 +122,44 @@ bench_umount() {
 	done
 }
 
+# bench_two_nodes NS VETH SUBNET: the cross-node benches' underlay. A bridge (br0 in netns
+# NS-ul) and two nodes, netns NS-n1 and NS-n2, each on it through a veth (VETH1, VETH2 on the
+# bridge, ul0 in the node) with SUBNET.1/24 and SUBNET.2/24, lo up, forwarding off as on a fresh
+# node. bench_two_nodes_cleanup removes it.
+bench_two_nodes() {
+	local ns=$1 veth=$2 subnet=$3 n
+	ip netns add "$ns-ul"
+	ip -n "$ns-ul" link add br0 type bridge
+	ip -n "$ns-ul" link set br0 up
+	for n in 1 2; do
+		ip netns add "$ns-n$n"
+		ip link add "$veth$n" netns "$ns-ul" type veth peer name ul0 netns "$ns-n$n"
+		ip -n "$ns-ul" link set "$veth$n" master br0 up
+		ip -n "$ns-n$n" link set lo up
+		ip -n "$ns-n$n" addr add "$subnet.$n/24" dev ul0
+		ip -n "$ns-n$n" link set ul0 up
+		nsenter --net="/run/netns/$ns-n$n" sysctl -qw net.ipv4.ip_forward=0 \
+			net.ipv6.conf.all.forwarding=0
+	done
+}
+
+# bench_two_nodes_cleanup NS WORK PID...: the cross-node benches' EXIT trap: stops each PID (velods,
+# servers), then removes every netns NS-* (nodes, underlay, pods), the bpffs velo mounted for
+# WORK/n1 and WORK/n2 (unpinning detaches the links) and WORK.
+bench_two_nodes_cleanup() {
+	set +e
+	local ns=$1 work=$2 pid n
+	shift 2
+	for pid in "$@"; do kill "$pid" 2>/dev/null; done
+	sleep 0.3
+	for n in $(ip netns list | awk '{ print $1 }' | grep "^$ns-"); do ip netns del "$n"; done
+	for n in 1 2; do
+		rm -rf "$work/n$n/bpf/velo" 2>/dev/null
+		bench_umount "$work/n$n/bpf"
+	done
+	rm -rf "$work"
+}
+
 # bench_results SCRIPT MD RESULTS SAMPLES: the end of a bench: its table, where its results are;
 # exits 1 if a measurement failed (an NA in $csv, whose copy is SAMPLES).
 bench_results() {

@@ -52,18 +52,7 @@ ns=velobench-rt-$tag
 work=$(mktemp -d /tmp/velobench-rt-XXXXXX)
 pids=()
 velods=()
-cleanup() {
-	set +e
-	local pid n
-	for pid in "${pids[@]}" "${velods[@]}"; do kill "$pid" 2>/dev/null; done
-	sleep 0.3
-	for n in $(ip netns list | awk '{ print $1 }' | grep "^$ns-"); do ip netns del "$n"; done
-	for n in 1 2; do
-		rm -rf "$work/n$n/bpf/velo" 2>/dev/null
-		bench_umount "$work/n$n/bpf"
-	done
-	rm -rf "$work"
-}
+cleanup() { bench_two_nodes_cleanup "$ns" "$work" "${pids[@]}" "${velods[@]}"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
@@ -73,19 +62,8 @@ bench_cc "$traffic" "$top/bench/dp_traffic.c"
 in_ns() { local n=$1; shift; nsenter --net="/run/netns/$ns-$n" "$@"; }
 
 # The underlay (bridge), node 1 and node 2 on it, forwarding off at start as on a fresh node.
-ip netns add "$ns-ul"
-ip -n "$ns-ul" link add br0 type bridge
-ip -n "$ns-ul" link set br0 up
-for n in 1 2; do
-	mkdir -p "$work/n$n"
-	ip netns add "$ns-n$n"
-	ip link add "vbrt$n" netns "$ns-ul" type veth peer name ul0 netns "$ns-n$n"
-	ip -n "$ns-ul" link set "vbrt$n" master br0 up
-	ip -n "$ns-n$n" link set lo up
-	ip -n "$ns-n$n" addr add "192.168.79.$n/24" dev ul0
-	ip -n "$ns-n$n" link set ul0 up
-	in_ns "n$n" sysctl -qw net.ipv4.ip_forward=0 net.ipv6.conf.all.forwarding=0
-done
+bench_two_nodes "$ns" vbrt 192.168.79
+mkdir -p "$work/n1" "$work/n2"
 jq -n '{nodes: [{name: "n1", addresses: ["192.168.79.1"], podCIDRs: ["10.79.1.0/24"]},
 	{name: "n2", addresses: ["192.168.79.2"], podCIDRs: ["10.79.2.0/24"]}]}' >"$work/nodes.json"
 

@@ -49,19 +49,8 @@ ns=velobench-ul-$tag
 work=$(mktemp -d /tmp/velobench-ul-XXXXXX)
 pids=()
 velod2=""
-cleanup() {
-	set +e
-	local pid n
-	for pid in "${pids[@]}" $velod2; do kill "$pid" 2>/dev/null; done
-	sleep 0.3
-	for n in $(ip netns list | awk '{ print $1 }' | grep "^$ns-"); do ip netns del "$n"; done
-	# velo mounts a bpffs on its bpffsDir's parent; unpinning detaches the links.
-	for n in 1 2; do
-		rm -rf "$work/n$n/bpf/velo" 2>/dev/null
-		bench_umount "$work/n$n/bpf"
-	done
-	rm -rf "$work"
-}
+# shellcheck disable=SC2086 # velod2 is one pid or none
+cleanup() { bench_two_nodes_cleanup "$ns" "$work" "${pids[@]}" $velod2; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
@@ -71,19 +60,8 @@ bench_cc "$traffic" "$top/bench/dp_traffic.c"
 in_ns() { local n=$1; shift; nsenter --net="/run/netns/$ns-$n" "$@"; }
 
 # The underlay (bridge), node 1 and node 2 on it, forwarding off at start as on a fresh node.
-ip netns add "$ns-ul"
-ip -n "$ns-ul" link add br0 type bridge
-ip -n "$ns-ul" link set br0 up
-for n in 1 2; do
-	mkdir -p "$work/n$n"
-	ip netns add "$ns-n$n"
-	ip link add "vbul$n" netns "$ns-ul" type veth peer name ul0 netns "$ns-n$n"
-	ip -n "$ns-ul" link set "vbul$n" master br0 up
-	ip -n "$ns-n$n" link set lo up
-	ip -n "$ns-n$n" addr add "192.168.78.$n/24" dev ul0
-	ip -n "$ns-n$n" link set ul0 up
-	in_ns "n$n" sysctl -qw net.ipv4.ip_forward=0 net.ipv6.conf.all.forwarding=0
-done
+bench_two_nodes "$ns" vbul 192.168.78
+mkdir -p "$work/n1" "$work/n2"
 in_ns ul ethtool -K vbul2 tx off >/dev/null
 jq -n '{nodes: [{name: "n1", addresses: ["192.168.78.1"], podCIDRs: ["10.78.1.0/24"]},
 	{name: "n2", addresses: ["192.168.78.2"], podCIDRs: ["10.78.2.0/24"]}]}' >"$work/nodes.json"
