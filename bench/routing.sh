@@ -233,7 +233,7 @@ for ((rep = 1; rep <= reps; rep++)); do
 		read -r p50 p99 <<<"$(measure "$mode" rr)"
 		printf '%s,%s,stream,%s\n%s,%s,rr_p50,%s\n%s,%s,rr_p99,%s\n' "$rep" "$mode" "$gbit" \
 			"$rep" "$mode" "$p50" "$rep" "$mode" "$p99" >>"$csv"
-		printf '  rep %d %-11s stream %8s Gbit/s   TCP_RR p50 %6s us  p99 %6s us\n' "$rep" \
+		printf '  rep %d %-16s stream %8s Gbit/s   TCP_RR p50 %6s us  p99 %6s us\n' "$rep" \
 			"$mode" "$gbit" "$p50" "$p99"
 	done
 done

@@ -18,7 +18,8 @@
 # Everything lives in namespaces velobench-ul-PID-*; velo's state and bpffs under
 # /tmp/velobench-ul-XXXXXX; all removed at exit. Traffic only between these namespaces.
 #
-# Usage (as root): bench/uplink.sh [-r REPS] [-t SECONDS]
+# Usage (as root): bench/uplink.sh [-o OUTDIR] [-r REPS] [-t SECONDS]
+#   -o OUTDIR   uplink.md (the table) and uplink.csv (samples) there; else both on stdout
 #   -r REPS     alternating repetitions ($UL_REPS, 5)
 #   -t SECONDS  per measurement ($UL_SECS, 3)
 set -euo pipefail
@@ -26,11 +27,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 reps=${UL_REPS:-5}
 secs=${UL_SECS:-3}
-while getopts "r:t:h" opt; do
+outdir=""
+while getopts "o:r:t:h" opt; do
 	case $opt in
+	o) outdir=$OPTARG ;;
 	r) reps=$OPTARG ;;
 	t) secs=$OPTARG ;;
-	*) sed -n 's/^# \{0,1\}//; 21,23p' "$0" >&2; exit 2 ;;
+	*) sed -n 's/^# \{0,1\}//; 21,24p' "$0" >&2; exit 2 ;;
 	esac
 done
 for value in "$reps" "$secs"; do
@@ -157,7 +160,8 @@ measure() {
 
 csv=$work/samples.csv
 echo "rep,class,mode,value,redirects" >"$csv"
-echo "uplink: cross-node, client on node 1 -> XDP pod on node 2; $reps repetitions, ${secs}s each"
+echo "uplink: cross-node, client on node 1 -> XDP pod on node 2; $reps repetitions, ${secs}s each;" \
+	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((rep = 1; rep <= reps; rep++)); do
 	modes="xdp routed"
 	((rep % 2)) || modes="routed xdp"
@@ -173,30 +177,43 @@ for ((rep = 1; rep <= reps; rep++)); do
 	done
 done
 
-echo
-echo "uplink: medians over $reps repetitions (min-max); ratio = xdp / routed. Uplink: a veth, not a NIC."
-printf '%-26s %-22s %-22s %-8s %s\n' class xdp routed ratio "median of per-rep ratios"
-for class in tcp udp; do
-	awk -F, -v c="$class" '
-		function median(a, n,   i, j, t) {
-			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-		}
-		$2 == c && $4 != "NA" { v[$3, ++n[$3]] = $4; by_rep[$1, $3] = $4 }
-		END {
-			for (m = 1; m <= 2; m++) {
-				mode = m == 1 ? "xdp" : "routed"
-				k = 0; lo = ""; hi = ""
-				for (i = 1; i <= n[mode]; i++) { x[++k] = v[mode, i]; if (lo == "" || x[k] < lo) lo = x[k]; if (hi == "" || x[k] > hi) hi = x[k] }
-				med[mode] = k ? median(x, k) : "NA"; span[mode] = k ? sprintf("%.3g (%.3g-%.3g)", med[mode], lo, hi) : "NA"
+summary() {
+	echo "uplink: medians over $reps repetitions (min-max); ratio = xdp / routed. Uplink: a veth, not a NIC."
+	printf '%-26s %-22s %-22s %-8s %s\n' class xdp routed ratio "median of per-rep ratios"
+	for class in tcp udp; do
+		awk -F, -v c="$class" '
+			function median(a, n,   i, j, t) {
+				for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+				return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 			}
-			k = 0
-			for (key in by_rep) { split(key, p, SUBSEP); if (p[2] == "xdp" && ((p[1], "routed") in by_rep) && by_rep[p[1], "routed"] > 0) r[++k] = by_rep[key] / by_rep[p[1], "routed"] }
-			title = c == "tcp" ? "TCP 128 KiB stream Gbit/s" : "UDP 64 B kpps received"
-			printf "%-26s %-22s %-22s %-8s %s\n", title, span["xdp"], span["routed"],
-				(med["routed"] > 0 && med["xdp"] != "NA") ? sprintf("%.2f", med["xdp"] / med["routed"]) : "NA",
-				k ? sprintf("%.2f", median(r, k)) : "NA"
-		}' "$csv"
-done
-echo "uplink: $(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs; samples: cat below"
-cat "$csv"
+			$2 == c && $4 != "NA" { v[$3, ++n[$3]] = $4; by_rep[$1, $3] = $4 }
+			END {
+				for (m = 1; m <= 2; m++) {
+					mode = m == 1 ? "xdp" : "routed"
+					k = 0; lo = ""; hi = ""
+					for (i = 1; i <= n[mode]; i++) { x[++k] = v[mode, i]; if (lo == "" || x[k] < lo) lo = x[k]; if (hi == "" || x[k] > hi) hi = x[k] }
+					med[mode] = k ? median(x, k) : "NA"; span[mode] = k ? sprintf("%.3g (%.3g-%.3g)", med[mode], lo, hi) : "NA"
+				}
+				k = 0
+				for (key in by_rep) { split(key, p, SUBSEP); if (p[2] == "xdp" && ((p[1], "routed") in by_rep) && by_rep[p[1], "routed"] > 0) r[++k] = by_rep[key] / by_rep[p[1], "routed"] }
+				title = c == "tcp" ? "TCP 128 KiB stream Gbit/s" : "UDP 64 B kpps received"
+				printf "%-26s %-22s %-22s %-8s %s\n", title, span["xdp"], span["routed"],
+					(med["routed"] > 0 && med["xdp"] != "NA") ? sprintf("%.2f", med["xdp"] / med["routed"]) : "NA",
+					k ? sprintf("%.2f", median(r, k)) : "NA"
+			}' "$csv"
+	done
+	echo "uplink: $(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs, load average" \
+		"$(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+echo
+if [ -n "$outdir" ]; then
+	mkdir -p "$outdir"
+	summary | tee "$outdir/uplink.md"
+	cp "$csv" "$outdir/uplink.csv"
+	echo "uplink: results in $outdir/uplink.md, samples in $outdir/uplink.csv"
+else
+	summary
+	echo "uplink: samples:"
+	cat "$csv"
+fi
