@@ -29,12 +29,15 @@
 #   -r REPS      repetitions ($RT_REPS, 5)
 #   -t SECONDS   per stream measurement ($RT_SECS, 3)
 #   -n RR_COUNT  round trips per request/response run ($RT_RR, 20000)
+#   RT_RR_CPU    CPU both request/response ends share (default the last; empty: unpinned; unpinned,
+#                each run lands on one CPU or two and its p50 on one of two levels ~10 us apart)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 
 reps=${RT_REPS:-5}
 secs=${RT_SECS:-3}
 rr_count=${RT_RR:-20000}
+rr_cpu=${RT_RR_CPU-$(($(nproc) - 1))}
 outdir=""
 no_guard=false
 while getopts "go:r:t:n:h" opt; do
@@ -44,7 +47,7 @@ while getopts "go:r:t:n:h" opt; do
 	r) reps=$OPTARG ;;
 	t) secs=$OPTARG ;;
 	n) rr_count=$OPTARG ;;
-	*) sed -n 's/^# \{0,1\}//; 25,31p' "$0" >&2; exit 2 ;;
+	*) sed -n 's/^# \{0,1\}//; 25,33p' "$0" >&2; exit 2 ;;
 	esac
 done
 for value in "$reps" "$secs" "$rr_count"; do
@@ -180,7 +183,8 @@ ip[s-bare-vxlan]=$(bare_pod 2 s-bare-vxlan 10.80.2.3 1450)
 for mode in host-gw vxlan bare-routed bare-vxlan; do
 	nsenter --net="/run/netns/$ns-s-$mode" iperf3 -s -p 5201 >/dev/null 2>&1 &
 	pids+=("$!")
-	nsenter --net="/run/netns/$ns-s-$mode" "$traffic" rr-server 5400 >/dev/null 2>&1 &
+	nsenter --net="/run/netns/$ns-s-$mode" ${rr_cpu:+taskset -c "$rr_cpu"} "$traffic" rr-server 5400 \
+		>/dev/null 2>&1 &
 	pids+=("$!")
 done
 for mode in bare-routed bare-vxlan; do
@@ -203,7 +207,8 @@ measure() {
 			<<<"$out" 2>/dev/null || echo NA
 		;;
 	rr)
-		in_ns "c-$1" timeout 120 "$traffic" rr-client tcp "${ip[s-$1]}" 5400 "$rr_count" ||
+		in_ns "c-$1" timeout 120 ${rr_cpu:+taskset -c "$rr_cpu"} "$traffic" rr-client tcp \
+			"${ip[s-$1]}" 5400 "$rr_count" ||
 			echo "NA NA"
 		;;
 	esac
@@ -212,7 +217,7 @@ measure() {
 csv=$work/samples.csv
 echo "rep,mode,metric,value" >"$csv"
 echo "routing: cross-node, pod on node 1 -> pod on node 2; $reps repetitions, ${secs}s streams," \
-	"$rr_count round trips; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	"$rr_count round trips${rr_cpu:+ on CPU $rr_cpu}; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((rep = 1; rep <= reps; rep++)); do
 	# Each pair side by side, the order reversed every other repetition.
 	modes="vxlan host-gw bare-routed bare-vxlan"
