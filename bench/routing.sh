@@ -61,23 +61,10 @@ velod=${VELOD:-$top/build/velod}
 source "$top/bench/lib.bash"
 bench_need routing "$ref_dir/host-local" "$velo" "$velod" -- iperf3 jq curl
 
-tag=$$
-ns=velobench-rt-$tag
-work=$(mktemp -d /tmp/velobench-rt-XXXXXX)
-pids=()
 velods=()
-cleanup() { bench_two_nodes_cleanup "$ns" "$work" "${pids[@]}" "${velods[@]}"; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-traffic=$work/dp_traffic
-bench_cc "$traffic" "$top/bench/dp_traffic.c"
-
-in_ns() { local n=$1; shift; nsenter --net="/run/netns/$ns-$n" "$@"; }
-
+more_pids() { echo "${velods[@]}"; }
 # The underlay (bridge), node 1 and node 2 on it, forwarding off at start as on a fresh node.
-bench_two_nodes "$ns" vbrt 192.168.79
-mkdir -p "$work/n1" "$work/n2"
+bench_two_nodes_start velobench-rt vbrt 192.168.79
 jq -n '{nodes: [{name: "n1", addresses: ["192.168.79.1"], podCIDRs: ["10.79.1.0/24"]},
 	{name: "n2", addresses: ["192.168.79.2"], podCIDRs: ["10.79.2.0/24"]}]}' >"$work/nodes.json"
 
@@ -110,21 +97,6 @@ set_mode() {
 	done
 	echo "routing: node 1 has no $1 route to node 2's pods (see $work/n1/velod.log)" >&2
 	exit 1
-}
-
-# add_pod N NAME MTU: a pod on node N with that MTU (as ADD gives it under the mode); prints
-# its IPv4 address.
-add_pod() {
-	ip netns add "$ns-$2"
-	ip -n "$ns-$2" link set lo up
-	jq -cn --arg t "$work/n$1" --arg n "$1" --argjson mtu "$3" '{cniVersion: "1.0.0",
-		name: "velobench-rt", type: "velo", vethPrefix: "vb", stateDir: ($t + "/state"),
-		runDir: ($t + "/run"), bpffsDir: ($t + "/bpf/velo"), logFile: ($t + "/cni.log"),
-		mtu: $mtu, ipam: {type: "host-local", dataDir: ($t + "/ipam"),
-			ranges: [[{subnet: ("10.79." + $n + ".0/24")}]]}}' >"$work/$2.conf"
-	in_ns "n$1" env -i PATH="$PATH" CNI_COMMAND=ADD CNI_CONTAINERID="velobench-$2" \
-		CNI_NETNS="/run/netns/$ns-$2" CNI_IFNAME=eth0 CNI_PATH="$ref_dir" "$velo" \
-		<"$work/$2.conf" | jq -r '.ips[0].address | sub("/.*"; "")'
 }
 
 # The bare kernel, the bound velo's ratio is held to: two more nodes on their own bridge, no
@@ -172,10 +144,11 @@ bare_pod() {
 
 declare -A ip
 set_mode host-gw
-ip[c-host-gw]=$(add_pod 1 c-host-gw 1500)
-ip[s-host-gw]=$(add_pod 2 s-host-gw 1500)
-ip[c-vxlan]=$(add_pod 1 c-vxlan 1450)
-ip[s-vxlan]=$(add_pod 2 s-vxlan 1450)
+# Each mode's pods at the MTU ADD gives them under it.
+ip[c-host-gw]=$(bench_two_nodes_pod 1 c-host-gw 10.79 '{"mtu": 1500}')
+ip[s-host-gw]=$(bench_two_nodes_pod 2 s-host-gw 10.79 '{"mtu": 1500}')
+ip[c-vxlan]=$(bench_two_nodes_pod 1 c-vxlan 10.79 '{"mtu": 1450}')
+ip[s-vxlan]=$(bench_two_nodes_pod 2 s-vxlan 10.79 '{"mtu": 1450}')
 ip[c-bare-routed]=$(bare_pod 1 c-bare-routed 10.80.1.2 1500)
 ip[s-bare-routed]=$(bare_pod 2 s-bare-routed 10.80.2.2 1500)
 ip[c-bare-vxlan]=$(bare_pod 1 c-bare-vxlan 10.80.1.3 1450)
@@ -197,15 +170,9 @@ sleep 0.3
 
 # measure MODE stream|rr: Gbit/s, or "p50 p99" in us; NA on failure.
 measure() {
-	local out
 	set -- "${1%-no-guard}" "$2" # the same pods
 	case $2 in
-	stream)
-		out=$(in_ns "c-$1" timeout $((secs + 30)) iperf3 -c "${ip[s-$1]}" -p 5201 -t "$secs" \
-			-l 131072 -J 2>/dev/null) || true
-		jq -r 'if .error then "NA" else (.end.sum_received.bits_per_second / 1e9 * 1000 | round / 1000) end' \
-			<<<"$out" 2>/dev/null || echo NA
-		;;
+	stream) bench_iperf_gbit "$ns-c-$1" "${ip[s-$1]}" "$secs" ;;
 	rr)
 		in_ns "c-$1" timeout 120 ${rr_cpu:+taskset -c "$rr_cpu"} "$traffic" rr-client tcp \
 			"${ip[s-$1]}" 5400 "$rr_count" ||

@@ -47,24 +47,10 @@ velod=${VELOD:-$top/build/velod}
 source "$top/bench/lib.bash"
 bench_need uplink "$ref_dir/host-local" "$velo" "$velod" -- iperf3 jq ethtool curl
 
-tag=$$
-ns=velobench-ul-$tag
-work=$(mktemp -d /tmp/velobench-ul-XXXXXX)
-pids=()
 velod2=""
-# shellcheck disable=SC2086 # velod2 is one pid or none
-cleanup() { bench_two_nodes_cleanup "$ns" "$work" "${pids[@]}" $velod2; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-traffic=$work/dp_traffic
-bench_cc "$traffic" "$top/bench/dp_traffic.c"
-
-in_ns() { local n=$1; shift; nsenter --net="/run/netns/$ns-$n" "$@"; }
-
+more_pids() { echo "$velod2"; }
 # The underlay (bridge), node 1 and node 2 on it, forwarding off at start as on a fresh node.
-bench_two_nodes "$ns" vbul 192.168.78
-mkdir -p "$work/n1" "$work/n2"
+bench_two_nodes_start velobench-ul vbul 192.168.78
 in_ns ul ethtool -K vbul2 tx off >/dev/null
 jq -n '{nodes: [{name: "n1", addresses: ["192.168.78.1"], podCIDRs: ["10.78.1.0/24"]},
 	{name: "n2", addresses: ["192.168.78.2"], podCIDRs: ["10.78.2.0/24"]}]}' >"$work/nodes.json"
@@ -79,21 +65,6 @@ start_velod() {
 	nsenter --net="/run/netns/$ns-n$1" "$velod" --config "$work/n$1/velod.json" \
 		>/dev/null 2>>"$work/n$1/velod.log" &
 	velod_pid=$!
-}
-
-# add_pod N NAME ANNOTATIONS: a pod on node N; prints its IPv4 address.
-add_pod() {
-	ip netns add "$ns-$2"
-	ip -n "$ns-$2" link set lo up
-	jq -cn --arg t "$work/n$1" --arg n "$1" --argjson a "$3" '{cniVersion: "1.0.0",
-		name: "velobench-ul", type: "velo", vethPrefix: "vb", stateDir: ($t + "/state"),
-		runDir: ($t + "/run"), bpffsDir: ($t + "/bpf/velo"), logFile: ($t + "/cni.log"),
-		ipam: {type: "host-local", dataDir: ($t + "/ipam"),
-			ranges: [[{subnet: ("10.78." + $n + ".0/24")}]]},
-		runtimeConfig: {"io.kubernetes.cri.pod-annotations": $a}}' >"$work/$2.conf"
-	in_ns "n$1" env -i PATH="$PATH" CNI_COMMAND=ADD CNI_CONTAINERID="velobench-$2" \
-		CNI_NETNS="/run/netns/$ns-$2" CNI_IFNAME=eth0 CNI_PATH="$ref_dir" "$velo" \
-		<"$work/$2.conf" | jq -r '.ips[0].address | sub("/.*"; "")'
 }
 
 # set_mode xdp|routed: restarts node 2's velod with uplinkXdp on or off, checks the result.
@@ -126,8 +97,9 @@ redirects() {
 start_velod 1 '{}'
 pids+=("$velod_pid")
 set_mode xdp
-client_ip=$(add_pod 1 c '{}')
-server_ip=$(add_pod 2 s '{"velo.dev/fastpath": "xdp"}')
+client_ip=$(bench_two_nodes_pod 1 c 10.78 '{}')
+server_ip=$(bench_two_nodes_pod 2 s 10.78 \
+	'{"runtimeConfig": {"io.kubernetes.cri.pod-annotations": {"velo.dev/fastpath": "xdp"}}}')
 for i in $(seq 50); do
 	in_ns c ping -c 1 -W 1 "$server_ip" >/dev/null 2>&1 && break
 	[ "$i" = 50 ] && { echo "uplink: client $client_ip cannot reach server $server_ip" >&2; exit 1; }
@@ -139,14 +111,9 @@ sleep 0.3
 
 # measure tcp|udp: one value (Gbit/s or kpps received), NA on failure.
 measure() {
-	local out sink=$work/sink.out spid i
+	local sink=$work/sink.out spid i
 	case $1 in
-	tcp)
-		out=$(in_ns c timeout $((secs + 30)) iperf3 -c "$server_ip" -p 5201 -t "$secs" -l 131072 -J \
-			2>/dev/null) || true
-		jq -r 'if .error then "NA" else (.end.sum_received.bits_per_second / 1e9 * 1000 | round / 1000) end' \
-			<<<"$out" 2>/dev/null || echo NA
-		;;
+	tcp) bench_iperf_gbit "$ns-c" "$server_ip" "$secs" ;;
 	udp)
 		in_ns s timeout $((secs + 40)) "$traffic" udp-sink 5300 >"$sink" 2>&1 &
 		spid=$!
