@@ -122,6 +122,101 @@ bench_umount() {
 	done
 }
 
+# bench_two_nodes_start PREFIX VETH SUBNET: what the cross-node benches (routing.sh, uplink.sh) set
+# up alike. Sets ns (PREFIX-PID), work (/tmp/PREFIX-XXXXXX, with n1/ and n2/ for the nodes'
+# velo state), pids, traffic (bench/dp_traffic.c built) and the EXIT trap that stops pids and
+# what the script's more_pids prints (its velods), then removes everything; makes the underlay
+# and its two nodes, NS-n1 and NS-n2 (bench_two_nodes NS VETH SUBNET).
+bench_two_nodes_start() {
+	ns=$1-$$
+	work=$(mktemp -d "/tmp/$1-XXXXXX")
+	pids=()
+	trap bench_two_nodes_exit EXIT
+	trap 'exit 130' INT TERM
+	traffic=$work/dp_traffic
+	bench_cc "$traffic" "$top/bench/dp_traffic.c"
+	bench_two_nodes "$ns" "$2" "$3"
+	mkdir -p "$work/n1" "$work/n2"
+}
+
+bench_two_nodes_exit() {
+	local more=()
+	if declare -F more_pids >/dev/null; then read -ra more <<<"$(more_pids)"; fi
+	bench_two_nodes_cleanup "$ns" "$work" "${pids[@]}" "${more[@]}"
+}
+
+# in_ns NAME CMD...: CMD in the cross-node bench's netns $ns-NAME.
+in_ns() {
+	local n=$1
+	shift
+	nsenter --net="/run/netns/$ns-$n" "$@"
+}
+
+# bench_two_nodes NS VETH SUBNET: the cross-node benches' underlay. A bridge (br0 in netns
+# NS-ul) and two nodes, netns NS-n1 and NS-n2, each on it through a veth (VETH1, VETH2 on the
+# bridge, ul0 in the node) with SUBNET.1/24 and SUBNET.2/24, lo up, forwarding off as on a fresh
+# node. bench_two_nodes_cleanup removes it.
+bench_two_nodes() {
+	local ns=$1 veth=$2 subnet=$3 n
+	ip netns add "$ns-ul"
+	ip -n "$ns-ul" link add br0 type bridge
+	ip -n "$ns-ul" link set br0 up
+	for n in 1 2; do
+		ip netns add "$ns-n$n"
+		ip link add "$veth$n" netns "$ns-ul" type veth peer name ul0 netns "$ns-n$n"
+		ip -n "$ns-ul" link set "$veth$n" master br0 up
+		ip -n "$ns-n$n" link set lo up
+		ip -n "$ns-n$n" addr add "$subnet.$n/24" dev ul0
+		ip -n "$ns-n$n" link set ul0 up
+		nsenter --net="/run/netns/$ns-n$n" sysctl -qw net.ipv4.ip_forward=0 \
+			net.ipv6.conf.all.forwarding=0
+	done
+}
+
+# bench_two_nodes_cleanup NS WORK PID...: the cross-node benches' EXIT trap: stops each PID (velods,
+# servers), then removes every netns NS-* (nodes, underlay, pods), the bpffs velo mounted for
+# WORK/n1 and WORK/n2 (unpinning detaches the links) and WORK.
+bench_two_nodes_cleanup() {
+	set +e
+	local ns=$1 work=$2 pid n
+	shift 2
+	for pid in "$@"; do kill "$pid" 2>/dev/null; done
+	sleep 0.3
+	for n in $(ip netns list | awk '{ print $1 }' | grep "^$ns-"); do ip netns del "$n"; done
+	for n in 1 2; do
+		rm -rf "$work/n$n/bpf/velo" 2>/dev/null
+		bench_umount "$work/n$n/bpf"
+	done
+	rm -rf "$work"
+}
+
+# bench_two_nodes_pod N NAME NET CONF_JSON: a pod (netns $ns-NAME) on node N of bench_two_nodes,
+# wired by velo's ADD ($velo, host-local IPAM in NET.N.0/24, CNI_PATH $ref_dir, state under
+# $work/nN) with CONF_JSON merged into the conflist (an mtu, a runtimeConfig); prints its IPv4
+# address.
+bench_two_nodes_pod() {
+	ip netns add "$ns-$2"
+	ip -n "$ns-$2" link set lo up
+	jq -cn --arg t "$work/n$1" --arg n "$1" --arg net "$3" --argjson x "$4" '{cniVersion: "1.0.0",
+		name: "velobench", type: "velo", vethPrefix: "vb", stateDir: ($t + "/state"),
+		runDir: ($t + "/run"), bpffsDir: ($t + "/bpf/velo"), logFile: ($t + "/cni.log"),
+		ipam: {type: "host-local", dataDir: ($t + "/ipam"),
+			ranges: [[{subnet: ($net + "." + $n + ".0/24")}]]}} + $x' >"$work/$2.conf"
+	nsenter --net="/run/netns/$ns-n$1" env -i PATH="$PATH" CNI_COMMAND=ADD \
+		CNI_CONTAINERID="velobench-$2" CNI_NETNS="/run/netns/$ns-$2" CNI_IFNAME=eth0 \
+		CNI_PATH="$ref_dir" "$velo" <"$work/$2.conf" | jq -r '.ips[0].address | sub("/.*"; "")'
+}
+
+# bench_iperf_gbit NETNS SERVER SECS: one iperf3 TCP stream of 128 KiB writes from NETNS to an
+# iperf3 server on SERVER:5201 for SECS seconds; prints Gbit/s received, NA on failure.
+bench_iperf_gbit() {
+	local out
+	out=$(nsenter --net="/run/netns/$1" timeout $(($3 + 30)) iperf3 -c "$2" -p 5201 -t "$3" \
+		-l 131072 -J 2>/dev/null) || true
+	jq -r 'if .error then "NA" else (.end.sum_received.bits_per_second / 1e9 * 1000 | round / 1000) end' \
+		<<<"$out" 2>/dev/null || echo NA
+}
+
 # bench_results SCRIPT MD RESULTS SAMPLES: the end of a bench: its table, where its results are;
 # exits 1 if a measurement failed (an NA in $csv, whose copy is SAMPLES).
 bench_results() {

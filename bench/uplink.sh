@@ -18,7 +18,8 @@
 # Everything lives in namespaces velobench-ul-PID-*; velo's state and bpffs under
 # /tmp/velobench-ul-XXXXXX; all removed at exit. Traffic only between these namespaces.
 #
-# Usage (as root): bench/uplink.sh [-r REPS] [-t SECONDS]
+# Usage (as root): bench/uplink.sh [-o OUTDIR] [-r REPS] [-t SECONDS]
+#   -o OUTDIR   uplink.md (the table) and uplink.csv (samples) there; else both on stdout
 #   -r REPS     alternating repetitions ($UL_REPS, 5)
 #   -t SECONDS  per measurement ($UL_SECS, 3)
 set -euo pipefail
@@ -26,11 +27,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 reps=${UL_REPS:-5}
 secs=${UL_SECS:-3}
-while getopts "r:t:h" opt; do
+outdir=""
+while getopts "o:r:t:h" opt; do
 	case $opt in
+	o) outdir=$OPTARG ;;
 	r) reps=$OPTARG ;;
 	t) secs=$OPTARG ;;
-	*) sed -n 's/^# \{0,1\}//; 21,23p' "$0" >&2; exit 2 ;;
+	*) sed -n 's/^# \{0,1\}//; 21,24p' "$0" >&2; exit 2 ;;
 	esac
 done
 for value in "$reps" "$secs"; do
@@ -44,46 +47,10 @@ velod=${VELOD:-$top/build/velod}
 source "$top/bench/lib.bash"
 bench_need uplink "$ref_dir/host-local" "$velo" "$velod" -- iperf3 jq ethtool curl
 
-tag=$$
-ns=velobench-ul-$tag
-work=$(mktemp -d /tmp/velobench-ul-XXXXXX)
-pids=()
 velod2=""
-cleanup() {
-	set +e
-	local pid n
-	for pid in "${pids[@]}" $velod2; do kill "$pid" 2>/dev/null; done
-	sleep 0.3
-	for n in $(ip netns list | awk '{ print $1 }' | grep "^$ns-"); do ip netns del "$n"; done
-	# velo mounts a bpffs on its bpffsDir's parent; unpinning detaches the links.
-	for n in 1 2; do
-		rm -rf "$work/n$n/bpf/velo" 2>/dev/null
-		bench_umount "$work/n$n/bpf"
-	done
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-traffic=$work/dp_traffic
-bench_cc "$traffic" "$top/bench/dp_traffic.c"
-
-in_ns() { local n=$1; shift; nsenter --net="/run/netns/$ns-$n" "$@"; }
-
+more_pids() { echo "$velod2"; }
 # The underlay (bridge), node 1 and node 2 on it, forwarding off at start as on a fresh node.
-ip netns add "$ns-ul"
-ip -n "$ns-ul" link add br0 type bridge
-ip -n "$ns-ul" link set br0 up
-for n in 1 2; do
-	mkdir -p "$work/n$n"
-	ip netns add "$ns-n$n"
-	ip link add "vbul$n" netns "$ns-ul" type veth peer name ul0 netns "$ns-n$n"
-	ip -n "$ns-ul" link set "vbul$n" master br0 up
-	ip -n "$ns-n$n" link set lo up
-	ip -n "$ns-n$n" addr add "192.168.78.$n/24" dev ul0
-	ip -n "$ns-n$n" link set ul0 up
-	in_ns "n$n" sysctl -qw net.ipv4.ip_forward=0 net.ipv6.conf.all.forwarding=0
-done
+bench_two_nodes_start velobench-ul vbul 192.168.78
 in_ns ul ethtool -K vbul2 tx off >/dev/null
 jq -n '{nodes: [{name: "n1", addresses: ["192.168.78.1"], podCIDRs: ["10.78.1.0/24"]},
 	{name: "n2", addresses: ["192.168.78.2"], podCIDRs: ["10.78.2.0/24"]}]}' >"$work/nodes.json"
@@ -98,21 +65,6 @@ start_velod() {
 	nsenter --net="/run/netns/$ns-n$1" "$velod" --config "$work/n$1/velod.json" \
 		>/dev/null 2>>"$work/n$1/velod.log" &
 	velod_pid=$!
-}
-
-# add_pod N NAME ANNOTATIONS: a pod on node N; prints its IPv4 address.
-add_pod() {
-	ip netns add "$ns-$2"
-	ip -n "$ns-$2" link set lo up
-	jq -cn --arg t "$work/n$1" --arg n "$1" --argjson a "$3" '{cniVersion: "1.0.0",
-		name: "velobench-ul", type: "velo", vethPrefix: "vb", stateDir: ($t + "/state"),
-		runDir: ($t + "/run"), bpffsDir: ($t + "/bpf/velo"), logFile: ($t + "/cni.log"),
-		ipam: {type: "host-local", dataDir: ($t + "/ipam"),
-			ranges: [[{subnet: ("10.78." + $n + ".0/24")}]]},
-		runtimeConfig: {"io.kubernetes.cri.pod-annotations": $a}}' >"$work/$2.conf"
-	in_ns "n$1" env -i PATH="$PATH" CNI_COMMAND=ADD CNI_CONTAINERID="velobench-$2" \
-		CNI_NETNS="/run/netns/$ns-$2" CNI_IFNAME=eth0 CNI_PATH="$ref_dir" "$velo" \
-		<"$work/$2.conf" | jq -r '.ips[0].address | sub("/.*"; "")'
 }
 
 # set_mode xdp|routed: restarts node 2's velod with uplinkXdp on or off, checks the result.
@@ -145,8 +97,9 @@ redirects() {
 start_velod 1 '{}'
 pids+=("$velod_pid")
 set_mode xdp
-client_ip=$(add_pod 1 c '{}')
-server_ip=$(add_pod 2 s '{"velo.dev/fastpath": "xdp"}')
+client_ip=$(bench_two_nodes_pod 1 c 10.78 '{}')
+server_ip=$(bench_two_nodes_pod 2 s 10.78 \
+	'{"runtimeConfig": {"io.kubernetes.cri.pod-annotations": {"velo.dev/fastpath": "xdp"}}}')
 for i in $(seq 50); do
 	in_ns c ping -c 1 -W 1 "$server_ip" >/dev/null 2>&1 && break
 	[ "$i" = 50 ] && { echo "uplink: client $client_ip cannot reach server $server_ip" >&2; exit 1; }
@@ -158,14 +111,9 @@ sleep 0.3
 
 # measure tcp|udp: one value (Gbit/s or kpps received), NA on failure.
 measure() {
-	local out sink=$work/sink.out spid i
+	local sink=$work/sink.out spid i
 	case $1 in
-	tcp)
-		out=$(in_ns c timeout $((secs + 30)) iperf3 -c "$server_ip" -p 5201 -t "$secs" -l 131072 -J \
-			2>/dev/null) || true
-		jq -r 'if .error then "NA" else (.end.sum_received.bits_per_second / 1e9 * 1000 | round / 1000) end' \
-			<<<"$out" 2>/dev/null || echo NA
-		;;
+	tcp) bench_iperf_gbit "$ns-c" "$server_ip" "$secs" ;;
 	udp)
 		in_ns s timeout $((secs + 40)) "$traffic" udp-sink 5300 >"$sink" 2>&1 &
 		spid=$!
@@ -179,7 +127,8 @@ measure() {
 
 csv=$work/samples.csv
 echo "rep,class,mode,value,redirects" >"$csv"
-echo "uplink: cross-node, client on node 1 -> XDP pod on node 2; $reps repetitions, ${secs}s each"
+echo "uplink: cross-node, client on node 1 -> XDP pod on node 2; $reps repetitions, ${secs}s each;" \
+	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((rep = 1; rep <= reps; rep++)); do
 	modes="xdp routed"
 	((rep % 2)) || modes="routed xdp"
@@ -195,30 +144,43 @@ for ((rep = 1; rep <= reps; rep++)); do
 	done
 done
 
-echo
-echo "uplink: medians over $reps repetitions (min-max); ratio = xdp / routed. Uplink: a veth, not a NIC."
-printf '%-26s %-22s %-22s %-8s %s\n' class xdp routed ratio "median of per-rep ratios"
-for class in tcp udp; do
-	awk -F, -v c="$class" '
-		function median(a, n,   i, j, t) {
-			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-		}
-		$2 == c && $4 != "NA" { v[$3, ++n[$3]] = $4; by_rep[$1, $3] = $4 }
-		END {
-			for (m = 1; m <= 2; m++) {
-				mode = m == 1 ? "xdp" : "routed"
-				k = 0; lo = ""; hi = ""
-				for (i = 1; i <= n[mode]; i++) { x[++k] = v[mode, i]; if (lo == "" || x[k] < lo) lo = x[k]; if (hi == "" || x[k] > hi) hi = x[k] }
-				med[mode] = k ? median(x, k) : "NA"; span[mode] = k ? sprintf("%.3g (%.3g-%.3g)", med[mode], lo, hi) : "NA"
+summary() {
+	echo "uplink: medians over $reps repetitions (min-max); ratio = xdp / routed. Uplink: a veth, not a NIC."
+	printf '%-26s %-22s %-22s %-8s %s\n' class xdp routed ratio "median of per-rep ratios"
+	for class in tcp udp; do
+		awk -F, -v c="$class" '
+			function median(a, n,   i, j, t) {
+				for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+				return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 			}
-			k = 0
-			for (key in by_rep) { split(key, p, SUBSEP); if (p[2] == "xdp" && ((p[1], "routed") in by_rep) && by_rep[p[1], "routed"] > 0) r[++k] = by_rep[key] / by_rep[p[1], "routed"] }
-			title = c == "tcp" ? "TCP 128 KiB stream Gbit/s" : "UDP 64 B kpps received"
-			printf "%-26s %-22s %-22s %-8s %s\n", title, span["xdp"], span["routed"],
-				(med["routed"] > 0 && med["xdp"] != "NA") ? sprintf("%.2f", med["xdp"] / med["routed"]) : "NA",
-				k ? sprintf("%.2f", median(r, k)) : "NA"
-		}' "$csv"
-done
-echo "uplink: $(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs; samples: cat below"
-cat "$csv"
+			$2 == c && $4 != "NA" { v[$3, ++n[$3]] = $4; by_rep[$1, $3] = $4 }
+			END {
+				for (m = 1; m <= 2; m++) {
+					mode = m == 1 ? "xdp" : "routed"
+					k = 0; lo = ""; hi = ""
+					for (i = 1; i <= n[mode]; i++) { x[++k] = v[mode, i]; if (lo == "" || x[k] < lo) lo = x[k]; if (hi == "" || x[k] > hi) hi = x[k] }
+					med[mode] = k ? median(x, k) : "NA"; span[mode] = k ? sprintf("%.3g (%.3g-%.3g)", med[mode], lo, hi) : "NA"
+				}
+				k = 0
+				for (key in by_rep) { split(key, p, SUBSEP); if (p[2] == "xdp" && ((p[1], "routed") in by_rep) && by_rep[p[1], "routed"] > 0) r[++k] = by_rep[key] / by_rep[p[1], "routed"] }
+				title = c == "tcp" ? "TCP 128 KiB stream Gbit/s" : "UDP 64 B kpps received"
+				printf "%-26s %-22s %-22s %-8s %s\n", title, span["xdp"], span["routed"],
+					(med["routed"] > 0 && med["xdp"] != "NA") ? sprintf("%.2f", med["xdp"] / med["routed"]) : "NA",
+					k ? sprintf("%.2f", median(r, k)) : "NA"
+			}' "$csv"
+	done
+	echo "uplink: $(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs, load average" \
+		"$(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+echo
+if [ -n "$outdir" ]; then
+	mkdir -p "$outdir"
+	summary | tee "$outdir/uplink.md"
+	cp "$csv" "$outdir/uplink.csv"
+	echo "uplink: results in $outdir/uplink.md, samples in $outdir/uplink.csv"
+else
+	summary
+	echo "uplink: samples:"
+	cat "$csv"
+fi
