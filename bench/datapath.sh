@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Pod-to-pod datapath on one node, every path in one run: the reference ptp and bridge plugins,
 # velo routed (velo.dev/fastpath "off"), velo tc ("tc"), velo XDP ("xdp") and velo sockmap
-# (velo.dev/sockmap "true", fastpath "off"). Classes: TCP stream with 64 B (Nagle and
+# (velo.dev/sockmap "true", fastpath "off"); opt-in: velo routed with the pods' eth0 set as XDP
+# sets them (routed-txoff: TX checksum offload off, GRO on). Classes: TCP stream with 64 B (Nagle and
 # TCP_NODELAY), 1 KiB and 128 KiB writes (iperf3, Gbit/s received); UDP 64 B and 1400 B packet
 # rate received (bench/dp_traffic.c, kpps); TCP and UDP 64-byte request/response latency (p50,
 # p99, us; client and server pinned to one CPU). Repetitions alternate the paths (rotated order)
@@ -17,13 +18,15 @@
 # is removed at exit, pass or fail.
 #
 # Usage (as root): bench/datapath.sh [-o OUTDIR] [-r REPS] [-t SECONDS] [-n RR_COUNT] [-p "PATHS"]
-#        [-c "CLASSES"]
+#        [-c "CLASSES"] [-m MTU]
 #   -o OUTDIR    datapath.md, datapath.csv, datapath_stats.csv, datapath.png (build/bench)
 #   -r REPS      alternating repetitions ($DP_REPS, 5)
 #   -t SECONDS   per stream/UDP measurement ($DP_SECS, 2)
 #   -n RR_COUNT  round trips per latency measurement ($DP_RR_COUNT, 20000)
-#   -p PATHS     subset of "ptp bridge routed tc xdp sockmap" (ptp is always measured)
+#   -p PATHS     subset of "ptp bridge routed tc xdp sockmap", or routed-txoff (ptp is always
+#                measured)
 #   -c CLASSES   subset of "tcp64 tcp64nd tcp1k tcp128k udp64 udp1400 rrtcp rrudp" ($DP_CLASSES)
+#   -m MTU       every pod's MTU ($DP_MTU, 1500)
 #   DP_CPUS      "SENDER RECEIVER" CPUs for streams and UDP (default: unpinned)
 #   DP_RR_CPU    CPU for both latency ends (default: the last CPU; empty: unpinned)
 #   DOCS=1       also copy the plot to docs/benchmarks-datapath.png
@@ -34,11 +37,12 @@ outdir=$top/build/bench
 reps=${DP_REPS:-5}
 secs=${DP_SECS:-2}
 rr_count=${DP_RR_COUNT:-20000}
-all_paths="ptp bridge routed tc xdp sockmap"
-paths=$all_paths
+all_paths="ptp bridge routed routed-txoff tc xdp sockmap"
+paths="ptp bridge routed tc xdp sockmap"
 all_classes="tcp64 tcp64nd tcp1k tcp128k udp64 udp1400 rrtcp rrudp"
 want_classes=${DP_CLASSES:-$all_classes}
-while getopts "o:r:t:n:p:c:h" opt; do
+mtu=${DP_MTU:-1500}
+while getopts "o:r:t:n:p:c:m:h" opt; do
 	case $opt in
 	o) outdir=$OPTARG ;;
 	r) reps=$OPTARG ;;
@@ -46,10 +50,11 @@ while getopts "o:r:t:n:p:c:h" opt; do
 	n) rr_count=$OPTARG ;;
 	p) paths=$OPTARG ;;
 	c) want_classes=$OPTARG ;;
-	*) sed -n 's/^# \{0,1\}//; 19,28p' "$0" >&2; exit 2 ;;
+	m) mtu=$OPTARG ;;
+	*) sed -n 's/^# \{0,1\}//; 20,31p' "$0" >&2; exit 2 ;;
 	esac
 done
-for value in "$reps" "$secs" "$rr_count"; do
+for value in "$reps" "$secs" "$rr_count" "$mtu"; do
 	[[ $value =~ ^[1-9][0-9]*$ ]] || { echo "datapath: counts must be positive integers" >&2; exit 2; }
 done
 # ptp first: the reference every ratio is against.
@@ -89,21 +94,22 @@ config() {
 	case $1 in
 	ptp)
 		jq -cn --argjson i "$(ipam ptp 10.249.1.0/24)" \
-			'{cniVersion: "1.0.0", name: "velobench-ptp", type: "ptp", ipMasq: false, mtu: 1500, ipam: $i}'
+			--argjson mtu "$mtu" '{cniVersion: "1.0.0", name: "velobench-ptp", type: "ptp", ipMasq: false,
+			 mtu: $mtu, ipam: $i}'
 		return ;;
 	bridge)
-		jq -cn --argjson i "$(ipam bridge 10.249.2.0/24)" \
+		jq -cn --argjson i "$(ipam bridge 10.249.2.0/24)" --argjson mtu "$mtu" \
 			'{cniVersion: "1.0.0", name: "velobench-bridge", type: "bridge", bridge: "vbdp0",
-			 isGateway: true, ipMasq: false, mtu: 1500, ipam: $i}'
+			 isGateway: true, ipMasq: false, mtu: $mtu, ipam: $i}'
 		return ;;
-	routed) ann='{"velo.dev/fastpath": "off"}' ;;
+	routed | routed-txoff) ann='{"velo.dev/fastpath": "off"}' ;;
 	tc) ann='{"velo.dev/fastpath": "tc"}' ;;
 	xdp) ann='{"velo.dev/fastpath": "xdp"}' ;;
 	sockmap) ann='{"velo.dev/fastpath": "off", "velo.dev/sockmap": "true"}' ;;
 	esac
 	jq -cn --arg w "$work" --argjson i "$(ipam velo 10.249.3.0/24)" --argjson a "$ann" --arg cg "$2" \
-		--argjson bugs "$BENCH_ACCEPT_BUGS" '{
-		cniVersion: "1.0.0", name: "velobench-velo", type: "velo", vethPrefix: "vb", mtu: 1500,
+		--argjson bugs "$BENCH_ACCEPT_BUGS" --argjson mtu "$mtu" '{
+		cniVersion: "1.0.0", name: "velobench-velo", type: "velo", vethPrefix: "vb", mtu: $mtu,
 		stateDir: ($w + "/state"), runDir: ($w + "/run"), bpffsDir: ($w + "/bpf/velo"),
 		logFile: ($w + "/cni.log"), ipam: $i, sockmapAcceptKernelBugs: $bugs,
 		runtimeConfig: ({"io.kubernetes.cri.pod-annotations": $a}
@@ -127,6 +133,11 @@ add_pod() {
 		CNI_PATH="$ref_dir" "$(plugin_of "$1")") || { echo "datapath: $1 ADD failed: $out" >&2; exit 1; }
 	pod_ns[$key]=$ns
 	pod_ip[$key]=$(jq -r '.ips[0].address | split("/")[0]' <<<"$out")
+	# What velo does to an XDP pod's eth0 (docs/fastpath.md), on the routed path: its bound.
+	if [ "$1" = routed-txoff ]; then
+		nsenter --net="/run/netns/$ns" ethtool -K eth0 tx off gro on >/dev/null ||
+			{ echo "datapath: ethtool on $ns failed" >&2; exit 1; }
+	fi
 }
 # pod_argv PATH ROLE: POD_ARGV = the command prefix that runs in that pod (and its cgroup).
 pod_argv() {
@@ -147,7 +158,8 @@ pinned() {
 	return 0
 }
 
-echo "datapath: paths: $paths; $reps repetitions, ${secs}s per stream, $rr_count round trips"
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "datapath: paths: $paths; $reps repetitions, ${secs}s per stream, $rr_count round trips, MTU $mtu (load $load_start)"
 for path in $paths; do
 	add_pod "$path" s
 	add_pod "$path" c
@@ -354,10 +366,11 @@ echo "class $(for p in $paths; do [ "$p" = ptp ] || echo -n "\"$(label "$p")\" "
 	echo
 	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs, iperf3 $(iperf3 -v | awk 'NR == 1 { print $2 }')," \
 		"containernetworking-plugins $(dpkg-query -W -f '${Version}' containernetworking-plugins 2>/dev/null || echo '?')."
-	echo "$reps alternating repetitions (path order rotated per class), ${secs}s per stream and UDP run,"
+	echo "$reps alternating repetitions (path order rotated per class), ${secs}s per stream and UDP run, pod MTU $mtu,"
 	echo "$rr_count round trips per latency run$([ -n "$rr_cpu" ] && echo ", both ends pinned to CPU $rr_cpu")." \
 		"$([ -n "${tx_cpu:-}" ] && echo "Streams and UDP: sender on CPU $tx_cpu, receiver on CPU $rx_cpu.")"
-	echo "Cells: median (min-max). Command (as root): \`DP_REPS=$reps DP_SECS=$secs DP_RR_COUNT=$rr_count bench/datapath.sh\`"
+	echo "Cells: median (min-max). Command (as root): \`DP_REPS=$reps DP_SECS=$secs DP_RR_COUNT=$rr_count DP_MTU=$mtu bench/datapath.sh\`"
+	echo "Load average at the start: $load_start."
 	echo
 	echo "$header"
 	echo "$rule"

@@ -478,18 +478,24 @@ other_cidrs=$(kc get nodes -o json | jq -r --arg node "${workers[1]}" \
 	'.items[] | select(.metadata.name != $node) | .spec.podCIDRs[]' | tr '\n' ' ')
 log "restarting ${workers[1]}"
 docker restart "${workers[1]}" >/dev/null
-# Sampled on the node every 0.1 s from its boot: time, how many of those routes are in, how
-# many pod veths velo has made.
-docker exec -d "${workers[1]}" sh -c 'while :; do
+# Sampled in the node's netns every 0.1 s from its boot (from here: the node's own /tmp is
+# mounted anew while it boots): time, how many of those routes are in, how many pod veths velo
+# has made.
+node_pid=$(docker inspect -f '{{.State.Pid}}' "${workers[1]}")
+(while :; do
 	n=0
-	for cidr in $0; do
-		case $cidr in *:*) family=-6 ;; *) family=-4 ;; esac
-		[ -z "$(ip $family route show exact "$cidr")" ] || n=$((n + 1))
+	for cidr in $other_cidrs; do
+		family=-4
+		[[ $cidr != *:* ]] || family=-6
+		[ -z "$(nsenter -t "$node_pid" -n ip "$family" route show exact "$cidr")" ] ||
+			n=$((n + 1))
 	done
-	veths=$(ip -o link show type veth | grep -c ": velo")
+	veths=$(nsenter -t "$node_pid" -n ip -o link show type veth | grep -c ": velo" || true)
 	echo "$(date +%s.%N) $n $veths"
 	sleep 0.1
-done >/tmp/velo-e2e-restart.log' "$other_cidrs"
+done >"$work/restart-samples.log" 2>/dev/null) &
+node_sampler=$!
+holders+=("$node_sampler")
 # The kubelet's view while velod starts: the node's Ready message, once a second.
 (while sleep 1; do
 	kc get node "${workers[1]}" \
@@ -505,7 +511,7 @@ kn wait --for=condition=Ready pod/fast-srv-b pod/plain-srv-b --timeout="$timeout
 routes_before_pods() {
 	local want samples first
 	want=$(wc -w <<<"$other_cidrs")
-	samples=$(docker exec "${workers[1]}" cat /tmp/velo-e2e-restart.log)
+	samples=$(cat "$work/restart-samples.log")
 	first=$(awk '$3 > 0 { print; exit }' <<<"$samples")
 	log "after the restart: routes $(awk -v w="$want" '$2 == w { print $1; exit }' \
 		<<<"$samples") all in, first pod veth $(awk '{ print $1 }' <<<"$first") (epoch s);" \
@@ -515,8 +521,7 @@ routes_before_pods() {
 }
 check "restart: no pod wired before velod's routes to the other nodes were in" \
 	routes_before_pods
-kill "$node_watch" 2>/dev/null || true
-docker exec "${workers[1]}" pkill -f '[v]elo-e2e-restart.log' || true
+kill "$node_watch" "$node_sampler" 2>/dev/null || true
 # No wait for the velo pod: the node's pods being Ready means its routes are in.
 check "restart: the worker's pods are reachable again" eventually 10 reach plain-cli-a plain-srv-b
 check "restart: annotated pod reachable again" eventually 10 reach fast-cli-a fast-srv-b
