@@ -13,7 +13,8 @@
 # [sig-network] [Conformance] run. Cluster VELO_BENCH_CLUSTER (velo-peers), never kind.sh's
 # default. Traffic only between the cluster's pods (the kind nodes are containers on this
 # machine's Docker network). Outputs in OUTDIR (build/bench): cluster.md, cluster_samples.csv
-# (round, cni, class, value), cluster.log (each up, each step).
+# (round, cni, class, value), cluster.log (each up, each step), cluster-CLASS.png (one plot per
+# class: each CNI's median and min-max).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=hack/kind/versions.sh
@@ -295,4 +296,6 @@ done
 		"$cnis" "$([ "$conformance" = 1 ] && echo ' -C')"
 	python3 "$top/bench/cluster_report.py" "$samples"
 } >"$out/cluster.md"
-log "results: $out/cluster.md"
+# One PNG per class (cluster_plot.py): every CNI's median and min-max side by side.
+python3 "$top/bench/cluster_plot.py" "$samples" "$out" >>"$logf" 2>&1 || log "plots failed"
+log "results: $out/cluster.md, $out/cluster-*.png"

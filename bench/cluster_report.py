@@ -42,9 +42,10 @@ def rows():
     yield from SINGLE
 
 
-def main():
+def load(path):
+    """{(cni, class): [values]} and the CNIs in the order they first ran."""
     data, cnis = {}, []
-    with open(sys.argv[1]) as f:
+    with open(path) as f:
         for r in csv.DictReader(f):
             if r["cni"] not in cnis:
                 cnis.append(r["cni"])
@@ -55,9 +56,48 @@ def main():
             if r["class"] == "agent_rss_kb":
                 v /= 1024
             data.setdefault((r["cni"], r["class"]), []).append(v)
-    stats = {
-        k: (statistics.median(v), min(v), max(v), len(v)) for k, v in data.items() if v
-    }
+    return data, cnis
+
+
+def verdict(base, other, hib):
+    """base's standing against other, each (median, min, max, n): decided only where the
+    min-max spreads part."""
+    if min(base[3], other[3]) < 2:
+        return "n=1"  # one sample has no spread: no verdict
+    if base[1] > other[2]:
+        return "ahead" if hib else "behind"
+    if base[2] < other[1]:
+        return "behind" if hib else "ahead"
+    return "~"
+
+
+def ratio_table(stats, base, others):
+    print("| class | " + " | ".join(others) + " |")
+    print("|---|" + "---:|" * len(others))
+    for cls, label, unit, hib in rows():
+        v = stats.get((base, cls))
+        if not v or cls in ("up_s", "load1") or cls.startswith("conformance"):
+            continue
+        cells = []
+        for c in others:
+            s = stats.get((c, cls))
+            if not s or v[0] == 0:
+                cells.append("-")
+                continue
+            word = verdict(v, s, hib)
+            plain = word in ("~", "n=1")
+            cells.append(f"{s[0] / v[0]:.2f}x {word if plain else '**' + word + '**'}")
+        print(f"| {label} | " + " | ".join(cells) + " |")
+
+
+def summarize(data):
+    """{(cni, class): (median, min, max, n)}"""
+    return {k: (statistics.median(v), min(v), max(v), len(v)) for k, v in data.items() if v}
+
+
+def main():
+    data, cnis = load(sys.argv[1])
+    stats = summarize(data)
 
     def cell(cni, cls):
         s = stats.get((cni, cls))
@@ -79,30 +119,13 @@ def main():
     print("**behind** only when the two min-max spreads don't overlap, else `~`; `n=1`: one")
     print("sample of either, no spread, no verdict.")
     print()
-    print("| class | " + " | ".join(others) + " |")
-    print("|---|" + "---:|" * len(others))
-    for cls, label, unit, hib in rows():
-        v = stats.get(("velo", cls))
-        if not v or cls in ("up_s", "load1") or cls.startswith("conformance"):
-            continue
-        cells = []
-        for c in others:
-            s = stats.get((c, cls))
-            if not s or v[0] == 0:
-                cells.append("-")
-                continue
-            ratio = s[0] / v[0]
-            if min(v[3], s[3]) < 2:
-                verdict = "n=1"  # one sample has no spread: no verdict
-            elif v[1] > s[2]:
-                verdict = "ahead" if hib else "behind"
-            elif v[2] < s[1]:
-                verdict = "behind" if hib else "ahead"
-            else:
-                verdict = "~"
-            plain = verdict in ("~", "n=1")
-            cells.append(f"{ratio:.2f}x {verdict if plain else '**' + verdict + '**'}")
-        print(f"| {label} | " + " | ".join(cells) + " |")
+    ratio_table(stats, "velo", others)
+    if "velo-best" in cnis and "cilium-best" in cnis:
+        print()
+        print("At their best: cilium-best's median over velo-best's; the verdict is velo-best's.")
+        print()
+        ratio_table(stats, "velo-best", ["cilium-best"])
 
 
-main()
+if __name__ == "__main__":
+    main()
