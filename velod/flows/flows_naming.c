@@ -94,7 +94,8 @@ void flows_name_path(struct flow_entry *entry)
 {
 	const struct velo_flow_event *event = &entry->event;
 
-	entry->tunnelled = event->path == VELO_FLOW_P_ROUTED &&
+	/* A scan of every node per address: skipped where no node is tunnelled (host-gw). */
+	entry->tunnelled = event->path == VELO_FLOW_P_ROUTED && routing_paths_tunnels() &&
 			   (routing_paths_of_addr(event->daddr) == ROUTING_PATH_VXLAN ||
 			    routing_paths_of_addr(event->saddr) == ROUTING_PATH_VXLAN);
 }

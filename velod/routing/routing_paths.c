@@ -8,6 +8,7 @@
 
 static const struct node_list *paths_list;
 static unsigned char paths[HOSTGW_MAX_NODES]; /* enum routing_path by the node's index */
+static unsigned tunnelled; /* how many of them are ROUTING_PATH_VXLAN */
 
 static const char *const path_names[] = {
 	[ROUTING_PATH_HOST_GW] = "host-gw",
@@ -18,6 +19,7 @@ void routing_paths_reset(const struct node_list *list)
 {
 	paths_list = list;
 	memset(paths, 0, sizeof(paths));
+	tunnelled = 0;
 }
 
 static long index_of(const struct node *node)
@@ -35,8 +37,15 @@ void routing_paths_set(const struct node_list *list, const struct node *node,
 	if (list != paths_list)
 		return;
 	i = index_of(node);
-	if (i >= 0)
-		paths[i] = (unsigned char)path;
+	if (i < 0)
+		return;
+	tunnelled += (path == ROUTING_PATH_VXLAN) - (paths[i] == ROUTING_PATH_VXLAN);
+	paths[i] = (unsigned char)path;
+}
+
+bool routing_paths_tunnels(void)
+{
+	return tunnelled > 0;
 }
 
 enum routing_path routing_paths_get(const struct node *node)

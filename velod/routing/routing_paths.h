@@ -8,6 +8,7 @@
 #ifndef VELOD_ROUTING_ROUTING_PATHS_H
 #define VELOD_ROUTING_ROUTING_PATHS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -26,6 +27,8 @@ void routing_paths_set(const struct node_list *list, const struct node *node,
 		       enum routing_path path);
 /* The path a node of the last pass took (NONE when none); for tests and status. */
 enum routing_path routing_paths_get(const struct node *node);
+/* Some node of the last pass is reached through the tunnel (false under host-gw). */
+bool routing_paths_tunnels(void);
 /* The path to the other node whose pod CIDRs hold addr (16 bytes, IPv4 mapped); NONE when none. */
 enum routing_path routing_paths_of_addr(const uint8_t addr[16]);
 /* velo_routing_node_path{node, path} 1 for every node the last pass routed. */

@@ -187,7 +187,9 @@ static void test_paths_of_addr(void **state)
 	assert_int_equal(velo_cidr_parse("fd77:2::/64", &list.nodes[2].cidrs[1]), 0);
 	routing_paths_reset(&list);
 	routing_paths_set(&list, &list.nodes[1], ROUTING_PATH_HOST_GW);
+	assert_false(routing_paths_tunnels());
 	routing_paths_set(&list, &list.nodes[2], ROUTING_PATH_VXLAN);
+	assert_true(routing_paths_tunnels());
 
 	/* Node 2's /23 holds 10.77.4.x and 10.77.5.x; an IPv4 CIDR never holds an IPv6 address
 	 * with the same leading bytes (a4d:402:: starts 10.77.4.2). */
