@@ -4,7 +4,8 @@
 # tcp_bpf's recv, MSG_WAITALL, FIONREAD, SO_RCVLOWAT and splice fixes), tinyconfig plus kernel/patches/tiny.config, into
 # build/kernel/permanent/bzImage (~5 min with -j2 the first time; when the patches change, the
 # applied ones are reverted, last first, and the new ones applied, and make rebuilds only what
-# changed). hack/test.sh (CI) runs it before `make test`; the suite boots the kernel when cached.
+# changed). hack/test.sh (CI) builds it in the background beside the first suites; the kernel
+# suite waits for that build (tests/run.sh) and boots the kernel when it is there.
 # A finished bzImage is also kept in $KERNEL_CACHE (default /var/cache/velo/kernel) under a hash
 # of everything that goes into it, so a new clone on the same machine does not rebuild it.
 # Debian packages: linux-source-6.1 flex bison bc libssl-dev libelf-dev dwarves.
