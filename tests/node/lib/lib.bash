@@ -137,6 +137,10 @@ vt_teardown() {
 		kill "$pid" 2>/dev/null || true
 	done
 	for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^velotest-pod-$VT_TAG-"); do
+		# What still runs in the pod: a server a test started with `vt_pod NS timeout N CMD &`
+		# left its subshell's pid in VT_PIDS, not the server's, and the server would hold bats'
+		# output open until its timeout ends (300 s in one file).
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null || true
 		ip netns del "$ns" 2>/dev/null || true
 	done
 	for link in $(vt_host_links); do
