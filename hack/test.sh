@@ -16,9 +16,9 @@ if docker info >/dev/null 2>&1; then
 fi
 make -j"$(nproc)" all
 # The kernel matrix boots the patched test kernel (kernel/patches) beside Debian's 6.1: ~8 min
-# of -j2 when cold, so it builds in the background, niced, beside the first suites (the node
-# suite leaves CPU idle between its steps). The build holds the lock; the kernel suite waits on
-# it, and fails where the kernel is missing after it (tests/run.sh).
+# of -j2 when cold, so it builds in the background, niced, on the CPU the first suites leave
+# idle (as the kind build above). The build holds the lock; the kernel suite waits on it, and
+# fails where the kernel is missing after it (tests/run.sh).
 exec 9>build/kernel-build.lock
 flock 9
 nice -n 10 make kernel-permanent >build/test-logs/kernel-build.log 2>&1 &
