@@ -23,6 +23,9 @@ GROUPS.append(("rss", "node agent RSS (server's node)", "MiB", False,
 def plot(stats, cnis, outdir, key, label, unit, hib, places):
     dat = os.path.join(outdir, f"cluster-{key}.dat")
     png = os.path.join(outdir, f"cluster-{key}.png")
+    # A CNI without a sample here (its up failed, or the run stopped first) gets no column:
+    # gnuplot refuses a histogram column that is all NaN.
+    cnis = [c for c in cnis if any((c, cls) in stats for cls, _ in places)]
     with open(dat, "w") as f:
         f.write("# place" + "".join(f" {c}:median,min,max" for c in cnis) + "\n")
         for cls, where in places:

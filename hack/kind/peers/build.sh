@@ -58,6 +58,9 @@ image() {
 
 cilium_images() {
 	local dir=$PEERS_CACHE/cilium-$CILIUM_VERSION ctx=$work/cilium
+	# Afresh each time: `build.sh cilium cilium-best` comes here twice, and a second copy into
+	# the first's context (bpf/bpf) would change its digest and rebuild the image.
+	rm -rf "$ctx"
 	mkdir -p "$ctx/bin"
 	cp "$dir/bin/"* "$ctx/bin/"
 	mv "$ctx/bin/cilium-operator-generic" "$ctx/"
@@ -76,6 +79,7 @@ cilium_images() {
 
 flannel_images() {
 	local ctx=$work/flannel
+	rm -rf "$ctx"
 	mkdir -p "$ctx"
 	cp "$PEERS_CACHE/flannel-$FLANNEL_VERSION/bin/flanneld" "$here/flannel-cni-conf" "$ctx/"
 	image "velo-kind/flannel:$FLANNEL_VERSION" "$here/flannel.Dockerfile" "$ctx"
