@@ -102,7 +102,7 @@ run_kernel() {
 		vmlinuz=$k
 		[ "$k" = permanent ] && vmlinuz=$kdir/permanent/bzImage
 		if [ ! -f "$vmlinuz" ]; then
-			skip "$k" "no $vmlinuz (make kernel-permanent builds it, ~5 min)"
+			skip "$k" "no $vmlinuz (make kernel-permanent builds it, ~9 min)"
 			return
 		fi
 		initrd=$kdir/initramfs-builtin.cpio.gz

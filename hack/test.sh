@@ -15,7 +15,7 @@ if docker info >/dev/null 2>&1; then
 	nice -n 19 hack/kind.sh build >build/test-logs/cluster-build.log 2>&1 &
 fi
 make -j"$(nproc)" all
-# The kernel matrix boots the patched test kernel (kernel/patches) beside Debian's 6.1: ~8 min
+# The kernel matrix boots the patched test kernel (kernel/patches) beside Debian's 6.1: ~9 min
 # of -j2 when cold, so it builds in the background, niced, on the CPU the first suites leave
 # idle (as the kind build above). The build holds the lock; the kernel suite waits on it, and
 # fails where the kernel is missing after it (tests/run.sh).

@@ -16,7 +16,7 @@ kernel-matrix: $(BUILD)/velo $(BUILD)/velod $(SOCKMAP_STREAM) $(SOCKMAP_EDGE) ##
 kernel-bench: $(BUILD)/velo $(SOCKMAP_STREAM) $(SOCKMAP_EDGE) $(BPF_OBJS) ## sockmap throughput per verdict mode in the permanent kernel's guest (root)
 	KERNEL_SMP=$${KERNEL_SMP:-1} KERNEL_ONLY=sockmap_bench hack/kernel-matrix.sh permanent
 
-# Slow (~8 min with -j2): hack/test.sh (CI) builds it in the background beside the first suites;
+# Slow (~9 min with -j2): hack/test.sh (CI) builds it in the background beside the first suites;
 # the kernel suite waits for it (tests/run.sh) and boots it when it is there.
 kernel-permanent: ## build the BPF_F_PERMANENT test kernel into build/kernel/permanent/bzImage
 	hack/kernel-build.sh
