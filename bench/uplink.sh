@@ -6,8 +6,9 @@
 # (so it can take redirects in both modes). Modes: "xdp" (node 2's velod runs with uplinkXdp
 # "ul0": frames from node 1 go from the uplink's XDP straight into the pod's veth) and "routed"
 # (uplinkXdp false: the same frames go through node 2's stack). velod is restarted to switch.
-# Classes: TCP stream with 128 KiB writes (iperf3, Gbit/s received), UDP 64 B (bench/
-# dp_traffic.c, kpps received). Repetitions alternate the mode order; medians, min-max and the
+# Classes: UDP 64 B (bench/dp_traffic.c, kpps received), the one the program redirects; TCP
+# stream with 128 KiB writes (iperf3, Gbit/s received), which takes node 2's stack in both modes
+# (the program passes TCP: docs/uplink.md) and so shows what the program costs on what it passes. Repetitions alternate the mode order; medians, min-max and the
 # xdp/routed ratio of the medians, plus the median of the per-repetition ratios.
 #
 # THE UPLINK IS A VETH, NOT A NIC: a veth with XDP loses GSO on its peer and hands XDP one

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR Apache-2.0)
 /*
- * XDP on the node's uplink (velod's uplinkXdp): a TCP/UDP frame from another
+ * XDP on the node's uplink (velod's uplinkXdp): a UDP frame from another
  * node addressed to a local pod that takes XDP redirects (VELO_EP_F_XDP_RX:
  * it has a devmap entry and NAPI on its veth) gets the router's rewrite and
  * bpf_redirect_map() into velo_xdp_tx_v1, whose velo_xdp_dst counts it per
@@ -10,7 +10,13 @@
  * velo_pol_shortcut_ok): the redirect skips the host veth's tc egress, where
  * velo_pol_to judges what the pod receives. Shares the endpoint map, the
  * devmap and the policy maps with veth_xdp by their pins; its own counters
- * are velo_uplink_v2.
+ * are velo_uplink_v3.
+ *
+ * UDP only: a TCP frame redirected here skips the node's conntrack while the
+ * pod's reply leaves through the stack, so conntrack sees a SYN-ACK without its
+ * SYN (or data past the window it last saw), calls it invalid, and
+ * kube-proxy's FORWARD rule drops invalid packets: the connection never
+ * completes. UDP has no such state. TCP to an XDP pod keeps the routed path.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -34,11 +40,11 @@ struct {
 	__type(key, __u32);
 	__type(value, struct velo_uplink_counters);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} velo_uplink_v2 SEC(".maps");
+} velo_uplink_v3 SEC(".maps");
 
 static __always_inline int velo_uplink_count(__u32 stat, __u64 len, int action)
 {
-	struct velo_uplink_counters *counters = bpf_map_lookup_elem(&velo_uplink_v2, &stat);
+	struct velo_uplink_counters *counters = bpf_map_lookup_elem(&velo_uplink_v3, &stat);
 
 	if (counters) {
 		counters->packets++;
@@ -79,6 +85,8 @@ int velo_xdp_uplink(struct xdp_md *ctx)
 		return velo_uplink_count(VELO_UPLINK_PASS_TTL, len, XDP_PASS);
 	if (ret != VELO_L3_FORWARD || !dst)
 		return velo_uplink_count(VELO_UPLINK_PASS_NO_POD, len, XDP_PASS);
+	if (pkt.l4proto == VELO_IPPROTO_TCP)
+		return velo_uplink_count(VELO_UPLINK_PASS_TCP, len, XDP_PASS);
 	velo_pol_flow_of(&pkt, &flow);
 	if (!velo_pol_shortcut_ok(&flow, false))
 		return velo_uplink_count(VELO_UPLINK_PASS_POLICY, len, XDP_PASS);

@@ -11,15 +11,16 @@
 #include <linux/types.h>
 #endif
 
-/* v2: VELO_UPLINK_PASS_POLICY grew the array; velod unpins v1 (VELO_MAP_UPLINK_STATS_OLD). */
-#define VELO_MAP_UPLINK_STATS "velo_uplink_v2"
-#define VELO_MAP_UPLINK_STATS_OLD "velo_uplink_v1"
+/* v3: VELO_UPLINK_PASS_TCP grew the array (v2: VELO_UPLINK_PASS_POLICY); velod unpins both. */
+#define VELO_MAP_UPLINK_STATS "velo_uplink_v3"
+#define VELO_MAP_UPLINK_STATS_V2 "velo_uplink_v2"
+#define VELO_MAP_UPLINK_STATS_V1 "velo_uplink_v1"
 #define VELO_PROG_XDP_UPLINK "velo_xdp_uplink"
 /* The uplink's link pin, under the bpffs dir (not links/, which holds per-endpoint links). */
 #define VELO_UPLINK_LINK_DIR "node_v1"
 #define VELO_UPLINK_LINK_NAME "uplink_xdp"
 
-/* Index into velo_uplink_v2: what the uplink program did with a frame. */
+/* Index into velo_uplink_v3: what the uplink program did with a frame. */
 enum velo_uplink_stat {
 	VELO_UPLINK_REDIRECT = 0, /* into a local pod's host veth through the devmap */
 	VELO_UPLINK_PASS_NOT_HOST, /* not addressed to the uplink's MAC (flooded, multicast) */
@@ -29,6 +30,7 @@ enum velo_uplink_stat {
 	VELO_UPLINK_PASS_MTU, /* larger than the pod veth's MTU: the stack answers */
 	VELO_UPLINK_PASS_CT, /* conntrack has NAT on the flow, or can't be asked */
 	VELO_UPLINK_PASS_POLICY, /* policy isolates an end and the flow has no current entry */
+	VELO_UPLINK_PASS_TCP, /* TCP: the node's conntrack must see both directions */
 	VELO_UPLINK_STAT_MAX,
 };
 

@@ -127,7 +127,7 @@ static struct velo_uplink_counters counted(enum velo_uplink_stat stat)
 
 	assert_true(ncpu > 0);
 	assert_int_equal(
-		bpf_map_lookup_elem(bpf_map__fd(fx.uplink->maps.velo_uplink_v2), &key, values), 0);
+		bpf_map_lookup_elem(bpf_map__fd(fx.uplink->maps.velo_uplink_v3), &key, values), 0);
 	for (int i = 0; i < ncpu; i++) {
 		sum.packets += values[i].packets;
 		sum.bytes += values[i].bytes;
@@ -347,6 +347,25 @@ static void test_not_ip(void **state)
 	assert_passed(&p, VELO_UPLINK_PASS_NOT_IP);
 }
 
+/* TCP to an XDP pod: the node's conntrack must see both directions, so the stack takes it. */
+static void test_tcp(void **state)
+{
+	struct iphdr *iph;
+	struct pkt p;
+
+	(void)state;
+	REQUIRE_ROOT();
+	build_ip4(&p, "10.0.0.2", 64, 0, 100);
+	iph = (struct iphdr *)(p.buf + ETH_HLEN);
+	iph->protocol = IPPROTO_TCP;
+	iph->check = 0;
+	iph->check = htons(csum_fold(iph, sizeof(*iph)));
+	assert_passed(&p, VELO_UPLINK_PASS_TCP);
+	build_ip6(&p, "fd00::2", 64);
+	((struct ipv6hdr *)(p.buf + ETH_HLEN))->nexthdr = IPPROTO_TCP;
+	assert_passed(&p, VELO_UPLINK_PASS_TCP);
+}
+
 static int pol_map(const char *name)
 {
 	return bpf_map__fd(bpf_object__find_map_by_name(fx.uplink->obj, name));
@@ -424,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_ttl1),
 		cmocka_unit_test(test_oversize),
 		cmocka_unit_test(test_not_ip),
+		cmocka_unit_test(test_tcp),
 		cmocka_unit_test(test_policy_isolated),
 	};
 

@@ -118,15 +118,17 @@ static bool have_xdp_ct_kfuncs(void)
 	return found;
 }
 
-/* An older release's counters (a smaller array): the program that counted there is replaced. */
+/* Older releases' counters (smaller arrays): the program that counted there is replaced. */
 static void old_stats_unpin(const struct agent_config *config)
 {
+	static const char *const old[] = { VELO_MAP_UPLINK_STATS_V2, VELO_MAP_UPLINK_STATS_V1 };
 	char path[PATH_MAX];
 
-	if (snprintf(path, sizeof(path), "%s/%s", config->paths.bpffs_dir,
-		     VELO_MAP_UPLINK_STATS_OLD) < (int)sizeof(path) &&
-	    !unlink(path))
-		pr_info("uplink XDP: unpinned %s, an older release's counters", path);
+	for (size_t i = 0; i < sizeof(old) / sizeof(old[0]); i++)
+		if (snprintf(path, sizeof(path), "%s/%s", config->paths.bpffs_dir, old[i]) <
+			    (int)sizeof(path) &&
+		    !unlink(path))
+			pr_info("uplink XDP: unpinned %s, an older release's counters", path);
 }
 
 /*

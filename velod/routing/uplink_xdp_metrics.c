@@ -22,7 +22,7 @@ char *uplink_xdp_metrics(const struct agent_config *config)
 		[VELO_UPLINK_PASS_NOT_HOST] = "not_host", [VELO_UPLINK_PASS_NOT_IP] = "not_ip",
 		[VELO_UPLINK_PASS_NO_POD] = "no_xdp_pod", [VELO_UPLINK_PASS_TTL] = "ttl",
 		[VELO_UPLINK_PASS_MTU] = "mtu",		  [VELO_UPLINK_PASS_CT] = "conntrack",
-		[VELO_UPLINK_PASS_POLICY] = "policy",
+		[VELO_UPLINK_PASS_POLICY] = "policy",	  [VELO_UPLINK_PASS_TCP] = "tcp",
 	};
 	struct velo_uplink_counters sum[VELO_UPLINK_STAT_MAX] = {};
 	struct velo_uplink_counters *values;

@@ -166,3 +166,33 @@ mn_wait_route() {
 	mn_in "$1" ip route show proto 118 table all
 	return 1
 }
+
+# mn_udp FROM_POD TO_ADDR PORT COUNT TO_POD: COUNT datagrams, prints how many arrived intact.
+mn_udp() {
+	local out="$VT/work/udp.$3"
+	vt_pod "$5" timeout 8 python3 -c '
+import socket, sys
+fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
+s = socket.socket(fam, socket.SOCK_DGRAM); s.bind(("::" if fam == socket.AF_INET6 else "0.0.0.0", int(sys.argv[2])))
+s.settimeout(2); got = 0
+try:
+    while True:
+        data = s.recv(2000)
+        got += data == (b"velotest-%05d" % int(data[9:14])) * 40
+except socket.timeout:
+    pass
+print(got)
+' "$2" "$3" >"$out" &
+	VT_PIDS+=($!)
+	sleep 0.5
+	vt_pod "$1" python3 -c '
+import socket, sys, time
+fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
+s = socket.socket(fam, socket.SOCK_DGRAM)
+for i in range(int(sys.argv[3])):
+    s.sendto((b"velotest-%05d" % i) * 40, (sys.argv[1], int(sys.argv[2])))
+    time.sleep(0.001)
+' "$2" "$3" "$4"
+	wait "${VT_PIDS[@]: -1}" || true
+	cat "$out"
+}
