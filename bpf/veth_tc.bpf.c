@@ -24,8 +24,11 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-static __always_inline int velo_tc_pass(void)
+/* To the stack; a packet whose source was checked says so to velod's source guard. */
+static __always_inline int velo_tc_pass(struct __sk_buff *skb, const struct velo_pkt *pkt)
 {
+	if (pkt->check_src)
+		skb->mark |= VELO_MARK_SOURCE_CHECKED;
 	velo_count(VELO_STAT_TC_PASS);
 	return TC_ACT_OK;
 }
@@ -65,29 +68,29 @@ int velo_tc_ingress(struct __sk_buff *skb)
 		return TC_ACT_SHOT;
 	}
 	if (ret != VELO_PARSED)
-		return velo_tc_pass();
+		return velo_tc_pass(skb, &pkt);
 	ret = velo_l3_decide(&pkt, ifindex, VELO_EP_F_FASTPATH, &dst);
 	if (ret == VELO_L3_TTL) {
 		velo_count(VELO_STAT_TTL);
-		return velo_tc_pass();
+		return velo_tc_pass(skb, &pkt);
 	}
 	if (ret != VELO_L3_FORWARD || !dst)
-		return velo_tc_pass();
+		return velo_tc_pass(skb, &pkt);
 	if (VELO_CT_CHECK(bpf_skb_ct_lookup, skb, &pkt) != VELO_CT_DIRECT)
-		return velo_tc_pass();
+		return velo_tc_pass(skb, &pkt);
 	/* A destination policy isolates takes new flows through its own veth's programs. */
 	velo_pol_flow_of(&pkt, &flow);
 	if (!velo_pol_shortcut_ok(&flow, false))
-		return velo_tc_pass();
+		return velo_tc_pass(skb, &pkt);
 	/* GSO packets pass when their segments fit. Oversize: the stack sends the ICMP error. */
 	if (bpf_check_mtu(skb, dst->ifindex, &mtu_len, 0, 0)) {
 		velo_count(VELO_STAT_MTU);
-		return velo_tc_pass();
+		return velo_tc_pass(skb, &pkt);
 	}
 	data = (void *)(long)skb->data;
 	data_end = (void *)(long)skb->data_end;
 	if (velo_l3_rewrite(data, data_end, &pkt, dst))
-		return velo_tc_pass();
+		return velo_tc_pass(skb, &pkt);
 	velo_count(VELO_STAT_TC_REDIRECT);
 	return bpf_redirect_peer(dst->ifindex, 0);
 }

@@ -29,6 +29,14 @@
 #define VELO_MAX_ENDPOINTS 65536
 #endif
 
+/*
+ * skb->mark bit velo_tc_ingress sets on a packet it hands the stack after checking its source
+ * (address, MAC, host veth) against the endpoint map: velod's source guard (velod/routing/
+ * guard.c) lets such a packet skip its route lookup and clears the bit, in raw prerouting. A
+ * pod can't set it: a packet's mark is cleared when it leaves the pod's netns.
+ */
+#define VELO_MARK_SOURCE_CHECKED 0x00100000u
+
 /* Endpoint map key: the address, IPv4 as ::ffff:a.b.c.d so both families share one map. */
 struct velo_ep_key {
 	__u8 addr[16];

@@ -100,3 +100,78 @@ PY
 	mn_wait_route 1 "fd77:2::/64" absent
 	mn_in 1 ip route show | grep -q "^$a1_4 dev "
 }
+
+# mk_guard_count NODE KEYWORD: packets counted by the rule of table inet velo_guard holding KEYWORD.
+mk_guard_count() {
+	mn_in "$1" nft list chain inet velo_guard prerouting |
+		sed -n "/$2/s/.*counter packets \([0-9]*\).*/\1/p"
+}
+
+@test "source guard: a tc pod's packets, checked by its program, skip the guard's route lookup and leave it without the mark; a routed pod's own SO_MARK doesn't get a spoofed IPv6 source past it" {
+	local a1 a1_4 a1_6 t2 r2 x2_6 before after marked
+	mkdir -p "$VT/n1" "$VT/n2"
+	mn_underlay
+	mn_nodes 2
+	mn_velod 1
+	mn_velod 2
+	mn_wait_route 2 "^10.77.1.0/24 via 192.168.77.1 dev ul0"
+	mn_wait_route 2 "^fd77:1::/64 via fd00:77::1 dev ul0"
+	mn_add 1 mn-a1
+	a1="$MN_POD" a1_4="$MN_IP4" a1_6="$MN_IP6"
+	mn_add 2 mn-t2 '{"velo.dev/fastpath": "tc"}'
+	t2="$MN_POD"
+	mn_add 2 mn-r2
+	r2="$MN_POD"
+	mn_add 2 mn-x2
+	x2_6="$MN_IP6"
+	# Node 2 counts forwarded packets that still carry the bit: the guard must have cleared it.
+	mn_in 2 nft add table inet velotest_mark
+	mn_in 2 nft add chain inet velotest_mark forward '{ type filter hook forward priority filter; }'
+	mn_in 2 nft add rule inet velotest_mark forward meta mark and 0x100000 != 0 counter
+
+	before="$(mk_guard_count 2 accept)"
+	vt_tcp_transfer "$a1" "$a1_4" "$t2" 5701
+	vt_tcp_transfer "$a1" "$a1_6" "$t2" 5702
+	after="$(mk_guard_count 2 accept)"
+	echo "node 2's guard, packets skipped as checked: $before -> $after"
+	# 2 x 4 MiB, GSO'd: well over 100 packets.
+	[ "$after" -gt $((before + 100)) ]
+	marked="$(mn_in 2 nft list chain inet velotest_mark forward | sed -n 's/.*counter packets \([0-9]*\).*/\1/p')"
+	echo "forwarded with the bit still set: $marked"
+	[ "$marked" = 0 ]
+
+	# A routed pod marks its socket with the bit (SO_MARK, as root in its netns may) and sends from
+	# another pod's IPv6 address: the mark is cleared when the packet leaves the pod's netns, so
+	# the guard looks the source up and drops it; its own address gets through.
+	vt_pod "$a1" timeout 6 python3 -c '
+import socket
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s.bind(("::", 9999)); s.settimeout(3); got = set()
+try:
+    while True:
+        got.add(s.recv(100).decode())
+except socket.timeout:
+    pass
+print(" ".join(sorted(got)) or "nothing")
+' >"$VT/work/mark6" &
+	VT_PIDS+=($!)
+	sleep 0.5
+	vt_pod "$r2" ip -6 addr add "$x2_6/128" dev lo nodad
+	before="$(mk_guard_count 2 drop)"
+	vt_pod "$r2" python3 - "$x2_6" "$a1_6" <<'PY'
+import socket, sys
+other, dst = sys.argv[1:]
+for src, payload in (("::", b"own"), (other, b"spoofed")):
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_MARK, 0x100000)
+    s.bind((src, 0))
+    for _ in range(3):
+        s.sendto(payload, (dst, 9999))
+PY
+	wait "${VT_PIDS[@]: -1}" || true
+	echo "pod a1 got over IPv6: $(cat "$VT/work/mark6")"
+	[ "$(cat "$VT/work/mark6")" = own ]
+	after="$(mk_guard_count 2 drop)"
+	echo "node 2's guard drops: $before -> $after"
+	[ "$after" -ge $((before + 3)) ]
+}
