@@ -14,6 +14,23 @@ setup() {
 }
 teardown() { mn_teardown; }
 
+# mk_recv6 POD OUT: in the background, POD receives IPv6 UDP on port 9999 for 3 s of quiet and
+# writes the distinct payloads it got to OUT (sorted, space-separated; "nothing" if none).
+mk_recv6() {
+	vt_pod "$1" timeout 6 python3 -c '
+import socket
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s.bind(("::", 9999)); s.settimeout(3); got = set()
+try:
+    while True:
+        got.add(s.recv(100).decode())
+except socket.timeout:
+    pass
+print(" ".join(sorted(got)) or "nothing")
+' >"$2" &
+	VT_PIDS+=($!)
+}
+
 @test "two nodes: host-gw routes from the node list, pods talk across nodes (IPv4, IPv6), traffic leaving the cluster is masqueraded, a spoofed IPv6 source is dropped, a removed node's routes go" {
 	local a1 a1_4 a1_6 b1 b1_4 b1_6 a2 a2_4 a2_6 tc_before tc_after
 	mkdir -p "$VT/n1" "$VT/n2"
@@ -64,18 +81,7 @@ teardown() { mn_teardown; }
 	# A routed pod sending with another pod's IPv6 address: velod's guard drops it at its node
 	# (IPv6 has no rp_filter; fast-path pods are checked by their tc program); its own address
 	# gets through.
-	vt_pod "$a1" timeout 6 python3 -c '
-import socket
-s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
-s.bind(("::", 9999)); s.settimeout(3); got = set()
-try:
-    while True:
-        got.add(s.recv(100).decode())
-except socket.timeout:
-    pass
-print(" ".join(sorted(got)) or "nothing")
-' >"$VT/work/spoof6" &
-	VT_PIDS+=($!)
+	mk_recv6 "$a1" "$VT/work/spoof6"
 	sleep 0.5
 	# The pod takes B's address on its loopback (as root in its netns may) and sends from it.
 	vt_pod "$a2" ip -6 addr add "$b1_6/128" dev lo nodad
@@ -143,18 +149,7 @@ mk_guard_count() {
 	# A routed pod marks its socket with the bit (SO_MARK, as root in its netns may) and sends from
 	# another pod's IPv6 address: the mark is cleared when the packet leaves the pod's netns, so
 	# the guard looks the source up and drops it; its own address gets through.
-	vt_pod "$a1" timeout 6 python3 -c '
-import socket
-s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
-s.bind(("::", 9999)); s.settimeout(3); got = set()
-try:
-    while True:
-        got.add(s.recv(100).decode())
-except socket.timeout:
-    pass
-print(" ".join(sorted(got)) or "nothing")
-' >"$VT/work/mark6" &
-	VT_PIDS+=($!)
+	mk_recv6 "$a1" "$VT/work/mark6"
 	sleep 0.5
 	vt_pod "$r2" ip -6 addr add "$x2_6/128" dev lo nodad
 	before="$(mk_guard_count 2 drop)"
