@@ -199,8 +199,7 @@ struct k8s_watch_set *k8s_watch_set_start(const struct k8s_watch_set_resource *r
 			ret = ENOMEM;
 			goto err;
 		}
-		/* Under the lock: the thread's first change wakes through kind->watch. */
-		pthread_mutex_lock(&set->lock);
+		pthread_mutex_lock(&set->lock); /* the thread's first change wakes kind->watch */
 		kind->watch = k8s_watch_start(&resource, config);
 		ret = errno;
 		pthread_mutex_unlock(&set->lock);
