@@ -139,6 +139,38 @@ err_close:
 	return ret;
 }
 
+/* The kernel's id of the map or program fd, 0 when unreadable. */
+static __u32 object_id(int fd, bool map)
+{
+	struct bpf_map_info map_info;
+	struct bpf_prog_info prog_info;
+	__u32 len = map ? sizeof(map_info) : sizeof(prog_info);
+
+	memset(&map_info, 0, sizeof(map_info));
+	memset(&prog_info, 0, sizeof(prog_info));
+	if (bpf_obj_get_info_by_fd(fd, map ? (void *)&map_info : (void *)&prog_info, &len))
+		return 0;
+	return map ? map_info.id : prog_info.id;
+}
+
+bool velo_pins_current(const struct velo_paths *paths, const struct velo_pin *pins, size_t n_pins,
+		       const void *fds)
+{
+	char path[PATH_MAX];
+	bool same = true;
+
+	for (size_t i = 0; same && i < n_pins; i++) {
+		__u32 kept = object_id(*pin_fd((void *)fds, &pins[i]), pins[i].map);
+		int fd =
+			velo_pin_path(paths, &pins[i], path, sizeof(path)) ? -1 : bpf_obj_get(path);
+
+		same = fd >= 0 && kept && object_id(fd, pins[i].map) == kept;
+		if (fd >= 0)
+			close(fd);
+	}
+	return same;
+}
+
 struct covering_mount {
 	const char *dir;
 	size_t best; /* the longest mount point seen that holds dir */

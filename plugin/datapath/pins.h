@@ -48,6 +48,13 @@ int velo_pin_program(const struct velo_paths *paths, const struct velo_pin *pin,
 struct bpf_object;
 int velo_pin_programs(const struct velo_paths *paths, struct bpf_object *obj,
 		      const struct velo_pin *pins, size_t n_pins);
+/*
+ * Whether every pin still holds the map or program its fd in fds is (its kernel id): false
+ * once one was removed or replaced (bpffs remounted, the pins removed, a load that found them
+ * missing pinned new ones).
+ */
+bool velo_pins_current(const struct velo_paths *paths, const struct velo_pin *pins, size_t n_pins,
+		       const void *fds);
 /* Closes every fd of the pins in fds and sets it to -1. */
 void velo_pins_close(const struct velo_pin *pins, size_t n_pins, void *fds);
 

@@ -110,6 +110,11 @@ int velo_policy_bpf_open_pinned(const struct velo_paths *paths, struct velo_poli
 	return velo_pins_open(paths, pins, N_PINS, bpf);
 }
 
+bool velo_policy_bpf_current(const struct velo_paths *paths, const struct velo_policy_bpf *bpf)
+{
+	return velo_pins_current(paths, pins, N_PINS, bpf);
+}
+
 int velo_policy_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_ms,
 			 struct velo_policy_bpf *bpf)
 {

@@ -49,6 +49,8 @@ int velo_policy_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_m
 			 struct velo_policy_bpf *bpf);
 /* Existing pins only: -ENOENT when any is missing. */
 int velo_policy_bpf_open_pinned(const struct velo_paths *paths, struct velo_policy_bpf *bpf);
+/* Whether the pins still hold the objects bpf has open (velod keeps them open). */
+bool velo_policy_bpf_current(const struct velo_paths *paths, const struct velo_policy_bpf *bpf);
 void velo_policy_bpf_close(struct velo_policy_bpf *bpf);
 
 /*

@@ -61,6 +61,7 @@ static int parse_list_page(struct k8s_watch *watch, const char *body, size_t len
 		snprintf(cont, cont_size, "%s", next->valuestring);
 	cJSON_ArrayForEach (item, items) {
 		ret = resource->list_item(resource->ctx, item, item_why, sizeof(item_why));
+		watch->n_listed += !ret;
 		if (ret == -EINVAL) {
 			k8s_watch_shared_log(watch, VELO_LOG_WARN, "k8s %s: %s: left out",
 					     resource->name, item_why);
@@ -91,8 +92,6 @@ static int consume_lines(struct transfer *t)
 			pthread_mutex_lock(&watch->lock);
 			watch->stats.events++; /* at once: /metrics shows a live watch's events */
 			pthread_mutex_unlock(&watch->lock);
-			if (ret == 1)
-				k8s_watch_shared_publish(watch);
 			if (ret == -EINVAL || ret == -ENOSPC || ret == -ENOMEM) {
 				k8s_watch_shared_log(watch, VELO_LOG_WARN,
 						     "k8s %s: %s: left as it was", resource->name,
@@ -268,6 +267,7 @@ int k8s_list_watch_list(struct k8s_watch *watch, const struct k8s_api_target *ta
 		ret = -ENOMEM;
 		goto out;
 	}
+	watch->n_listed = 0;
 	watch->resource.list_begin(watch->resource.ctx);
 	do {
 		struct transfer t = { .watch = watch };
@@ -295,7 +295,6 @@ int k8s_list_watch_list(struct k8s_watch *watch, const struct k8s_api_target *ta
 	}
 	watch->resource.list_end(watch->resource.ctx);
 	snprintf(watch->rv, sizeof(watch->rv), "%s", rv);
-	k8s_watch_shared_publish(watch);
 out:
 	free(cont);
 	free(escaped);

@@ -16,7 +16,7 @@
 
 /*
  * LISTs every page (list_begin, list_item...), then list_end, sets watch->rv
- * and publishes. 0 or -errno with why set: -ESTALE (410: the pages
+ * and watch->n_listed. 0 or -errno with why set: -ESTALE (410: the pages
  * expired), -EACCES (401, 403), -ENOENT (404), -EPROTO, -ECANCELED
  * (stopping)...
  */
@@ -25,7 +25,7 @@ int k8s_list_watch_list(struct k8s_watch *watch, const struct k8s_api_target *ta
 
 /*
  * WATCHes from watch->rv until the server ends the watch, applying each event
- * as it comes (change, publish when it changed something); *events gets how
+ * as it comes (change); *events gets how
  * many arrived. 0 when the watch ended normally, -ESTALE (relist), or another
  * -errno with why set.
  */

@@ -58,7 +58,7 @@ static void note_error(struct k8s_watch *watch, const char *why)
 static void note_listed(struct k8s_watch *watch, bool relist)
 {
 	k8s_watch_shared_log(watch, VELO_LOG_INFO, "k8s %s: listed %u (resourceVersion %s)",
-			     watch->resource.name, watch->stats.objects, watch->rv);
+			     watch->resource.name, watch->n_listed, watch->rv);
 	pthread_mutex_lock(&watch->lock);
 	watch->stats.lists++;
 	watch->stats.relists += relist;
@@ -225,13 +225,18 @@ int k8s_watch_fd(const struct k8s_watch *watch)
 	return watch->event_fd;
 }
 
-int k8s_watch_take(struct k8s_watch *watch, void (*copy)(void *ctx, void *out), void *out)
+void k8s_watch_wake(struct k8s_watch *watch)
+{
+	/* Fails only when the counter is already near its maximum: the loop wakes anyway. */
+	(void)eventfd_write(watch->event_fd, 1);
+}
+
+void k8s_watch_take(struct k8s_watch *watch)
 {
 	uint64_t count;
-	int ret = 0;
 
 	if (read(watch->event_fd, &count, sizeof(count)) < 0) {
-		/* EAGAIN: nothing new signalled; the generation below decides anyway. */
+		/* EAGAIN: nothing new signalled; the resource's state says what changed. */
 	}
 	pthread_mutex_lock(&watch->lock);
 	for (unsigned i = 0; i < watch->n_logged; i++)
@@ -239,16 +244,7 @@ int k8s_watch_take(struct k8s_watch *watch, void (*copy)(void *ctx, void *out), 
 	if (watch->n_dropped)
 		pr_warn("k8s %s: %u log lines dropped", watch->resource.name, watch->n_dropped);
 	watch->n_logged = watch->n_dropped = 0;
-	if (!watch->listed) {
-		ret = -EAGAIN;
-	} else if (watch->generation != watch->taken) {
-		if (copy)
-			copy(watch->resource.ctx, out);
-		watch->taken = watch->generation;
-		ret = 1;
-	}
 	pthread_mutex_unlock(&watch->lock);
-	return ret;
 }
 
 void k8s_watch_stats(struct k8s_watch *watch, struct k8s_watch_stats *stats)

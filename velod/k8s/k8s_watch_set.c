@@ -3,9 +3,10 @@
  * A set of watches keeping one state (k8s_watch_set.h). Each resource's
  * watch thread (k8s_watch.c) calls this file's callbacks with its kind: a
  * LIST fills the kind's scratch, then replaces the kind's objects in the kept
- * state; a watch event is parsed outside the lock and moved in under it. The
- * kept state is under the set's lock, taken inside a watch's lock, never the
- * other way round.
+ * state; a watch event is parsed outside the lock and moved in under it.
+ * Every change of the kept state is a new generation and wakes velod's loop
+ * (the kind's watch fd); /metrics' counts are read from the state when asked.
+ * The kept state is under the set's lock, never taken inside a watch's lock.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -46,6 +47,13 @@ static void clear(const struct k8s_watch_set *set, void *state)
 		memset(state, 0, set->ops->state_size);
 }
 
+/* Under the set's lock: the kept state changed. A new generation; velod's loop woken. */
+static void changed(struct kind *kind)
+{
+	kind->set->generation++;
+	k8s_watch_wake(kind->watch);
+}
+
 static void list_begin(void *ctx)
 {
 	struct kind *kind = ctx;
@@ -68,7 +76,8 @@ static int put(struct kind *kind, void *state, bool lock, const cJSON *json, cha
 			pthread_mutex_lock(&kind->set->lock);
 		ret = ops->put(kind->index, state, kind->object, why, why_size);
 		if (lock) {
-			kind->set->generation += ret == 1;
+			if (ret == 1)
+				changed(kind);
 			pthread_mutex_unlock(&kind->set->lock);
 		}
 	}
@@ -96,7 +105,7 @@ static void list_end(void *ctx)
 	else
 		memcpy(set->state, kind->scratch, set->ops->state_size);
 	set->listed[kind->index] = true;
-	set->generation++;
+	changed(kind);
 	pthread_mutex_unlock(&set->lock);
 	clear(set, kind->scratch); /* the old list */
 }
@@ -117,7 +126,8 @@ static int forget(struct kind *kind, const char *ns, const char *name)
 
 	pthread_mutex_lock(&set->lock);
 	ret = set->ops->del(kind->index, set->state, ns, name);
-	set->generation += ret == 1;
+	if (ret == 1)
+		changed(kind);
 	pthread_mutex_unlock(&set->lock);
 	return ret;
 }
@@ -145,18 +155,6 @@ static int change(void *ctx, bool deleted, const cJSON *object, char *why, size_
 	if (ret == -EINVAL && kind->set->ops->drop_unusable && name && (scoped || ns))
 		forget(kind, ns, name);
 	return ret;
-}
-
-static unsigned publish(void *ctx)
-{
-	struct kind *kind = ctx;
-	struct k8s_watch_set *set = kind->set;
-	unsigned n;
-
-	pthread_mutex_lock(&set->lock);
-	n = set->ops->count(kind->index, set->state);
-	pthread_mutex_unlock(&set->lock);
-	return n;
 }
 
 struct k8s_watch_set *k8s_watch_set_start(const struct k8s_watch_set_resource *resources,
@@ -192,7 +190,6 @@ struct k8s_watch_set *k8s_watch_set_start(const struct k8s_watch_set_resource *r
 			.list_item = list_item,
 			.list_end = list_end,
 			.change = change,
-			.publish = publish,
 		};
 
 		kind->set = set;
@@ -202,11 +199,12 @@ struct k8s_watch_set *k8s_watch_set_start(const struct k8s_watch_set_resource *r
 			ret = ENOMEM;
 			goto err;
 		}
+		pthread_mutex_lock(&set->lock); /* the thread's first change wakes kind->watch */
 		kind->watch = k8s_watch_start(&resource, config);
-		if (!kind->watch) {
-			ret = errno;
+		ret = errno;
+		pthread_mutex_unlock(&set->lock);
+		if (!kind->watch)
 			goto err;
-		}
 	}
 	return set;
 err:
@@ -234,7 +232,7 @@ int k8s_watch_set_take(struct k8s_watch_set *set, int (*fn)(const void *state, v
 	int ret;
 
 	for (unsigned i = 0; i < set->n; i++)
-		k8s_watch_take(set->kinds[i].watch, NULL, NULL);
+		k8s_watch_take(set->kinds[i].watch);
 	pthread_mutex_lock(&set->lock);
 	ret = !all_listed(set) ? -EAGAIN : set->generation != set->polled;
 	if (ret == 1) {
@@ -269,6 +267,9 @@ const char *k8s_watch_set_stats(struct k8s_watch_set *set, unsigned i,
 				struct k8s_watch_stats *stats)
 {
 	k8s_watch_stats(set->kinds[i].watch, stats);
+	pthread_mutex_lock(&set->lock);
+	stats->objects = set->ops->count(i, set->state);
+	pthread_mutex_unlock(&set->lock);
 	return set->kinds[i].resource->name;
 }
 

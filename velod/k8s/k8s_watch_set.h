@@ -94,7 +94,7 @@ int k8s_watch_set_take(struct k8s_watch_set *set, int (*fn)(const void *state, v
  */
 const void *k8s_watch_set_hold(struct k8s_watch_set *set);
 void k8s_watch_set_release(struct k8s_watch_set *set);
-/* Watch i's counters; returns its resource's name. */
+/* Watch i's counters and the state's objects of its kind; returns its resource's name. */
 const char *k8s_watch_set_stats(struct k8s_watch_set *set, unsigned i,
 				struct k8s_watch_stats *stats);
 /* Ends the watches (all in about a second) and frees everything; set may be NULL. */

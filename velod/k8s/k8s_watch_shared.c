@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * What a watch thread shares with velod's loop (k8s_watch_shared.h): log
- * lines queued for the loop's single-threaded logger, the stop flag, and each
- * published generation; every change wakes the loop through the event fd.
+ * lines queued for the loop's single-threaded logger, each waking the loop
+ * through the event fd, and the stop flag.
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -45,20 +45,9 @@ bool k8s_watch_shared_stopping(struct k8s_watch *watch)
 	return __atomic_load_n(&watch->stop, __ATOMIC_RELAXED);
 }
 
-void k8s_watch_shared_publish(struct k8s_watch *watch)
-{
-	pthread_mutex_lock(&watch->lock);
-	watch->stats.objects = watch->resource.publish(watch->resource.ctx);
-	watch->listed = true;
-	watch->generation++;
-	pthread_mutex_unlock(&watch->lock);
-	wake_loop(watch);
-}
-
 void k8s_watch_shared_unserved(struct k8s_watch *watch)
 {
 	watch->resource.list_begin(watch->resource.ctx);
 	watch->resource.list_end(watch->resource.ctx);
 	watch->rv[0] = '\0';
-	k8s_watch_shared_publish(watch);
 }

@@ -2,8 +2,9 @@
 /*
  * A watch (k8s_watch_shared.c): a resource's callbacks and the state its
  * thread shares with velod's loop, under the watch's lock: counters, queued
- * log lines, the stop flag, each published generation. Only k8s_watch.c,
- * k8s_list_watch.c and this file look inside struct k8s_watch.
+ * log lines, the stop flag. What the objects become, and telling velod's loop
+ * they changed, is the resource's (the watch set's: k8s_watch_set.c). Only
+ * k8s_watch.c, k8s_list_watch.c and this file look inside struct k8s_watch.
  */
 #ifndef VELOD_K8S_K8S_WATCH_SHARED_H
 #define VELOD_K8S_K8S_WATCH_SHARED_H
@@ -39,13 +40,11 @@ struct k8s_resource {
 	/* An object of a LIST page into scratch: 0; -EINVAL leaves it out (logged with why);
 	 * another -errno fails the LIST. */
 	int (*list_item)(void *ctx, const cJSON *object, char *why, size_t why_size);
-	/* The LIST is complete: scratch replaces what the resource keeps. */
+	/* The LIST is complete: scratch replaces what the resource keeps (velod's loop woken). */
 	void (*list_end)(void *ctx);
-	/* A watch event's object, applied to what the resource keeps. */
+	/* A watch event's object, applied to what the resource keeps (velod's loop woken when
+	 * that changed). */
 	k8s_event_fn change;
-	/* Under the watch's lock, after a LIST or a change: make it what velod's loop takes.
-	 * Returns how many objects are kept (for /metrics). */
-	unsigned (*publish)(void *ctx);
 };
 
 /* Counters for /metrics, read under the watch's lock. */
@@ -56,7 +55,7 @@ struct k8s_watch_stats {
 		watch_restarts; /* watches that ended (server timeout, dropped connection, error) */
 	uint64_t events; /* watch events received, bookmarks included */
 	uint64_t errors; /* failed requests, answers that aren't what the API sends */
-	unsigned objects; /* kept now */
+	unsigned objects; /* kept now: the watch set's count (k8s_watch_set_stats) */
 	char last_error[200]; /* "" when the last request worked */
 };
 
@@ -72,9 +71,8 @@ struct k8s_watch {
 	const struct curl_api *curl;
 	struct k8s_api_source source;
 	char rv[K8S_RV_MAX]; /* the thread's own */
+	unsigned n_listed; /* the thread's own: objects the last LIST kept */
 	/* Shared with velod's loop, under lock. */
-	bool listed;
-	uint64_t generation, taken;
 	struct k8s_watch_stats stats;
 	struct {
 		enum velo_log_level level;
@@ -88,9 +86,7 @@ void __attribute__((format(printf, 3, 4)))
 k8s_watch_shared_log(struct k8s_watch *watch, enum velo_log_level level, const char *fmt, ...);
 /* True once the watch is being stopped; read without the lock. */
 bool k8s_watch_shared_stopping(struct k8s_watch *watch);
-/* The resource's publish under the lock, a new generation, velod's loop woken. */
-void k8s_watch_shared_publish(struct k8s_watch *watch);
-/* An optional resource the server didn't serve: its objects emptied and published. */
+/* An optional resource the server didn't serve: its objects emptied (an empty LIST). */
 void k8s_watch_shared_unserved(struct k8s_watch *watch);
 
 #endif

@@ -6,8 +6,8 @@
  * shows them), the tables computed, written (only what changed, never a
  * moment of allow-all or deny-all), then the namespaces file and the
  * programs. The records are looked at every policySyncMs (their directories'
- * mtimes: a record is always renamed into place), the file likewise (size,
- * mtime, inode).
+ * mtimes: a record is always renamed into place), the file likewise
+ * (policy_file.h), and the pins: the BPF objects stay open between syncs.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -25,7 +24,6 @@
 #include "datapath/policy_maps.h"
 #include "policy/cidr.h"
 #include "policy/compute.h"
-#include "policy/parse.h"
 #include "policy/table.h"
 #include "agent/config.h"
 #include "k8s/k8s_event_post.h"
@@ -34,6 +32,7 @@
 #include "policy.h"
 #include "policy_attach.h"
 #include "policy_drops.h"
+#include "policy_file.h"
 #include "policy_ids.h"
 #include "policy_namespaces.h"
 #include "policy_node.h"
@@ -43,63 +42,10 @@
 #include "policy_uplink.h"
 
 #define NS_PER_MS 1000000ull
-#define POLICY_FILE_MAX (256u << 20)
 #define LOCK_TIMEOUT_MS 10000
 #define MAX_NODE_ADDRS 64
 #define RETRY_MS 2000 /* after a sync that failed */
 #define MAX_SERVICE_CIDRS (AGENT_MAX_CLUSTER_CIDRS + 2 * K8S_SERVICECIDRS_MAX)
-
-/* ------------------------------------------------------------ sources */
-
-static int read_file(struct policy_state *state, const struct agent_config *config)
-{
-	struct velo_pol_objects objects;
-	char why[256] = "", *text;
-	int ret;
-
-	text = agent_read_file(config->policy_file, POLICY_FILE_MAX);
-	if (!text) {
-		ret = -errno;
-		pr_warn("policy: read %s: %s", config->policy_file, strerror(-ret));
-		return ret;
-	}
-	ret = velo_pol_objects_parse(text, strlen(text), &objects, why, sizeof(why));
-	free(text);
-	if (ret) {
-		pr_warn("policy: %s: %s; the maps stay as they were", config->policy_file, why);
-		return ret;
-	}
-	velo_pol_objects_free(&state->file_objects);
-	state->file_objects = objects;
-	state->file_good = true;
-	return 0;
-}
-
-/* The file, when its size, mtime or inode changed: 1 when it was read anew, 0, -errno. */
-static int look_at_file(struct policy *policy, const struct agent_config *config)
-{
-	struct policy_state *state = policy->state;
-	struct stat st;
-	int ret;
-
-	if (stat(config->policy_file, &st)) {
-		if (state->file_read || !policy->errors)
-			pr_warn("policy: %s: %s", config->policy_file, strerror(errno));
-		state->file_read = false;
-		return -errno;
-	}
-	if (state->file_read && state->ino == (long long)st.st_ino &&
-	    state->size == (long long)st.st_size &&
-	    state->mtime_ns == st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec)
-		return 0;
-	state->ino = (long long)st.st_ino;
-	state->size = (long long)st.st_size;
-	state->mtime_ns = st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec;
-	/* A bad file is not read again until it changes: one warning per version. */
-	state->file_read = true;
-	ret = read_file(state, config);
-	return ret ? ret : 1;
-}
 
 /* ------------------------------------------------------------ one sync */
 
@@ -137,6 +83,24 @@ static int build_tables(const struct velo_pol_objects *objects, struct build *bu
 	return -ENOMEM;
 }
 
+static void policy_bpf_close(struct policy_state *state)
+{
+	if (state->bpf_open)
+		velo_policy_bpf_close(&state->bpf);
+	state->bpf_open = false;
+}
+
+/* Pins removed or replaced under velod: the new maps are read back and written whole. */
+static void look_at_pins(struct policy_state *state, const struct agent_config *config)
+{
+	if (!state->bpf_open || velo_policy_bpf_current(&config->paths, &state->bpf))
+		return;
+	pr_info("policy: the pinned BPF objects changed: opening them again");
+	policy_bpf_close(state);
+	state->written.valid = false;
+	state->dirty = true;
+}
+
 static int sync_maps(struct policy *policy, const struct agent_config *config)
 {
 	struct policy_state *state = policy->state;
@@ -150,7 +114,7 @@ static int sync_maps(struct policy *policy, const struct agent_config *config)
 	struct policy_report report = {};
 	struct build build = { &node, &state->numbering, &tables, NULL, &report };
 	const struct velo_pol_objects *objects;
-	struct velo_policy_bpf bpf;
+	const struct velo_policy_bpf *bpf = &state->bpf;
 	struct policy_node_pods scan = {};
 	char *namespaces = NULL;
 	uint64_t start = velo_monotonic_ns();
@@ -184,25 +148,26 @@ static int sync_maps(struct policy *policy, const struct agent_config *config)
 		free(scan.local);
 		return ret;
 	}
-	ret = velo_policy_bpf_open(&config->paths, LOCK_TIMEOUT_MS, &bpf);
+	ret = state->bpf_open ? 0
+			      : velo_policy_bpf_open(&config->paths, LOCK_TIMEOUT_MS, &state->bpf);
 	if (ret) {
 		pr_warn("policy: BPF objects can't be loaded: %s", strerror(-ret));
 		goto out;
 	}
-	ret = velo_pol_maps_write(&bpf, &tables, &state->written, &stats);
+	state->bpf_open = true;
+	ret = velo_pol_maps_write(bpf, &tables, &state->written, &stats);
 	if (ret) {
 		pr_warn("policy: writing the maps: %s", strerror(-ret));
-		velo_policy_bpf_close(&bpf);
+		policy_bpf_close(state); /* opened again at the next sync */
 		goto out;
 	}
 	policy->sync_seconds = (double)(velo_monotonic_ns() - start) / 1e9;
 	policy_namespaces_write(&state->namespaces, config, namespaces);
 	namespaces = NULL;
-	policy_attach_pods(config, &bpf, &tables, &pass);
-	policy_unpair_denied(config, &bpf);
-	policy_uplink_sync(config, &bpf, &tables);
-	policy_drops_prune(&bpf, scan.local, scan.n);
-	velo_policy_bpf_close(&bpf);
+	policy_attach_pods(config, bpf, &tables, &pass);
+	policy_unpair_denied(config, bpf);
+	policy_uplink_sync(config, bpf, &tables);
+	policy_drops_prune(bpf, scan.local, scan.n);
 	policy_ids_save(config, &state->numbering, &state->ids_saved);
 	pr_info("policy: revision %u: %u identities, %u addresses, %u subjects, %u rules (%u "
 		"entries written, %u removed) in %.3f s; programs attached to %u pod(s), detached "
@@ -313,12 +278,13 @@ void policy_step(struct agent *agent, uint64_t now_ns)
 	if (now_ns >= state->next_look_ns) {
 		state->next_look_ns = now_ns + config->policy_sync_ms * NS_PER_MS;
 		if (!state->watch) {
-			ret = look_at_file(policy, config);
+			ret = policy_file_look(policy, config);
 			if (ret > 0)
 				state->dirty = true;
 			else if (ret < 0)
 				policy->errors++;
 		}
+		look_at_pins(state, config);
 		policy_report_events(&state->report, state->events, now_ns);
 		sig = agent_records_sig(config);
 		if (sig != state->records_sig) {
@@ -369,6 +335,7 @@ void policy_stop(struct policy *policy)
 	k8s_watch_set_stop(state->watch);
 	k8s_servicecidrs_stop(state->cidrs);
 	k8s_event_post_stop(state->events);
+	policy_bpf_close(state);
 	velo_pol_objects_free(&state->file_objects);
 	velo_pol_numbering_free(&state->numbering);
 	velo_pol_written_free(&state->written);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What velod keeps of policy between syncs (policy.c fills it, policy_show.c
- * reads it): the sources, the last computation and what the maps hold.
+ * reads it): the sources, the maps it writes, the last computation and what
+ * they hold.
  * Private to velod/policy/.
  */
 #ifndef VELOD_POLICY_POLICY_STATE_H
@@ -34,6 +35,10 @@ struct policy_state {
 	uint64_t next_look_ns, next_sync_ns;
 	bool dirty; /* something changed since the maps were last written */
 	struct velo_pol_numbering numbering;
+	/* The pinned objects, opened at the first sync and kept; again after a failed write, or
+	 * when a look finds the pins replaced (velo_policy_bpf_current). */
+	struct velo_policy_bpf bpf;
+	bool bpf_open;
 	struct velo_pol_written written;
 	/* What the last sync computed: for /policy and the drop counters' pod names. */
 	struct velo_pol_tables tables;

@@ -3,6 +3,7 @@
 # shellcheck disable=SC2034 # POL_PODS_JSON is read by policy_lib.bash's pol_file
 # A velod restart keeps every identity's number (<runDir>/policy/identities): its first write
 # finds the maps as they should be and changes nothing, so no moment mixes old numbers with new.
+# velod keeps the pinned objects open between syncs: pins replaced under it are opened again.
 # x/a and x/b wired by velo with "policy": true, velod reading a policy file.
 
 load ../lib/lib
@@ -34,4 +35,36 @@ FROM_B='{"podSelector": {"matchLabels": {"pod": "a"}}, "ingress": [{"from":
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"(0 entries written, 0 removed)"* ]]
 	[ "$(pol_probe_one x/b tcp x/a 80)" = ok ]
+}
+
+# pol_ip_map FIELD: velo_pol_ip_v1's id, or its number of entries (FIELD "entries").
+pol_ip_map() {
+	if [ "$1" = entries ]; then
+		bpftool -j map dump pinned "$VTC_BPFFS/velo_pol_ip_v1" | jq length
+	else
+		bpftool -j map show pinned "$VTC_BPFFS/velo_pol_ip_v1" | jq -r .id
+	fi
+}
+
+@test "pins replaced under a running velod: it opens the new ones at its next look and writes them whole" {
+	local old entries syncs map
+	pol_add x a '{}'
+	pol_add x b '{}'
+	pol_velod
+	pol_apply "[$(pol_np x from-b "$FROM_B")]"
+	old="$(pol_ip_map id)"
+	entries="$(pol_ip_map entries)"
+	[ -n "$old" ]
+	[ "$entries" -gt 0 ]
+	syncs="$(pol_metric velo_policy_syncs_total)"
+	# The policy group's pins go, as when bpffs is emptied under velod; nothing else changes.
+	for map in ip sub rule st if ct drop tier; do
+		rm "$VTC_BPFFS/velo_pol_${map}_v1"
+	done
+	rm "$VTC_BPFFS"/progs_g*/velo_pol_{from,to,uplink}
+	pol_wait_sync $((${syncs%.*} + 1))
+	grep -q 'policy: the pinned BPF objects changed: opening them again' "$VT/velod.log"
+	[ "$(pol_ip_map id)" != "$old" ]
+	[ "$(pol_ip_map entries)" -eq "$entries" ]
+	[ -e "$VTC_BPFFS/velo_pol_tier_v1" ]
 }

@@ -14,6 +14,8 @@
 /* The watches started, in order; watch i's fd is 100 + i, its stats say 10 + i events. */
 extern struct k8s_watch standin_watches[STANDIN_WATCHES];
 extern unsigned standin_started, standin_stopped;
+/* How often watch i's fd was made readable (k8s_watch_wake): the set woke velod's loop. */
+extern unsigned standin_wakes[STANDIN_WATCHES];
 /* The start that fails (ENOENT, as without libcurl); STANDIN_WATCHES: none. */
 extern unsigned standin_fail_at;
 

@@ -49,12 +49,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* As the thread does after a LIST or a change: the count for /metrics. */
-static unsigned publish(void)
-{
-	return the_watch->resource.publish(the_watch->resource.ctx);
-}
-
 static void list(const char *items)
 {
 	const struct k8s_resource *resource = &the_watch->resource;
@@ -67,7 +61,6 @@ static void list(const char *items)
 		assert_int_equal(resource->list_item(resource->ctx, item, why, sizeof(why)), 0);
 	resource->list_end(resource->ctx);
 	cJSON_Delete(array);
-	publish();
 }
 
 static int event(bool deleted, const char *object)
@@ -79,8 +72,6 @@ static int event(bool deleted, const char *object)
 	assert_non_null(json);
 	ret = the_watch->resource.change(the_watch->resource.ctx, deleted, json, why, sizeof(why));
 	cJSON_Delete(json);
-	if (ret == 1)
-		publish();
 	return ret;
 }
 

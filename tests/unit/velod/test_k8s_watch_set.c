@@ -5,8 +5,8 @@
  * value and a heap-allocated label so that every object the set parses is
  * seen freed. The watch thread (k8s_watch.c) is replaced by a stand-in
  * (k8s_watch_standin.c) that keeps the callbacks the set gives each watch;
- * the test calls them as the thread would: LIST pages, watch events,
- * publishing.
+ * the test calls them as the thread would: LIST pages, watch events.
+ * The stand-in counts the set's wakes of velod's loop.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -201,8 +201,18 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* The objects of kind the set keeps, for /metrics. */
+static unsigned objects(unsigned kind)
+{
+	struct k8s_watch_stats stats;
+
+	k8s_watch_set_stats(set, kind, &stats);
+	return stats.objects;
+}
+
 /* A LIST of kind as the thread makes it: list_item's answer for each item (-EINVAL is left
- * out, another error fails the LIST: no list_end then), the objects published after. */
+ * out, another error fails the LIST: no list_end then), then the objects of kind kept, as
+ * /metrics reads them. */
 static int list(unsigned kind, const char *items)
 {
 	const struct k8s_resource *resource = &standin_watches[kind].resource;
@@ -221,7 +231,7 @@ static int list(unsigned kind, const char *items)
 	}
 	cJSON_Delete(array);
 	resource->list_end(resource->ctx);
-	return (int)resource->publish(resource->ctx);
+	return (int)objects(kind);
 }
 
 static char event_why[200];
@@ -307,19 +317,23 @@ static void test_events_change_the_kept_state(void **state)
 	list(PLACES, "[" PLACE("p", 1) "]");
 	assert_int_equal(k8s_watch_set_poll(set), 1);
 
+	/* Each change wakes velod's loop through its kind's watch. */
+	assert_int_equal(standin_wakes[THINGS], 1);
 	assert_int_equal(event(THINGS, false, THING("a", 2)), 1);
+	assert_int_equal(standin_wakes[THINGS], 2);
 	assert_int_equal(event(PLACES, false, PLACE("q", 5)), 1);
 	assert_int_equal(k8s_watch_set_poll(set), 1);
 	assert_string_equal(kept(), "0:n/a=2 1:/p=1 1:/q=5");
-	assert_int_equal(
-		standin_watches[PLACES].resource.publish(standin_watches[PLACES].resource.ctx), 2);
-	/* The same object again (a status heartbeat): nothing to compute. */
+	assert_int_equal(objects(PLACES), 2);
+	/* The same object again (a status heartbeat): nothing to compute, no wake. */
 	assert_int_equal(event(THINGS, false, THING("a", 2)), 0);
 	assert_int_equal(k8s_watch_set_poll(set), 0);
+	assert_int_equal(standin_wakes[THINGS], 2);
 
 	/* DELETED goes by name alone: a namespaced one needs its namespace. */
 	assert_int_equal(event(PLACES, true, "{\"metadata\": {\"name\": \"p\"}}"), 1);
 	assert_int_equal(event(PLACES, true, "{\"metadata\": {\"name\": \"p\"}}"), 0);
+	assert_int_equal(standin_wakes[PLACES], 3); /* the LIST, q, p's delete */
 	assert_int_equal(event(THINGS, true, "{\"metadata\": {\"name\": \"a\"}}"), -EINVAL);
 	assert_string_equal(event_why, "a deleted object without namespace and name");
 	assert_int_equal(event(PLACES, true, "{\"metadata\": {}}"), -EINVAL);
