@@ -10,8 +10,9 @@
  * pod's: replies to a pod's NodePort or hostNetwork request come back
  * through them with the other node's address, routed out of the uplink.
  * A packet velo_tc_ingress already checked (VELO_MARK_SOURCE_CHECKED: its
- * source is the sending pod's own address) skips the route lookup, which cost
- * ~0.9 us per cross-node round trip (docs/benchmarks.md); the bit is cleared.
+ * source is the sending pod's own address) skips the route lookup, a check
+ * made twice otherwise (docs/benchmarks.md has what it saves); the bit is
+ * cleared.
  */
 #include <errno.h>
 #include <stdio.h>
