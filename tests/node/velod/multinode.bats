@@ -85,15 +85,7 @@ print(" ".join(sorted(got)) or "nothing")
 	sleep 0.5
 	# The pod takes B's address on its loopback (as root in its netns may) and sends from it.
 	vt_pod "$a2" ip -6 addr add "$b1_6/128" dev lo nodad
-	vt_pod "$a2" python3 - "$a2_6" "$b1_6" "$a1_6" <<'PY'
-import socket, sys
-own, other, dst = sys.argv[1:]
-for src, payload in ((own, b"own"), (other, b"spoofed")):
-    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
-    s.bind((src, 0))
-    for _ in range(3):
-        s.sendto(payload, (dst, 9999))
-PY
+	mk_send6 "$a2" "$a2_6" "$b1_6" "$a1_6" 0
 	wait "${VT_PIDS[@]: -1}" || true
 	echo "pod a1 got over IPv6: $(cat "$VT/work/spoof6")"
 	[ "$(cat "$VT/work/spoof6")" = own ]
@@ -105,6 +97,22 @@ PY
 	mn_wait_route 1 "10.77.2.0/24" absent
 	mn_wait_route 1 "fd77:2::/64" absent
 	mn_in 1 ip route show | grep -q "^$a1_4 dev "
+}
+
+# mk_send6 POD OWN OTHER DST MARK: POD sends "own" from address OWN and "spoofed" from OTHER
+# (three each) to DST, UDP port 9999, its sockets marked MARK (SO_MARK) unless MARK is 0.
+mk_send6() {
+	vt_pod "$1" python3 - "$2" "$3" "$4" "$5" <<'PY'
+import socket, sys
+own, other, dst, mark = sys.argv[1:]
+for src, payload in ((own, b"own"), (other, b"spoofed")):
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    if int(mark, 0):
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_MARK, int(mark, 0))
+    s.bind((src, 0))
+    for _ in range(3):
+        s.sendto(payload, (dst, 9999))
+PY
 }
 
 # mk_guard_count NODE KEYWORD: packets counted by the rule of table inet velo_guard holding KEYWORD.
@@ -153,16 +161,7 @@ mk_guard_count() {
 	sleep 0.5
 	vt_pod "$r2" ip -6 addr add "$x2_6/128" dev lo nodad
 	before="$(mk_guard_count 2 drop)"
-	vt_pod "$r2" python3 - "$x2_6" "$a1_6" <<'PY'
-import socket, sys
-other, dst = sys.argv[1:]
-for src, payload in (("::", b"own"), (other, b"spoofed")):
-    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_MARK, 0x100000)
-    s.bind((src, 0))
-    for _ in range(3):
-        s.sendto(payload, (dst, 9999))
-PY
+	mk_send6 "$r2" :: "$x2_6" "$a1_6" 0x100000
 	wait "${VT_PIDS[@]: -1}" || true
 	echo "pod a1 got over IPv6: $(cat "$VT/work/mark6")"
 	[ "$(cat "$VT/work/mark6")" = own ]
