@@ -5,16 +5,18 @@
 # kernel, one CNI at a time: for each CNI, hack/kind.sh up --cni NAME, measure, (conformance),
 # down; then one table of every CNI's numbers and their ratios to velo's.
 #
-#   bench/cluster.sh [-o OUTDIR] [-r ROUNDS] [-n PER] [-t SECONDS] [-c "CNIS"] [-C]
+#   bench/cluster.sh [-o OUTDIR] [-r ROUNDS] [-n PER] [-t SECONDS] [-c "CNIS"] [-C] [-N]
 #
 # -r ROUNDS (1): each round brings every CNI up once, in an order rotated per round, so machine
 # drift hits all alike; -n PER (3): samples of each traffic class per cluster; -t SECONDS (5):
-# per stream; -c CNIS ("velo velo-best cilium cilium-best flannel"); -C: also each CNI's
-# [sig-network] [Conformance] run. Cluster VELO_BENCH_CLUSTER (velo-peers), never kind.sh's
-# default. Traffic only between the cluster's pods (the kind nodes are containers on this
-# machine's Docker network). Outputs in OUTDIR (build/bench): cluster.md, cluster_samples.csv
+# per stream; -c CNIS ("velo velo-best cilium cilium-best flannel flannel-vxlan"); -C: also each CNI's
+# [sig-network] [Conformance] run; -N: also its NetworkPolicy e2e (hack/kind.sh netpol; not for
+# flannel, which implements no NetworkPolicy). Cluster VELO_BENCH_CLUSTER (velo-peers), never
+# kind.sh's default. Traffic only between the cluster's pods (the kind nodes are containers on
+# this machine's Docker network). Outputs in OUTDIR (build/bench): cluster.md, cluster_samples.csv
 # (round, cni, class, value), cluster.log (each up, each step), cluster-CLASS.png (one plot per
-# class: each CNI's median and min-max).
+# class: each CNI's median and min-max), conformance-CNI.txt and netpol-CNI.txt (each spec's
+# verdict, so the skip lists can be set side by side).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=hack/kind/versions.sh
@@ -24,9 +26,10 @@ out=$top/build/bench
 rounds=1
 per=3
 secs=5
-cnis="velo velo-best cilium cilium-best flannel"
+cnis="velo velo-best cilium cilium-best flannel flannel-vxlan"
 conformance=0
-while getopts o:r:n:t:c:C opt; do
+netpol=0
+while getopts o:r:n:t:c:CN opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	r) rounds=$OPTARG ;;
@@ -34,6 +37,7 @@ while getopts o:r:n:t:c:C opt; do
 	t) secs=$OPTARG ;;
 	c) cnis=$OPTARG ;;
 	C) conformance=1 ;;
+	N) netpol=1 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -53,6 +57,10 @@ rr_count=20000
 # them on one CPU or on two, run to run, and p50 is ~21 or ~55 us on 2 CPUs whatever the CNI
 # (velo, cilium-best: docs/benchmarks.md "Request/response: where the two ends run").
 rr_cpu=$(($(nproc) - 1))
+# A stream's two ends on two CPUs, the same two for every CNI: unpinned, the scheduler sometimes
+# puts both on one CPU, and 1 KiB streams spread up to 3x within one CNI (every run before this).
+stream_srv_cpu=$rr_cpu
+stream_cli_cpu=0
 conns=2000
 mkdir -p "$out"
 samples=$out/cluster_samples.csv
@@ -92,7 +100,7 @@ spec:
     - name: bench
       image: velo-kind/bench:dev
       imagePullPolicy: Never
-      command: [sh, -c, "iperf3 -s -p 5201 & taskset -c $rr_cpu dp_traffic rr-server 7000 & flows_conn server 7001 & wait"]
+      command: [sh, -c, "taskset -c $stream_srv_cpu iperf3 -s -p 5201 & taskset -c $rr_cpu dp_traffic rr-server 7000 & flows_conn server 7001 & wait"]
 EOF
 	done
 	kc -n velobench apply -f - >/dev/null <<'EOF'
@@ -136,8 +144,9 @@ traffic() {
 			for from in same cross; do
 				c0=$(node_cpu)
 				t0=$(date +%s%N)
-				v=$(kc -n velobench exec "cli-$from" -- iperf3 -c "$ip" -p 5201 -t "$secs" \
-					-l 128K -J | jq '.end.sum_received.bits_per_second / 1e9')
+				v=$(kc -n velobench exec "cli-$from" -- taskset -c "$stream_cli_cpu" \
+					iperf3 -c "$ip" -p 5201 -t "$secs" -l 128K -J |
+					jq '.end.sum_received.bits_per_second / 1e9')
 				t1=$(date +%s%N)
 				c1=$(node_cpu)
 				sample "$round" "$cni" "tcp128k-$from-$dst" "$v"
@@ -145,8 +154,9 @@ traffic() {
 				sample "$round" "$cni" "cpu128k-$from-$dst" \
 					"$(awk -v c=$((c1 - c0)) -v t=$((t1 - t0)) -v g="$v" \
 						'BEGIN { printf "%.4f", c / t / g }')"
-				v=$(kc -n velobench exec "cli-$from" -- iperf3 -c "$ip" -p 5201 -t "$secs" \
-					-l 1K -J | jq '.end.sum_received.bits_per_second / 1e9')
+				v=$(kc -n velobench exec "cli-$from" -- taskset -c "$stream_cli_cpu" \
+					iperf3 -c "$ip" -p 5201 -t "$secs" -l 1K -J |
+					jq '.end.sum_received.bits_per_second / 1e9')
 				sample "$round" "$cni" "tcp1k-$from-$dst" "$v"
 				read -r p50 p99 < <(kc -n velobench exec "cli-$from" -- \
 					taskset -c "$rr_cpu" dp_traffic rr-client tcp "$ip" 7000 "$rr_count")
@@ -242,6 +252,19 @@ agent_rss() {
 		done" | awk '{ s += $1 } END { print s + 0 }')"
 }
 
+# e2e_suite ROUND CNI SUITE: hack/kind.sh SUITE (conformance or netpol) against the cluster;
+# its counts as samples, each spec's verdict kept as SUITE-CNI.txt.
+e2e_suite() {
+	local round=$1 cni=$2 suite=$3 res
+	res=$("$kind_sh" "$suite" 2>>"$logf" | grep "^$suite:" || true)
+	log "$cni $res"
+	sample "$round" "$cni" "${suite}_passed" "$(awk '{ print $2 }' <<<"${res:-x NA}")"
+	sample "$round" "$cni" "${suite}_failed" "$(awk '{ print $4 }' <<<"${res:-x x x NA}")"
+	sample "$round" "$cni" "${suite}_skipped" "$(awk '{ print $6 }' <<<"${res:-x x x x x NA}")"
+	local verdicts=${VELO_KIND_ARTIFACTS:-$VELO_KIND_CACHE/artifacts}/$suite/verdicts
+	cp "$verdicts" "$out/$suite-$cni.txt" 2>/dev/null || true
+}
+
 measure() {
 	local round=$1 cni=$2 t0
 	t0=$(date +%s)
@@ -262,12 +285,12 @@ measure() {
 	traffic "$round" "$cni"
 	agent_rss "$round" "$cni"
 	pod_start "$round" "$cni"
-	if [ "$conformance" = 1 ]; then
-		local res
-		res=$("$kind_sh" conformance 2>>"$logf" | grep '^conformance:' || true)
-		log "$cni $res"
-		sample "$round" "$cni" conformance_passed "$(awk '{ print $2 }' <<<"${res:-x NA}")"
-		sample "$round" "$cni" conformance_failed "$(awk '{ print $4 }' <<<"${res:-x x x NA}")"
+	[ "$conformance" = 0 ] || e2e_suite "$round" "$cni" conformance
+	if [ "$netpol" = 1 ]; then
+		case $cni in
+		flannel*) log "$cni: no NetworkPolicy e2e (flannel implements no NetworkPolicy)" ;;
+		*) e2e_suite "$round" "$cni" netpol ;;
+		esac
 	fi
 	"$kind_sh" down >>"$logf" 2>&1
 	up=0
@@ -296,8 +319,8 @@ done
 		"$(date -u '+%Y-%m-%d %H:%M')" "$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo ?)" \
 		"$(uname -r)" "$(nproc)" "$K8S_VERSION" "$(cut -d' ' -f1-3 /proc/loadavg)"
 	# shellcheck disable=SC2016 # backquotes for markdown
-	printf 'Command: `bench/cluster.sh -r %s -n %s -t %s -c "%s"%s`.\n\n' "$rounds" "$per" "$secs" \
-		"$cnis" "$([ "$conformance" = 1 ] && echo ' -C')"
+	printf 'Command: `bench/cluster.sh -r %s -n %s -t %s -c "%s"%s%s`.\n\n' "$rounds" "$per" \
+		"$secs" "$cnis" "$([ "$conformance" = 1 ] && echo ' -C')" "$([ "$netpol" = 1 ] && echo ' -N')"
 	python3 "$top/bench/cluster_report.py" "$samples"
 } >"$out/cluster.md"
 # One PNG per class (cluster_plot.py): every CNI's median and min-max side by side.

@@ -32,6 +32,10 @@ SINGLE = [
     ("load1", "load average at the start", "", False),
     ("conformance_passed", "[sig-network] [Conformance] passed", "", True),
     ("conformance_failed", "[sig-network] [Conformance] failed", "", False),
+    ("conformance_skipped", "[sig-network] [Conformance] skipped", "", False),
+    ("netpol_passed", "NetworkPolicy e2e passed", "", True),
+    ("netpol_failed", "NetworkPolicy e2e failed", "", False),
+    ("netpol_skipped", "NetworkPolicy e2e skipped", "", False),
 ]
 
 
@@ -76,7 +80,7 @@ def ratio_table(stats, base, others):
     print("|---|" + "---:|" * len(others))
     for cls, label, unit, hib in rows():
         v = stats.get((base, cls))
-        if not v or cls in ("up_s", "load1") or cls.startswith("conformance"):
+        if not v or cls in ("up_s", "load1") or cls.startswith(("conformance", "netpol")):
             continue
         cells = []
         for c in others:
