@@ -5,18 +5,20 @@
 # kernel, one CNI at a time: for each CNI, hack/kind.sh up --cni NAME, measure, (conformance),
 # down; then one table of every CNI's numbers and their ratios to velo's.
 #
-#   bench/cluster.sh [-o OUTDIR] [-r ROUNDS] [-n PER] [-t SECONDS] [-c "CNIS"] [-C] [-N]
+#   bench/cluster.sh [-o OUTDIR] [-r ROUNDS] [-n PER] [-t SECONDS] [-c "CNIS"] [-C] [-N] [-P]
 #
 # -r ROUNDS (1): each round brings every CNI up once, in an order rotated per round, so machine
 # drift hits all alike; -n PER (3): samples of each traffic class per cluster; -t SECONDS (5):
-# per stream; -c CNIS ("velo velo-best cilium cilium-best flannel flannel-vxlan"); -C: also each CNI's
-# [sig-network] [Conformance] run; -N: also its NetworkPolicy e2e (hack/kind.sh netpol; not for
-# flannel, which implements no NetworkPolicy). Cluster VELO_BENCH_CLUSTER (velo-peers), never
-# kind.sh's default. Traffic only between the cluster's pods (the kind nodes are containers on
-# this machine's Docker network). Outputs in OUTDIR (build/bench): cluster.md, cluster_samples.csv
-# (round, cni, class, value), cluster.log (each up, each step), cluster-CLASS.png (one plot per
-# class: each CNI's median and min-max), conformance-CNI.txt and netpol-CNI.txt (each spec's
-# verdict, so the skip lists can be set side by side).
+# per stream; -c CNIS ("velo velo-best cilium cilium-best flannel flannel-vxlan"); -C: also
+# each CNI's [sig-network] [Conformance] run; -N: also its NetworkPolicy e2e (hack/kind.sh
+# netpol; not for flannel, which implements no NetworkPolicy); -P: also a CPU profile of one
+# more 128 KiB stream across nodes, outside the samples (perf, from linux-perf). Cluster
+# VELO_BENCH_CLUSTER (velo-peers), never kind.sh's default. Traffic only between the cluster's
+# pods (the kind nodes are containers on this machine's Docker network). Outputs in OUTDIR
+# (build/bench): cluster.md, cluster_samples.csv (round, cni, class, value), cluster.log (each
+# up, each step), cluster-CLASS.png (one plot per class: each CNI's median and min-max),
+# conformance-CNI.txt and netpol-CNI.txt (each spec's verdict, so the skip lists can be set
+# side by side), profile-CNI.txt (-P: perf's symbols by share of the machine's cycles).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=hack/kind/versions.sh
@@ -29,18 +31,25 @@ secs=5
 cnis="velo velo-best cilium cilium-best flannel flannel-vxlan"
 conformance=0
 netpol=0
-while getopts o:r:n:t:c:CN opt; do
+profile=0
+flags=""
+while getopts o:r:n:t:c:CNP opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	r) rounds=$OPTARG ;;
 	n) per=$OPTARG ;;
 	t) secs=$OPTARG ;;
 	c) cnis=$OPTARG ;;
-	C) conformance=1 ;;
-	N) netpol=1 ;;
+	C) conformance=1 flags+=" -C" ;;
+	N) netpol=1 flags+=" -N" ;;
+	P) profile=1 flags+=" -P" ;;
 	*) exit 2 ;;
 	esac
 done
+[ "$profile" = 0 ] || command -v perf >/dev/null || {
+	echo "cluster.sh: -P needs perf (apt-get install linux-perf)" >&2
+	exit 2
+}
 cluster=${VELO_BENCH_CLUSTER:-velo-peers}
 [ "$cluster" != velo ] || { echo "cluster.sh: not the default cluster 'velo'" >&2; exit 2; }
 export VELO_KIND_CLUSTER=$cluster VELO_KIND_TIMEOUT=${VELO_KIND_TIMEOUT:-900s}
@@ -170,6 +179,22 @@ traffic() {
 	done
 }
 
+# profile_stream CNI: one more 128 KiB stream across nodes, not a sample, with `perf record -a`
+# over its middle: where every CPU's cycles went (kind's nodes share this machine's kernel).
+profile_stream() {
+	local cni=$1 srv stream
+	srv=$(kc -n velobench get pod srv -o jsonpath='{.status.podIP}')
+	kc -n velobench exec cli-cross -- taskset -c "$stream_cli_cpu" \
+		iperf3 -c "$srv" -p 5201 -t "$secs" -l 128K >>"$logf" 2>&1 &
+	stream=$!
+	sleep 1
+	perf record -a -q -o "$out/profile-$cni.data" -- sleep $((secs > 3 ? secs - 2 : 1)) \
+		>>"$logf" 2>&1
+	wait "$stream" || log "$cni: the profiled stream failed"
+	perf report -i "$out/profile-$cni.data" --no-children --sort dso,symbol --percent-limit 0.3 \
+		--stdio 2>/dev/null | grep '%' >"$out/profile-$cni.txt" || true
+}
+
 # kubelet_hist NODE METRIC: "sum count" of a kubelet histogram (summed over its labels).
 kubelet_hist() {
 	kc get --raw "/api/v1/nodes/$1/proxy/metrics" |
@@ -283,6 +308,7 @@ measure() {
 	bench_pods
 	sample "$round" "$cni" load1 "$(cut -d' ' -f1 /proc/loadavg)"
 	traffic "$round" "$cni"
+	[ "$profile" = 0 ] || profile_stream "$cni"
 	agent_rss "$round" "$cni"
 	pod_start "$round" "$cni"
 	[ "$conformance" = 0 ] || e2e_suite "$round" "$cni" conformance
@@ -319,8 +345,8 @@ done
 		"$(date -u '+%Y-%m-%d %H:%M')" "$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo ?)" \
 		"$(uname -r)" "$(nproc)" "$K8S_VERSION" "$(cut -d' ' -f1-3 /proc/loadavg)"
 	# shellcheck disable=SC2016 # backquotes for markdown
-	printf 'Command: `bench/cluster.sh -r %s -n %s -t %s -c "%s"%s%s`.\n\n' "$rounds" "$per" \
-		"$secs" "$cnis" "$([ "$conformance" = 1 ] && echo ' -C')" "$([ "$netpol" = 1 ] && echo ' -N')"
+	printf 'Command: `bench/cluster.sh -r %s -n %s -t %s -c "%s"%s`.\n\n' "$rounds" "$per" \
+		"$secs" "$cnis" "$flags"
 	python3 "$top/bench/cluster_report.py" "$samples"
 } >"$out/cluster.md"
 # One PNG per class (cluster_plot.py): every CNI's median and min-max side by side.
