@@ -188,11 +188,12 @@ profile_stream() {
 		iperf3 -c "$srv" -p 5201 -t "$secs" -l 128K >>"$logf" 2>&1 &
 	stream=$!
 	sleep 1
-	perf record -a -q -o "$out/profile-$cni.data" -- sleep $((secs > 3 ? secs - 2 : 1)) \
+	perf record -a -g -q -o "$out/profile-$cni.data" -- sleep $((secs > 3 ? secs - 2 : 1)) \
 		>>"$logf" 2>&1
 	wait "$stream" || log "$cni: the profiled stream failed"
-	perf report -i "$out/profile-$cni.data" --no-children --sort dso,symbol --percent-limit 0.3 \
-		--stdio 2>/dev/null | grep '%' >"$out/profile-$cni.txt" || true
+	perf report -i "$out/profile-$cni.data" --no-children -g none --sort dso,symbol \
+		--percent-limit 0.3 --stdio 2>/dev/null | grep "%" | sed "s/[ -]*$//" \
+		>"$out/profile-$cni.txt" || true
 }
 
 # kubelet_hist NODE METRIC: "sum count" of a kubelet histogram (summed over its labels).
