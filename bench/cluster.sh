@@ -18,7 +18,8 @@
 # (build/bench): cluster.md, cluster_samples.csv (round, cni, class, value), cluster.log (each
 # up, each step), cluster-CLASS.png (one plot per class: each CNI's median and min-max),
 # conformance-CNI.txt and netpol-CNI.txt (each spec's verdict, so the skip lists can be set
-# side by side), profile-CNI.txt (-P: perf's symbols by share of the machine's cycles).
+# side by side), profile-CNI.txt (-P: perf's symbols by share of the machine's cycles) and
+# profiles.md (cluster_profiles.py: every CNI's shares side by side).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=hack/kind/versions.sh
@@ -352,4 +353,6 @@ done
 } >"$out/cluster.md"
 # One PNG per class (cluster_plot.py): every CNI's median and min-max side by side.
 python3 "$top/bench/cluster_plot.py" "$samples" "$out" >>"$logf" 2>&1 || log "plots failed"
+[ "$profile" = 0 ] || python3 "$top/bench/cluster_profiles.py" "$out" >"$out/profiles.md" ||
+	log "profiles table failed"
 log "results: $out/cluster.md, $out/cluster-*.png"
