@@ -67,8 +67,9 @@ rr_count=20000
 # them on one CPU or on two, run to run, and p50 is ~21 or ~55 us on 2 CPUs whatever the CNI
 # (velo, cilium-best: docs/benchmarks.md "Request/response: where the two ends run").
 rr_cpu=$(($(nproc) - 1))
-# A stream's two ends on two CPUs, the same two for every CNI: unpinned, the scheduler sometimes
-# puts both on one CPU, and 1 KiB streams spread up to 3x within one CNI (every run before this).
+# A stream's two ends on two CPUs, the same two for every CNI: unpinned, where the scheduler put
+# them moved a CNI's 128 KiB streams by up to a third between samples, and decided classes
+# (docs/benchmarks.md, "Sixth machine"); pinned, a few percent. 1 KiB streams spread either way.
 stream_srv_cpu=$rr_cpu
 stream_cli_cpu=0
 conns=2000
