@@ -283,12 +283,14 @@ agent_rss() {
 # e2e_suite ROUND CNI SUITE: hack/kind.sh SUITE (conformance or netpol) against the cluster;
 # its counts as samples, each spec's verdict kept as SUITE-CNI.txt.
 e2e_suite() {
-	local round=$1 cni=$2 suite=$3 res
+	local round=$1 cni=$2 suite=$3 res passed failed skipped
 	res=$("$kind_sh" "$suite" 2>>"$logf" | grep "^$suite:" || true)
 	log "$cni $res"
-	sample "$round" "$cni" "${suite}_passed" "$(awk '{ print $2 }' <<<"${res:-x NA}")"
-	sample "$round" "$cni" "${suite}_failed" "$(awk '{ print $4 }' <<<"${res:-x x x NA}")"
-	sample "$round" "$cni" "${suite}_skipped" "$(awk '{ print $6 }' <<<"${res:-x x x x x NA}")"
+	# "SUITE: N passed, N failed, N skipped"; NA where the suite printed no such line.
+	read -r _ passed _ failed _ skipped _ <<<"${res:-x NA x NA x NA}"
+	sample "$round" "$cni" "${suite}_passed" "$passed"
+	sample "$round" "$cni" "${suite}_failed" "$failed"
+	sample "$round" "$cni" "${suite}_skipped" "$skipped"
 	local verdicts=${VELO_KIND_ARTIFACTS:-$VELO_KIND_CACHE/artifacts}/$suite/verdicts
 	cp "$verdicts" "$out/$suite-$cni.txt" 2>/dev/null || true
 }

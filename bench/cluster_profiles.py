@@ -5,9 +5,10 @@ of the machine's cycles under one CNI, with its share under each CNI (blank: und
 profiles' own cut).
 Usage: cluster_profiles.py OUTDIR [LIMIT]   (reads OUTDIR/profile-CNI.txt, in the order the
 CNIs ran, from cluster_samples.csv)"""
-import csv
 import os
 import sys
+
+from cluster_report import load
 
 
 def profile(path):
@@ -27,11 +28,7 @@ def profile(path):
 def main():
     out = sys.argv[1]
     limit = float(sys.argv[2]) if len(sys.argv) > 2 else 0.5
-    cnis = []
-    with open(os.path.join(out, "cluster_samples.csv")) as f:
-        for r in csv.DictReader(f):
-            if r["cni"] not in cnis:
-                cnis.append(r["cni"])
+    _, cnis = load(os.path.join(out, "cluster_samples.csv"))
     profs = {}
     for c in cnis:
         path = os.path.join(out, f"profile-{c}.txt")
