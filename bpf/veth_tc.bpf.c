@@ -6,21 +6,23 @@
  * straight into the destination pod's netns. The skb keeps GSO/TSO and
  * checksum offload. Everything else goes to the stack, and so does a new flow
  * to a pod whose NetworkPolicy isolates it (its own veth's programs judge it).
+ *
+ * With velod's crossNodeTc, the sending half of the cross-node shortcut too
+ * (lib/cross_node.h): TCP/UDP from this pod to another node's pod leaves by
+ * the uplink through bpf_redirect_neigh(), past this node's
+ * routing and netfilter; uplink_tc.bpf.c carries the replies in.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
 #include "lib/conntrack.h"
+#include "lib/cross_node.h"
 #include "lib/flow_pkt.h"
 #include "lib/l3.h"
 #include "lib/maps.h"
 #include "lib/parse.h"
 #include "lib/policy.h"
-
-#define TC_ACT_OK 0
-#define TC_ACT_SHOT 2
-/* Headers velo reads: Ethernet, IPv6 (the larger; IPv4 options go to the stack), ports. */
-#define VELO_TC_PULL (ETH_HLEN + 40 + 4)
+#include "lib/tc.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -33,16 +35,45 @@ static __always_inline int velo_tc_pass(struct __sk_buff *skb, const struct velo
 	return TC_ACT_OK;
 }
 
-/* Headers in paged data: make them linear, once, bounded. */
-static __always_inline void velo_tc_linearize(struct __sk_buff *skb)
+static __always_inline int velo_tc_cross_pass(struct __sk_buff *skb, const struct velo_pkt *pkt,
+					      __u32 stat)
 {
-	__u32 linear = skb->data_end - skb->data;
-	__u32 len = skb->len;
+	velo_cross_count(stat, skb->len);
+	return velo_tc_pass(skb, pkt);
+}
 
-	if (linear < VELO_TC_PULL && len > linear)
-		bpf_skb_pull_data(skb, len < VELO_TC_PULL ? len : VELO_TC_PULL);
-	/* Keeps clang from folding the reloads below into ctx pointer arithmetic. */
-	asm volatile("" ::: "memory");
+/*
+ * The sending half of the cross-node shortcut (lib/cross_node.h): a packet
+ * of this pod to another node's pod leaves by the uplink velod gave the
+ * remote CIDR (where the receiving half runs), the neighbour subsystem
+ * finding the next hop on it (bpf_redirect_neigh() without one: its own
+ * route lookup, out of that device). Nothing here asks the route itself: a
+ * route that said "not this way" for one direction of a flow and not the
+ * other would split the flow across conntrack. velo_pol_from ran before this
+ * program: the sender's policy has judged the packet.
+ */
+static __always_inline int velo_tc_cross(struct __sk_buff *skb, const struct velo_pkt *pkt)
+{
+	const struct velo_remote *remote = velo_cross_remote(&pkt->dst);
+	void *data, *data_end;
+	__u32 mtu_len = 0;
+
+	if (!remote || pkt->ttl <= 1 ||
+	    !velo_cross_pod(bpf_map_lookup_elem(&velo_ep_v1, &pkt->src)))
+		return velo_tc_pass(skb, pkt);
+	if (velo_cross_pending(&pkt->src))
+		return velo_tc_cross_pass(skb, pkt, VELO_CROSS_TX_PASS_PENDING);
+	if (VELO_CT_CHECK(bpf_skb_ct_lookup, skb, pkt) != VELO_CT_DIRECT)
+		return velo_tc_cross_pass(skb, pkt, VELO_CROSS_TX_PASS_CT);
+	/* GSO packets pass when their segments fit. Oversize: the stack sends the ICMP error. */
+	if (bpf_check_mtu(skb, remote->uplink_ifindex, &mtu_len, 0, 0))
+		return velo_tc_cross_pass(skb, pkt, VELO_CROSS_TX_PASS_MTU);
+	data = (void *)(long)skb->data;
+	data_end = (void *)(long)skb->data_end;
+	if (velo_l3_hop(data, data_end, pkt))
+		return velo_tc_pass(skb, pkt);
+	velo_cross_count(VELO_CROSS_TX_REDIRECT, skb->len);
+	return bpf_redirect_neigh(remote->uplink_ifindex, NULL, 0, 0);
 }
 
 SEC("tc")
@@ -75,7 +106,7 @@ int velo_tc_ingress(struct __sk_buff *skb)
 		return velo_tc_pass(skb, &pkt);
 	}
 	if (ret != VELO_L3_FORWARD || !dst)
-		return velo_tc_pass(skb, &pkt);
+		return velo_tc_cross(skb, &pkt);
 	if (VELO_CT_CHECK(bpf_skb_ct_lookup, skb, &pkt) != VELO_CT_DIRECT)
 		return velo_tc_pass(skb, &pkt);
 	/* A destination policy isolates takes new flows through its own veth's programs. */

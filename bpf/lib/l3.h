@@ -68,12 +68,9 @@ static __always_inline void velo_ip4_decrease_ttl(struct iphdr *iph)
 	iph->ttl--;
 }
 
-/* Rewrites as a router would; 0, or -1 when the headers are no longer in reach. */
-static __always_inline int velo_l3_rewrite(void *data, void *data_end, const struct velo_pkt *pkt,
-					   const struct velo_endpoint *dst)
+/* The router's hop: TTL or hop limit down by one; -1 when the header is no longer in reach. */
+static __always_inline int velo_l3_hop(void *data, void *data_end, const struct velo_pkt *pkt)
 {
-	struct ethhdr *eth = data;
-
 	if (pkt->family == 4) {
 		struct iphdr *iph = data + ETH_HLEN;
 
@@ -87,6 +84,17 @@ static __always_inline int velo_l3_rewrite(void *data, void *data_end, const str
 			return -1;
 		ip6h->hop_limit--;
 	}
+	return 0;
+}
+
+/* Rewrites as a router would; 0, or -1 when the headers are no longer in reach. */
+static __always_inline int velo_l3_rewrite(void *data, void *data_end, const struct velo_pkt *pkt,
+					   const struct velo_endpoint *dst)
+{
+	struct ethhdr *eth = data;
+
+	if (velo_l3_hop(data, data_end, pkt))
+		return -1;
 	__builtin_memcpy(eth->h_dest, dst->pod_mac, ETH_ALEN);
 	__builtin_memcpy(eth->h_source, dst->host_mac, ETH_ALEN);
 	return 0;

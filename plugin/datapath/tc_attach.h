@@ -36,6 +36,9 @@
 #define VELO_TC_POL_DELIVER_HANDLE 0x7e14
 #define VELO_TC_POL_UPLINK_HANDLE 0x7e15
 #define VELO_TC_POL_PRIORITY 1
+/* velod's: the cross-node shortcut's receiving half at the uplink's tc ingress. */
+#define VELO_TC_UPLINK_HANDLE 0x7e16
+#define VELO_TC_UPLINK_PRIORITY 1
 /* Where velo before the deny list's tc half put the fast path (detach still looks there). */
 #define VELO_TC_FASTPATH_PRIORITY_OLD 1
 

@@ -70,6 +70,7 @@ struct agent_config {
 	char forward_prefix[16]; /* host veths accepted in iptables' FORWARD chains; "" = off */
 	char uplink_xdp[16]; /* device for velo_xdp_uplink (uplink_xdp.h); "" = off */
 	bool uplink_xdp_auto; /* uplinkXdp true: the device holding nodeName's address */
+	bool cross_node_tc; /* crossNodeTc: the cross-node tc shortcut (uplink_tc.h) */
 	unsigned n_cluster_cidrs;
 	struct velo_cidr cluster_cidrs[AGENT_MAX_CLUSTER_CIDRS]; /* exempt besides pod CIDRs */
 	enum services_source services_source;

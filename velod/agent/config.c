@@ -187,6 +187,12 @@ int agent_config_load(const char *path, struct agent_config *config)
 		       path);
 		ret = -EINVAL;
 	}
+	if (!ret && config->cross_node_tc && !agent_hostgw_on(config)) {
+		pr_err("config %s: crossNodeTc needs nodesFile, kubeconfig or inCluster (the other "
+		       "nodes' pod CIDRs and this node's address)",
+		       path);
+		ret = -EINVAL;
+	}
 	if (!ret && agent_hostgw_on(config) && !config->node_name[0]) {
 		pr_err("config %s: %s needs nodeName or NODE_NAME (this node's entry in the node "
 		       "list)",

@@ -247,6 +247,14 @@ const struct config_field config_fields[] = {
 	  .doc = "XDP redirect from the node's uplink into pods with `velo.dev/fastpath: xdp`: a "
 		 "device, or `true` for the one holding this node's address "
 		 "([below](#uplink-xdp)); `false` or `\"\"` = off" },
+	{ .key = "crossNodeTc",
+	  .type = CONFIG_BOOL,
+	  AT(cross_node_tc),
+	  .value = "false",
+	  .doc = "the tc shortcut across nodes for pods with `velo.dev/fastpath: tc`: their "
+		 "packets to other nodes' pods go straight to the uplink, the replies straight "
+		 "into the pod, past this node's routing and netfilter "
+		 "([cross-node.md](cross-node.md))" },
 	{ .key = "servicesSource",
 	  .type = CONFIG_ENUM,
 	  .flags = CONFIG_PRESENT,

@@ -34,6 +34,7 @@
 #include "routing.h"
 #include "routing_nodes.h"
 #include "routing_paths.h"
+#include "uplink_tc.h"
 #include "uplink_xdp.h"
 #include "vxlan.h"
 
@@ -62,6 +63,12 @@ int routing_check(const struct routing_backend *backend, const struct agent_conf
 {
 	if ((config->uplink_xdp[0] || config->uplink_xdp_auto) && !backend->plain_uplink) {
 		pr_err("config %s: uplinkXdp needs pods' packets on the uplink as they are sent, "
+		       "which routingMode \"%s\" encapsulates",
+		       path, backend->name);
+		return -EINVAL;
+	}
+	if (config->cross_node_tc && !backend->plain_uplink) {
+		pr_err("config %s: crossNodeTc needs pods' packets on the uplink as they are sent, "
 		       "which routingMode \"%s\" encapsulates",
 		       path, backend->name);
 		return -EINVAL;
@@ -147,6 +154,7 @@ int routing_start(struct hostgw_stats *state, const struct agent_config *config)
 	/* Also with an encapsulating backend (uplinkXdp off, routing_check): detaches a link an
 	 * earlier velod left on the uplink. */
 	uplink_xdp_apply(config);
+	uplink_tc_apply(config);
 	clear_others(state->backend);
 	if (state->backend->start) {
 		ret = state->backend->start(config);
@@ -263,6 +271,9 @@ static int routing_sync(struct hostgw_stats *state, const struct agent_config *c
 	ret = backend->sync(sk, state, config, list);
 	if (ret)
 		return ret;
+	/* After the backend: the shortcut takes only the nodes it routes directly. */
+	if (backend->plain_uplink)
+		uplink_tc_follow(config, list, uplink);
 	state->syncs++;
 	return 0;
 }

@@ -7,7 +7,7 @@
 # With uplinkXdp true and the Node watch, node 2's velod asks a fake API (k8s_fake_api.bash) on
 # its netns's loopback. Both nodes drop conntrack-invalid forwarded packets, as kube-proxy's
 # KUBE-FORWARD chain does: the program redirects UDP only, because a TCP connection whose frames
-# skip one direction of the node's conntrack is dropped there (up_kube_proxy_invalid_drop).
+# skip one direction of the node's conntrack is dropped there (mn_kube_proxy_invalid_drop).
 
 load ../lib/lib
 load ../lib/multinode_lib
@@ -24,23 +24,6 @@ teardown() { mn_teardown; }
 UP_REDIRECT=velo_uplink_xdp_redirect_packets_total
 UP_TCP='velo_uplink_xdp_pass_packets_total{reason="tcp"}'
 
-# up_kube_proxy_invalid_drop: kube-proxy's "-m conntrack --ctstate INVALID -j DROP" in FORWARD
-# (left out only with its conntrack.tcpBeLiberal), in each node's netns, as nftables.
-up_kube_proxy_invalid_drop() {
-	local n
-	for n in 1 2; do
-		mn_in "$n" nft add table inet velotest_kube
-		mn_in "$n" nft add chain inet velotest_kube forward \
-			'{ type filter hook forward priority filter; }'
-		mn_in "$n" nft add rule inet velotest_kube forward ct state invalid counter drop
-	done
-}
-
-# up_invalid_dropped NODE: packets the invalid rule dropped on NODE.
-up_invalid_dropped() {
-	mn_in "$1" nft list chain inet velotest_kube forward | sed -n 's/.*counter packets \([0-9]*\).*/\1/p'
-}
-
 # up_cluster [NODE2_VELOD_EXTRA_JSON]: both nodes, velod on each, routes in place.
 up_cluster() {
 	mkdir -p "$VT/n1" "$VT/n2"
@@ -53,7 +36,7 @@ up_cluster() {
 	mn_wait_route 1 "^fd77:2::/64 via fd00:77::2 dev ul0"
 	mn_wait_route 2 "^10.77.1.0/24 via 192.168.77.1 dev ul0"
 	mn_wait_route 2 "^fd77:1::/64 via fd00:77::1 dev ul0"
-	up_kube_proxy_invalid_drop
+	mn_kube_proxy_invalid_drop
 }
 
 # up_metric NAME: node 2's value, waiting for velod's listener.
@@ -119,8 +102,8 @@ up_restart_velod2() {
 	[ "$after" = "$before" ]
 	# 2 x 4 MiB in frames of at most 1500 bytes, plus the ACKs of the other two.
 	[ "$got" -gt $((tcp_before + 5000)) ]
-	[ "$(up_invalid_dropped 1)" = 0 ]
-	[ "$(up_invalid_dropped 2)" = 0 ]
+	[ "$(mn_invalid_dropped 1)" = 0 ]
+	[ "$(mn_invalid_dropped 2)" = 0 ]
 
 	before="$after"
 	got="$(mn_udp "$a1" "$a2_4" 5301 300 "$a2")"
@@ -255,7 +238,7 @@ while True:
 	[ "$(up_metric 'velo_uplink_xdp_attached{device="ul0"}')" = 1 ]
 	mn_wait_route 1 "^10.77.2.0/24 via 192.168.77.2 dev ul0"
 	mn_wait_route 2 "^10.77.1.0/24 via 192.168.77.1 dev ul0"
-	up_kube_proxy_invalid_drop
+	mn_kube_proxy_invalid_drop
 
 	mn_add 1 up-a1
 	a1="$MN_POD"

@@ -196,3 +196,22 @@ for i in range(int(sys.argv[3])):
 	wait "${VT_PIDS[@]: -1}" || true
 	cat "$out"
 }
+
+# mn_kube_proxy_invalid_drop: kube-proxy's "-m conntrack --ctstate INVALID -j DROP" in FORWARD
+# (left out only with its conntrack.tcpBeLiberal), in each node's netns, as nftables, in chain
+# forward of table inet velotest_kube.
+mn_kube_proxy_invalid_drop() {
+	local n
+	for n in 1 2; do
+		mn_in "$n" nft add table inet velotest_kube
+		mn_in "$n" nft add chain inet velotest_kube forward \
+			'{ type filter hook forward priority filter; }'
+		mn_in "$n" nft add rule inet velotest_kube forward ct state invalid counter drop
+	done
+}
+
+# mn_invalid_dropped NODE: packets the invalid rule dropped on NODE.
+mn_invalid_dropped() {
+	mn_in "$1" nft list chain inet velotest_kube forward |
+		sed -n 's/.*ct state invalid counter packets \([0-9]*\).*/\1/p'
+}
