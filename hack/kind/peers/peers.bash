@@ -5,7 +5,8 @@
 # here, top, kc, log and die it uses. NAME:
 #   velo           velo's shipped manifest (kind.sh's own path, not this file)
 #   velo-best      velo with its fast paths as node defaults (velo-best.json: tc fast path,
-#                  sockmap with the probed kernel bugs accepted, connect-time Services)
+#                  sockmap with the probed kernel bugs accepted, connect-time Services) and
+#                  velod's crossNodeTc
 #   cilium         Cilium, native routing, kube-proxy kept, no socket LB (cilium-values.yaml)
 #   cilium-best    Cilium's kube-proxy replacement and socket LB, no kube-proxy at all
 #   flannel        flannel, host-gw backend; flannel-vxlan: its VXLAN backend
