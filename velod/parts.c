@@ -16,7 +16,7 @@
 #include "services/services_part.h"
 
 const struct agent_part *const agent_parts[] = {
-	&reaper_part,	&reconcile_part, &http_part,  &routing_part, &uplink_xdp_part,
-	&services_part, &policy_part,	 &flows_part, &sampler_part,
+	&reaper_part,	 &reconcile_part, &http_part,	&routing_part, &uplink_xdp_part,
+	&uplink_tc_part, &services_part,  &policy_part, &flows_part,   &sampler_part,
 };
 const unsigned agent_parts_len = sizeof(agent_parts) / sizeof(agent_parts[0]);

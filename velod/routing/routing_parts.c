@@ -5,6 +5,7 @@
 #include "hostgw_metrics.h"
 #include "routing.h"
 #include "routing_parts.h"
+#include "uplink_tc_metrics.h"
 #include "uplink_xdp_metrics.h"
 
 #define NS_PER_S 1000000000ull
@@ -71,4 +72,15 @@ static char *uplink_xdp_part_metrics(const struct agent *agent)
 const struct agent_part uplink_xdp_part = {
 	.name = "uplink XDP",
 	.metrics = uplink_xdp_part_metrics,
+};
+
+static char *uplink_tc_part_metrics(const struct agent *agent)
+{
+	return uplink_tc_metrics(&agent->config);
+}
+
+/* The cross-node shortcut is routing's too (each pass attaches and writes its map). */
+const struct agent_part uplink_tc_part = {
+	.name = "cross-node tc",
+	.metrics = uplink_tc_part_metrics,
 };

@@ -13,5 +13,6 @@
 extern const struct agent_part routing_part;
 /* velo_xdp_uplink's counters (routing_part attaches the program). */
 extern const struct agent_part uplink_xdp_part;
+extern const struct agent_part uplink_tc_part;
 
 #endif

@@ -270,3 +270,8 @@ void uplink_tc_follow(const struct agent_config *config, const struct node_list 
 	if (ret)
 		pr_warn("cross-node tc: %s: %s", VELO_MAP_REMOTE, strerror(-ret));
 }
+
+const char *uplink_tc_device(void)
+{
+	return attached_ifindex ? attached_name : "";
+}

@@ -24,4 +24,7 @@ void uplink_tc_apply(const struct agent_config *config);
  */
 void uplink_tc_follow(const struct agent_config *config, const struct node_list *list, int ifindex);
 
+/* The device the program runs on, "" when none (for /metrics; a label-safe interface name). */
+const char *uplink_tc_device(void);
+
 #endif

@@ -70,6 +70,8 @@ cn_cluster() {
 	local a1 a1_4 a1_6 a2 a2_4 a2_6 b2 b2_4 tx1 rx1 tx2 rx2 nopod
 	cn_cluster
 	[ "$(bpftool -j map dump pinned "$MN_BPFFS-n1/velo_remote_v1" | jq length)" = 2 ]
+	[ "$(mn_metric 1 'velo_cross_node_attached{device="ul0"}')" = 1 ]
+	[ "$(mn_metric 2 velo_cross_node_remote_cidrs)" = 2 ]
 	mn_add 1 cn-a1 '{"velo.dev/fastpath": "tc"}'
 	a1="$MN_POD" a1_4="$MN_IP4" a1_6="$MN_IP6"
 	mn_add 2 cn-a2 '{"velo.dev/fastpath": "tc"}'
@@ -89,6 +91,10 @@ cn_cluster() {
 	[ "$(cn_stat 2 $CN_RX)" -ge $((rx2 + 150)) ]
 	[ "$(cn_stat 2 $CN_TX)" -ge $((tx2 + 150)) ]
 	[ "$(cn_stat 1 $CN_RX)" -ge $((rx1 + 150)) ]
+	[ "$(mn_metric 1 'velo_cross_node_redirect_packets_total{direction="send"}')" = \
+		"$(cn_stat 1 $CN_TX)" ]
+	[ "$(mn_metric 2 'velo_cross_node_redirect_packets_total{direction="receive"}')" = \
+		"$(cn_stat 2 $CN_RX)" ]
 	echo "forward hooks saw: node 1 $(cn_forwarded 1), node 2 $(cn_forwarded 2)"
 	[ "$(cn_forwarded 1)" = 0 ]
 	[ "$(cn_forwarded 2)" = 0 ]
@@ -101,6 +107,8 @@ cn_cluster() {
 	vt_tcp_transfer "$b2" "$b2_4" "$a1" 5204
 	echo "to routed b2: node 2 passed $nopod -> $(cn_stat 2 $CN_RX_NO_POD), forwarded $(cn_forwarded 2)"
 	[ "$(cn_stat 2 $CN_RX_NO_POD)" -ge $((nopod + 64)) ]
+	[ "$(mn_metric 2 'velo_cross_node_pass_packets_total{direction="receive",reason="no_tc_pod"}')" = \
+		"$(cn_stat 2 $CN_RX_NO_POD)" ]
 	[ "$(cn_stat 2 $CN_TX)" = "$tx2" ]
 	[ "$(cn_forwarded 1)" = 0 ]
 	[ "$(cn_forwarded 2)" -ge 64 ]
@@ -156,6 +164,8 @@ cn_cluster() {
 	[ "$got" = no ]
 	echo "dropped at node 2's uplink for policy: $drops -> $(cn_stat 2 $CN_RX_DROP_POLICY)"
 	[ "$(cn_stat 2 $CN_RX_DROP_POLICY)" -ge $((drops + 2)) ]
+	[ "$(mn_metric 2 'velo_cross_node_drop_packets_total{reason="policy"}')" = \
+		"$(cn_stat 2 $CN_RX_DROP_POLICY)" ]
 
 	rx2="$(cn_stat 2 $CN_RX)"
 	got="$(mnp_connect "$a1" "$b2_4" 5601)"
