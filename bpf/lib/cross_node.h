@@ -67,7 +67,7 @@ static __always_inline bool velo_cross_pod(const struct velo_endpoint *ep)
 
 /*
  * Policy is on and velod hasn't given the local pod its identity yet: its
- * flows take the stack, where its policy programs fail closed, until it has
+ * flows take the stack (where its policy programs, if any, fail closed) until it has
  * one (and keeps it for the pod's life).
  */
 static __always_inline bool velo_cross_pending(const struct velo_ep_key *local)

@@ -21,6 +21,7 @@ teardown() { mn_teardown; }
 CN_TX=0
 CN_RX=4
 CN_RX_NO_POD=7
+CN_RX_PENDING=10
 CN_RX_DROP_POLICY=12
 
 # cn_stat N STAT: packets node N's velo_cross_v1 counted under STAT.
@@ -185,6 +186,74 @@ cn_cluster() {
 	[ "$got" = ok ]
 	[ "$(cn_forwarded 1)" = 0 ]
 	[ "$(cn_forwarded 2)" = 0 ]
+	[ "$(mn_invalid_dropped 1)" = 0 ]
+	[ "$(mn_invalid_dropped 2)" = 0 ]
+}
+
+@test "cross-node tc: a connection the stack carried while its pod waited for velod to place it moves to the shortcut once placed, and survives kube-proxy's invalid drop" {
+	local a1 a1_4 a1_6 b2 b2_4 b2_6 z2 z2_4 z2_6 pods pol before pending rx2 got
+	mkdir -p "$VT/n2"
+	mnp_file "$VT/n2/policy.json" '[]' '[]'
+	cn_cluster "$(jq -cn --arg f "$VT/n2/policy.json" '{policySource: "file",
+		policyFile: $f, policySyncMs: 50}')"
+	mn_add 1 cn-a1 '{"velo.dev/fastpath": "tc"}'
+	a1="$MN_POD" a1_4="$MN_IP4" a1_6="$MN_IP6"
+	# x/b without policy programs on its veth (as a pod of a namespace without policies): the
+	# stack delivers to it whether or not velod knows it.
+	mn_add 2 cn-b2 '{"velo.dev/fastpath": "tc"}'
+	b2="$MN_POD" b2_4="$MN_IP4" b2_6="$MN_IP6"
+	mnp_add 2 z
+	z2="$MN_POD" z2_4="$MN_IP4" z2_6="$MN_IP6"
+	# Policy is on at node 2 (x/z is isolated), and velod doesn't know x/b yet.
+	pol='[{"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+		"metadata": {"namespace": "x", "name": "z-deny"},
+		"spec": {"podSelector": {"matchLabels": {"pod": "z"}}, "policyTypes": ["Ingress"]}}]'
+	before="$(mn_metric 2 velo_policy_syncs_total)"
+	mnp_file "$VT/n2/policy.json" "[$(mnp_pod 2 z "$z2_4" "$z2_6")]" "$pol"
+	mnp_wait_syncs 2 $((${before%.*} + 1))
+
+	# A 6 s connection from a1: 64 KiB every 50 ms; x/b is placed half way through.
+	vt_pod "$b2" timeout 20 python3 -c '
+import socket
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", 5801)); s.listen(1)
+c, _ = s.accept(); n = 0
+while True:
+    d = c.recv(65536)
+    if not d:
+        break
+    n += len(d)
+print(n)
+' >"$VT/work/received" &
+	VT_PIDS+=($!)
+	for _ in $(seq 50); do
+		vt_pod "$b2" ss -Hltn "sport = :5801" | grep -q . && break
+		sleep 0.1
+	done
+	pending="$(cn_stat 2 $CN_RX_PENDING)" rx2="$(cn_stat 2 $CN_RX)"
+	vt_pod "$a1" timeout 20 python3 -c '
+import socket, sys, time
+s = socket.create_connection((sys.argv[1], 5801), timeout=5)
+for _ in range(120):
+    s.sendall(b"v" * 65536)
+    time.sleep(0.05)
+s.close()
+' "$b2_4" &
+	VT_PIDS+=($!)
+	sleep 2
+	echo "before placing x/b: pending $pending -> $(cn_stat 2 $CN_RX_PENDING), redirected $rx2 -> $(cn_stat 2 $CN_RX)"
+	[ "$(cn_stat 2 $CN_RX_PENDING)" -ge $((pending + 20)) ]
+	[ "$(cn_stat 2 $CN_RX)" = "$rx2" ]
+	pods="[$(mnp_pod 2 z "$z2_4" "$z2_6"),$(mnp_pod 2 b "$b2_4" "$b2_6"),$(mnp_pod 1 a "$a1_4" "$a1_6")]"
+	before="$(mn_metric 2 velo_policy_syncs_total)"
+	mnp_file "$VT/n2/policy.json" "$pods" "$pol"
+	mnp_wait_syncs 2 $((${before%.*} + 1))
+	wait "${VT_PIDS[@]: -1}"
+	wait "${VT_PIDS[@]: -2:1}"
+	got="$(cat "$VT/work/received")"
+	echo "received $got bytes; after placing: redirected $rx2 -> $(cn_stat 2 $CN_RX)"
+	[ "$got" = $((120 * 65536)) ]
+	[ "$(cn_stat 2 $CN_RX)" -ge $((rx2 + 20)) ]
 	[ "$(mn_invalid_dropped 1)" = 0 ]
 	[ "$(mn_invalid_dropped 2)" = 0 ]
 }
