@@ -191,7 +191,7 @@ cn_cluster() {
 }
 
 @test "cross-node tc: a connection the stack carried while its pod waited for velod to place it moves to the shortcut once placed, and survives kube-proxy's invalid drop" {
-	local a1 a1_4 a1_6 b2 b2_4 b2_6 z2 z2_4 z2_6 pods pol before pending rx2 got
+	local a1 a1_4 a1_6 b2 b2_4 b2_6 z2_4 z2_6 pods pol before pending rx2 got
 	mkdir -p "$VT/n2"
 	mnp_file "$VT/n2/policy.json" '[]' '[]'
 	cn_cluster "$(jq -cn --arg f "$VT/n2/policy.json" '{policySource: "file",
@@ -203,7 +203,7 @@ cn_cluster() {
 	mn_add 2 cn-b2 '{"velo.dev/fastpath": "tc"}'
 	b2="$MN_POD" b2_4="$MN_IP4" b2_6="$MN_IP6"
 	mnp_add 2 z
-	z2="$MN_POD" z2_4="$MN_IP4" z2_6="$MN_IP6"
+	z2_4="$MN_IP4" z2_6="$MN_IP6"
 	# Policy is on at node 2 (x/z is isolated), and velod doesn't know x/b yet.
 	pol='[{"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
 		"metadata": {"namespace": "x", "name": "z-deny"},
