@@ -27,7 +27,7 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* velo_uplink_policy's flow, off the stack (the caller's frame and the verdict's fill it). */
+/* velo_uplink_policy's flow, off the stack: with the verdict's own, it passes 512 bytes. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -44,10 +44,9 @@ static __always_inline int velo_uplink_pass(struct __sk_buff *skb, __u32 stat)
 /*
  * What the pod's host veth would judge on the routed path: velo_pol_to when
  * policy isolates either end, which creates the flow's entry or names the
- * drop; nothing otherwise. 0 to deliver, else the drop reason. Not inlined:
- * with the caller's frame the stack would pass the verifier's 512 bytes.
+ * drop; nothing otherwise. 0 to deliver, else the drop reason.
  */
-static __noinline __u32 velo_uplink_policy(struct __sk_buff *skb, __u32 dst_ifindex)
+static __always_inline __u32 velo_uplink_policy(struct __sk_buff *skb, __u32 dst_ifindex)
 {
 	const __u32 either = VELO_POL_JUDGED_INGRESS | VELO_POL_JUDGED_EGRESS;
 	const struct velo_pol_state *state = velo_pol_state();
