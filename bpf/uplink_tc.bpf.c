@@ -75,6 +75,20 @@ static __always_inline __u32 velo_uplink_policy(struct __sk_buff *skb, __u32 dst
 	return reason;
 }
 
+/*
+ * The word of the IPv6 header holding the hop limit, or 0 for IPv4 (its TTL
+ * and header checksum change by opposite amounts: the sum stays).
+ */
+static __always_inline __u32 velo_uplink_hop_word(void *data, void *data_end,
+						  const struct velo_pkt *pkt)
+{
+	__u32 *word = data + ETH_HLEN + 4; /* payload length, next header, hop limit */
+
+	if (pkt->family != 6 || (void *)(word + 1) > data_end)
+		return 0;
+	return *word;
+}
+
 SEC("tc")
 int velo_tc_uplink(struct __sk_buff *skb)
 {
@@ -82,7 +96,7 @@ int velo_tc_uplink(struct __sk_buff *skb)
 	const struct velo_remote *remote;
 	struct velo_pkt pkt = {};
 	void *data, *data_end;
-	__u32 mtu_len = 0;
+	__u32 mtu_len = 0, before, after;
 
 	velo_tc_linearize(skb);
 	data = (void *)(long)skb->data;
@@ -110,8 +124,18 @@ int velo_tc_uplink(struct __sk_buff *skb)
 		return velo_uplink_pass(skb, VELO_CROSS_RX_PASS_MTU);
 	data = (void *)(long)skb->data;
 	data_end = (void *)(long)skb->data_end;
+	before = velo_uplink_hop_word(data, data_end, &pkt);
 	if (velo_l3_rewrite(data, data_end, &pkt, dst))
 		return velo_uplink_pass(skb, VELO_CROSS_RX_PASS_NOT_IP);
+	/*
+	 * A NIC's CHECKSUM_COMPLETE sum covers the IPv6 header: the hop limit's
+	 * change goes into it (the routed path drops the sum, skb_forward_csum).
+	 */
+	data = (void *)(long)skb->data;
+	data_end = (void *)(long)skb->data_end;
+	after = velo_uplink_hop_word(data, data_end, &pkt);
+	if (before != after)
+		bpf_csum_update(skb, bpf_csum_diff(&before, 4, &after, 4, 0));
 	velo_cross_count(VELO_CROSS_RX_REDIRECT, skb->len);
 	return bpf_redirect_peer(dst->ifindex, 0);
 }

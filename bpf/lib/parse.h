@@ -105,6 +105,16 @@ static __always_inline bool velo_ip6_link_scope(const struct in6_addr *addr)
 		 addr->in6_u.u6_addr32[3]);
 }
 
+/*
+ * ::ffff:0:0/96 on the wire: velo keys IPv4 addresses so, and the stack drops
+ * such an IPv6 packet; parsed, it would find an IPv4 pod's entry.
+ */
+static __always_inline bool velo_ip6_v4mapped(const struct in6_addr *addr)
+{
+	return !(addr->in6_u.u6_addr32[0] | addr->in6_u.u6_addr32[1]) &&
+	       addr->in6_u.u6_addr32[2] == bpf_htonl(0xffff);
+}
+
 static __always_inline int velo_parse_ip6(void *data, void *data_end, struct velo_pkt *pkt)
 {
 	struct ipv6hdr *ip6h = data + ETH_HLEN;
@@ -119,7 +129,8 @@ static __always_inline int velo_parse_ip6(void *data, void *data_end, struct vel
 	pkt->check_src = !velo_ip6_link_scope(&ip6h->saddr);
 	if (ip6h->nexthdr == NEXTHDR_FRAGMENT)
 		return VELO_FRAGMENT;
-	if (ip6h->nexthdr == NEXTHDR_HOP || !pkt->check_src || velo_ip6_link_scope(&ip6h->daddr))
+	if (ip6h->nexthdr == NEXTHDR_HOP || !pkt->check_src || velo_ip6_link_scope(&ip6h->daddr) ||
+	    velo_ip6_v4mapped(&ip6h->saddr) || velo_ip6_v4mapped(&ip6h->daddr))
 		return VELO_STACK_ONLY;
 	pkt->l3_off = ETH_HLEN;
 	pkt->family = 6;

@@ -488,6 +488,11 @@ static void test_not_ip(void **state)
 	build_ip6(&p, REMOTE6, POD6, 64, 100);
 	ip6_of(&p)->nexthdr = 44; /* a fragment header */
 	assert_passed(&p, VELO_CROSS_RX_PASS_NOT_IP);
+	/* IPv4-mapped addresses in IPv6 would find the IPv4 pod's and the IPv4 remote CIDR's entries. */
+	build_ip6(&p, "::ffff:" REMOTE4, "::ffff:" POD4, 64, 100);
+	assert_passed(&p, VELO_CROSS_RX_PASS_NOT_IP);
+	build_ip6(&p, REMOTE6, "::ffff:" POD4, 64, 100);
+	assert_passed(&p, VELO_CROSS_RX_PASS_NOT_IP);
 }
 
 /* vtdst's MTU: an IP packet of 1280 bytes fits, one more byte doesn't; the stack answers it. */
