@@ -6,7 +6,8 @@
 #
 # Pods opt in by annotation through the kubelet; every feature attaches and veloctl in the velo
 # pod shows it; connectivity with data (same node, cross node over velo's host-gw routes, node
-# to pod, Services through kube-proxy and through velo's translation, DNS); sockmap pairs
+# to pod, Services through kube-proxy and through velo's translation, DNS); opted-in pods'
+# cross-node flows take velod's crossNodeTc both ways; sockmap pairs
 # same-node TCP; translation follows real EndpointSlices (a Deployment scaled up and down, a
 # deleted backend's connections closed); velod's /metrics; a DaemonSet rollout keeps
 # established connections; a restarted worker comes back with nothing leaked; 100 pods created
@@ -370,6 +371,20 @@ metrics_have() {
 		grep -q '^velo_k8s_nodes 3$' <<<"$out"
 }
 check "velod: /metrics answers with endpoint and node series" metrics_have "${workers[0]}"
+
+# cross_node_took NODE: velod's crossNodeTc (velo-overrides.json) carried opted-in pods' flows to
+# and from the other worker past NODE's routing, both ways (the fast variant's checks above).
+cross_node_took() {
+	local out
+	out=$(docker exec "$1" curl -fsS --max-time 5 http://127.0.0.1:9099/metrics) || return 1
+	grep -q '^velo_cross_node_attached{device="eth0"} 1$' <<<"$out" &&
+		grep -Eq '^velo_cross_node_redirect_packets_total\{direction="send"\} [1-9]' <<<"$out" &&
+		grep -Eq '^velo_cross_node_redirect_packets_total\{direction="receive"\} [1-9]' <<<"$out"
+}
+for node in "${workers[@]}"; do
+	check "cross-node tc: $node sent and received the fast pods' flows past its routing" \
+		cross_node_took "$node"
+done
 
 # A Deployment scaled 1 -> 3 -> 1: translation follows its EndpointSlice.
 cat <<EOF | kn apply -f - >/dev/null
