@@ -62,49 +62,12 @@ static void remote_key_of(const struct velo_cidr *cidr, struct velo_remote_key *
 	}
 }
 
-/* key is one of the CIDRs the pass routed directly (a node's, with an address of its family). */
-static bool remote_wanted(const struct node_list *list, const struct velo_remote_key *key)
+/* Calls fn for each CIDR the pass routed directly: another node's, with an address of its family. */
+static bool remote_each(const struct node_list *list,
+			bool (*fn)(const struct velo_remote_key *key, void *arg), void *arg)
 {
-	for (unsigned i = 0; list && i < list->n; i++) {
-		const struct node *node = &list->nodes[i];
+	struct velo_remote_key key;
 
-		if (node == list->self || routing_paths_get(node) != ROUTING_PATH_HOST_GW)
-			continue;
-		for (unsigned c = 0; c < node->n_cidrs; c++) {
-			struct velo_remote_key want;
-
-			if (!routing_nodes_address(node, node->cidrs[c].family) ||
-			    routing_nodes_own(list, &node->cidrs[c]))
-				continue;
-			remote_key_of(&node->cidrs[c], &want);
-			if (!memcmp(&want, key, sizeof(want)))
-				return true;
-		}
-	}
-	return false;
-}
-
-/* The map as the pass says (list NULL: empty): stale entries out, then the wanted ones in. */
-static int remote_sync(const struct agent_config *config, const struct node_list *list, int ifindex)
-{
-	struct velo_remote value = { .uplink_ifindex = (__u32)ifindex };
-	struct velo_remote_key key, next;
-	int fd = remote_map_open(config), ret = 0;
-	bool first = true;
-
-	if (fd == -ENOENT && !list)
-		return 0; /* never loaded: nothing to empty */
-	if (fd < 0)
-		return fd;
-	/* Deleting the key just read restarts the walk: LPM tries have no stable order. */
-	while (!bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
-		if (!remote_wanted(list, &next) && !bpf_map_delete_elem(fd, &next)) {
-			first = true;
-			continue;
-		}
-		key = next;
-		first = false;
-	}
 	for (unsigned i = 0; list && i < list->n; i++) {
 		const struct node *node = &list->nodes[i];
 
@@ -115,12 +78,57 @@ static int remote_sync(const struct agent_config *config, const struct node_list
 			    routing_nodes_own(list, &node->cidrs[c]))
 				continue;
 			remote_key_of(&node->cidrs[c], &key);
-			if (bpf_map_update_elem(fd, &key, &value, BPF_ANY))
-				ret = -errno;
+			if (fn(&key, arg))
+				return true;
 		}
 	}
-	close(fd);
-	return ret;
+	return false;
+}
+
+static bool key_is(const struct velo_remote_key *key, void *arg)
+{
+	return !memcmp(key, arg, sizeof(*key));
+}
+
+struct remote_write {
+	int fd;
+	struct velo_remote value;
+	int ret;
+};
+
+static bool key_write(const struct velo_remote_key *key, void *arg)
+{
+	struct remote_write *write = arg;
+
+	if (bpf_map_update_elem(write->fd, key, &write->value, BPF_ANY))
+		write->ret = -errno;
+	return false;
+}
+
+/* The map as the pass says (list NULL: empty): stale entries out, then the wanted ones in. */
+static int remote_sync(const struct agent_config *config, const struct node_list *list, int ifindex)
+{
+	struct remote_write write = { .value = { .uplink_ifindex = (__u32)ifindex } };
+	struct velo_remote_key key, next;
+	bool first = true;
+
+	write.fd = remote_map_open(config);
+	if (write.fd == -ENOENT && !list)
+		return 0; /* never loaded: nothing to empty */
+	if (write.fd < 0)
+		return write.fd;
+	/* Deleting the key just read restarts the walk: LPM tries have no stable order. */
+	while (!bpf_map_get_next_key(write.fd, first ? NULL : &key, &next)) {
+		if (!remote_each(list, key_is, &next) && !bpf_map_delete_elem(write.fd, &next)) {
+			first = true;
+			continue;
+		}
+		key = next;
+		first = false;
+	}
+	remote_each(list, key_write, &write);
+	close(write.fd);
+	return write.ret;
 }
 
 static int uplink_tc_load(const struct agent_config *config, const struct velo_bpf *bpf,
@@ -208,9 +216,27 @@ static void uplink_tc_off(const struct agent_config *config, const char *device,
 	velo_tc_hook_detach(&config->paths, &uplink_tc_hook, device, ifindex);
 }
 
+/* Detaches what runs on any device but keep_ifindex (an earlier velod's, or the setting off). */
+static void detach_others(const struct agent_config *config, int keep_ifindex)
+{
+	struct if_nameindex *ifs = if_nameindex(), *i;
+
+	for (i = ifs; i && i->if_index; i++)
+		if ((int)i->if_index != keep_ifindex &&
+		    velo_tc_hook_attached(&config->paths, &uplink_tc_hook, i->if_name,
+					  (int)i->if_index)) {
+			velo_tc_hook_detach(&config->paths, &uplink_tc_hook, i->if_name,
+					    (int)i->if_index);
+			pr_info("cross-node tc: detached the program an earlier velod attached to %s",
+				i->if_name);
+		}
+	if (ifs)
+		if_freenameindex(ifs);
+}
+
 void uplink_tc_apply(const struct agent_config *config)
 {
-	struct if_nameindex *ifs, *i;
+	int ret;
 
 	if (config->cross_node_tc) {
 		velo_bpf_set_print();
@@ -218,20 +244,11 @@ void uplink_tc_apply(const struct agent_config *config)
 			config->node_name);
 		return;
 	}
-	ifs = if_nameindex();
-	/* Off: whatever device an earlier velod attached to, nothing of it stays. */
-	for (i = ifs; i && i->if_index; i++)
-		if (velo_tc_hook_attached(&config->paths, &uplink_tc_hook, i->if_name,
-					  (int)i->if_index)) {
-			uplink_tc_off(config, i->if_name, (int)i->if_index);
-			pr_info("cross-node tc: off; detached the program an earlier velod attached "
-				"to %s",
-				i->if_name);
-		}
-	if (ifs)
-		if_freenameindex(ifs);
-	if (remote_sync(config, NULL, 0))
-		pr_warn("cross-node tc: can't empty %s", VELO_MAP_REMOTE);
+	/* Off: the map empty first, so no pod sends what the uplink no longer carries in. */
+	ret = remote_sync(config, NULL, 0);
+	if (ret)
+		pr_warn("cross-node tc: can't empty %s: %s", VELO_MAP_REMOTE, strerror(-ret));
+	detach_others(config, 0);
 }
 
 void uplink_tc_follow(const struct agent_config *config, const struct node_list *list, int ifindex)
@@ -256,6 +273,7 @@ void uplink_tc_follow(const struct agent_config *config, const struct node_list 
 				"the routed path",
 				device, strerror(-ret));
 		} else {
+			detach_others(config, ifindex);
 			failed_ifindex = 0;
 			attached_ifindex = ifindex;
 			snprintf(attached_name, sizeof(attached_name), "%s", device);

@@ -120,7 +120,7 @@ cn_cluster() {
 	kill "$MN_VELOD_PID"
 	wait "$MN_VELOD_PID" || true
 	mn_velod 2 '{"crossNodeTc": false}'
-	cn_wait_log 2 "cross-node tc: off; detached the program an earlier velod attached to ul0"
+	cn_wait_log 2 "cross-node tc: detached the program an earlier velod attached to ul0"
 	[ "$(bpftool -j map dump pinned "$MN_BPFFS-n2/velo_remote_v1" | jq length)" = 0 ]
 	if mn_in 2 bpftool net show dev ul0 | grep velo_tc_uplink; then false; fi
 	rx2="$(cn_stat 2 $CN_RX)" tx2="$(cn_stat 2 $CN_TX)"
