@@ -9,7 +9,7 @@
  *
  * With velod's crossNodeTc, the sending half of the cross-node shortcut too
  * (lib/cross_node.h): TCP/UDP from this pod to another node's pod leaves by
- * the uplink through bpf_redirect_neigh(), past this node's
+ * the uplink by a redirect, past this node's
  * routing and netfilter; uplink_tc.bpf.c carries the replies in.
  */
 #include "vmlinux.h"
@@ -23,6 +23,9 @@
 #include "lib/parse.h"
 #include "lib/policy.h"
 #include "lib/tc.h"
+
+#define VELO_AF_INET 2
+#define VELO_AF_INET6 10
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -42,20 +45,42 @@ static __always_inline int velo_tc_cross_pass(struct __sk_buff *skb, const struc
 	return velo_tc_pass(skb, pkt);
 }
 
+/* The route lookup's question: the packet's addresses and ports, arriving on in_ifindex. */
+static __always_inline void velo_tc_fib_params(const struct velo_pkt *pkt, __u32 in_ifindex,
+					       struct bpf_fib_lookup *fib)
+{
+	fib->ifindex = in_ifindex;
+	fib->l4_protocol = pkt->l4proto;
+	fib->sport = pkt->sport;
+	fib->dport = pkt->dport;
+	if (pkt->family == 4) {
+		fib->family = VELO_AF_INET;
+		__builtin_memcpy(&fib->ipv4_src, &pkt->src.addr[12], 4);
+		__builtin_memcpy(&fib->ipv4_dst, &pkt->dst.addr[12], 4);
+	} else {
+		fib->family = VELO_AF_INET6;
+		__builtin_memcpy(fib->ipv6_src, pkt->src.addr, 16);
+		__builtin_memcpy(fib->ipv6_dst, pkt->dst.addr, 16);
+	}
+}
+
 /*
  * The sending half of the cross-node shortcut (lib/cross_node.h): a packet
  * of this pod to another node's pod leaves by the uplink velod gave the
- * remote CIDR (where the receiving half runs), the neighbour subsystem
- * finding the next hop on it (bpf_redirect_neigh() without one: its own
- * route lookup, out of that device). Nothing here asks the route itself: a
- * route that said "not this way" for one direction of a flow and not the
- * other would split the flow across conntrack. velo_pol_from ran before this
- * program: the sender's policy has judged the packet.
+ * remote CIDR, where the receiving half runs, whatever the route lookup
+ * says: a route that said "not this way" for one direction of a flow and not
+ * the other would split the flow across conntrack. When the route leaves by
+ * that uplink and knows the next hop's MAC, the redirect takes them; else
+ * bpf_redirect_neigh() finds the next hop on the uplink itself.
+ * velo_pol_from ran before this program: the sender's policy has judged the
+ * packet.
  */
 static __always_inline int velo_tc_cross(struct __sk_buff *skb, const struct velo_pkt *pkt)
 {
 	const struct velo_remote *remote = velo_cross_remote(&pkt->dst);
+	struct bpf_fib_lookup fib = {};
 	void *data, *data_end;
+	struct ethhdr *eth;
 	__u32 mtu_len = 0;
 
 	if (!remote || pkt->ttl <= 1 ||
@@ -68,12 +93,23 @@ static __always_inline int velo_tc_cross(struct __sk_buff *skb, const struct vel
 	/* GSO packets pass when their segments fit. Oversize: the stack sends the ICMP error. */
 	if (bpf_check_mtu(skb, remote->uplink_ifindex, &mtu_len, 0, 0))
 		return velo_tc_cross_pass(skb, pkt, VELO_CROSS_TX_PASS_MTU);
+	velo_tc_fib_params(pkt, skb->ifindex, &fib);
+	if (bpf_fib_lookup(skb, &fib, sizeof(fib), 0) != BPF_FIB_LKUP_RET_SUCCESS ||
+	    fib.ifindex != remote->uplink_ifindex)
+		fib.ifindex = 0;
 	data = (void *)(long)skb->data;
 	data_end = (void *)(long)skb->data_end;
-	if (velo_l3_hop(data, data_end, pkt))
+	eth = data;
+	if ((void *)(eth + 1) > data_end || velo_l3_hop(data, data_end, pkt))
 		return velo_tc_pass(skb, pkt);
 	velo_cross_count(VELO_CROSS_TX_REDIRECT, skb->len);
-	return bpf_redirect_neigh(remote->uplink_ifindex, NULL, 0, 0);
+	if (!fib.ifindex) {
+		velo_cross_count(VELO_CROSS_TX_NEIGH, skb->len);
+		return bpf_redirect_neigh(remote->uplink_ifindex, NULL, 0, 0);
+	}
+	__builtin_memcpy(eth->h_dest, fib.dmac, ETH_ALEN);
+	__builtin_memcpy(eth->h_source, fib.smac, ETH_ALEN);
+	return bpf_redirect(fib.ifindex, 0);
 }
 
 SEC("tc")

@@ -39,6 +39,7 @@ struct velo_remote {
 /* Index into velo_cross_v1: what either half did with a packet it looked at. */
 enum velo_cross_stat {
 	VELO_CROSS_TX_REDIRECT = 0, /* sent: a local pod's packet straight to the uplink */
+	VELO_CROSS_TX_NEIGH, /* sent, of those: the next hop found by the neighbour subsystem */
 	VELO_CROSS_TX_PASS_CT, /* sent: conntrack has NAT on the flow, or can't be asked */
 	VELO_CROSS_TX_PASS_PENDING, /* sent: policy is on and velod hasn't placed the pod */
 	VELO_CROSS_TX_PASS_MTU, /* sent: larger than the uplink's MTU: the stack answers */

@@ -21,6 +21,7 @@ static const struct {
 	const char *direction, *reason;
 } outcomes[VELO_CROSS_STAT_MAX] = {
 	[VELO_CROSS_TX_REDIRECT] = { "send", NULL },
+	[VELO_CROSS_TX_NEIGH] = { "send", "neigh" },
 	[VELO_CROSS_TX_PASS_CT] = { "send", "conntrack" },
 	[VELO_CROSS_TX_PASS_PENDING] = { "send", "pending" },
 	[VELO_CROSS_TX_PASS_MTU] = { "send", "mtu" },
@@ -128,12 +129,20 @@ char *uplink_tc_metrics(const struct agent_config *config)
 		     "to the stack, by reason.\n"
 		     "# TYPE velo_cross_node_pass_packets_total counter\n");
 	for (unsigned i = 0; i < VELO_CROSS_STAT_MAX; i++)
-		if (outcomes[i].reason && i != VELO_CROSS_RX_DROP_POLICY)
+		if (outcomes[i].reason && i != VELO_CROSS_RX_DROP_POLICY &&
+		    i != VELO_CROSS_TX_NEIGH)
 			fprintf(out,
 				"velo_cross_node_pass_packets_total{direction=\"%s\",reason=\"%s\"} "
 				"%llu\n",
 				outcomes[i].direction, outcomes[i].reason,
 				(unsigned long long)sum[i].packets);
+	fprintf(out,
+		"# HELP velo_cross_node_send_neigh_packets_total Of the packets sent, those whose "
+		"next hop the neighbour subsystem found (the route not by the uplink, or its MAC not "
+		"known yet); the others took the route lookup's MACs.\n"
+		"# TYPE velo_cross_node_send_neigh_packets_total counter\n"
+		"velo_cross_node_send_neigh_packets_total %llu\n",
+		(unsigned long long)sum[VELO_CROSS_TX_NEIGH].packets);
 	fprintf(out,
 		"# HELP velo_cross_node_drop_packets_total Packets the receiving half dropped: the "
 		"pod's NetworkPolicy denies them.\n"

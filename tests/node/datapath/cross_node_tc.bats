@@ -19,10 +19,11 @@ teardown() { mn_teardown; }
 
 # enum velo_cross_stat (bpf/lib/velo_cross.h).
 CN_TX=0
-CN_RX=4
-CN_RX_NO_POD=7
-CN_RX_PENDING=10
-CN_RX_DROP_POLICY=12
+CN_TX_NEIGH=1
+CN_RX=5
+CN_RX_NO_POD=8
+CN_RX_PENDING=11
+CN_RX_DROP_POLICY=13
 
 # cn_stat N STAT: packets node N's velo_cross_v1 counted under STAT.
 cn_stat() { vt_percpu_u64 "$MN_BPFFS-n$1/velo_cross_v1" "$2" 0 0 0; }
@@ -87,6 +88,12 @@ cn_cluster() {
 	vt_tcp_transfer "$a1" "$a1_4" "$a2" 5203
 	echo "node 1: sent $tx1 -> $(cn_stat 1 $CN_TX), received $rx1 -> $(cn_stat 1 $CN_RX)"
 	echo "node 2: sent $tx2 -> $(cn_stat 2 $CN_TX), received $rx2 -> $(cn_stat 2 $CN_RX)"
+	echo "of those sent, by the neighbour subsystem: node 1 $(cn_stat 1 $CN_TX_NEIGH), node 2 $(cn_stat 2 $CN_TX_NEIGH)"
+	# Both ways out: IPv4 takes the route lookup's MACs; IPv6, whose forwarding these nodes leave
+	# off on pod veths (so the lookup declines), the neighbour subsystem's.
+	[ "$(($(cn_stat 1 $CN_TX) - $(cn_stat 1 $CN_TX_NEIGH)))" -ge 100 ]
+	[ "$(cn_stat 1 $CN_TX_NEIGH)" -ge 50 ]
+	[ "$(mn_metric 1 velo_cross_node_send_neigh_packets_total)" = "$(cn_stat 1 $CN_TX_NEIGH)" ]
 	# 3 x 4 MiB each way in GSO packets of up to 64 KiB, and their ACKs the other way.
 	[ "$(cn_stat 1 $CN_TX)" -ge $((tx1 + 150)) ]
 	[ "$(cn_stat 2 $CN_RX)" -ge $((rx2 + 150)) ]
