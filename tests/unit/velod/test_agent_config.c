@@ -145,6 +145,14 @@ static void test_strings(void **state)
 			 0);
 	assert_true(config.uplink_xdp_auto);
 	assert_string_equal(config.uplink_xdp, "");
+	/* crossNodeTc: off by default; on needs the node list (this node's address, the others'). */
+	assert_int_equal(load("{}"), 0);
+	assert_false(config.cross_node_tc);
+	assert_int_equal(load("{\"crossNodeTc\": true}"), -EINVAL);
+	assert_int_equal(load("{\"crossNodeTc\": \"yes\"}"), -EINVAL);
+	assert_int_equal(
+		load("{\"crossNodeTc\": true, \"nodesFile\": \"/n\", \"nodeName\": \"a\"}"), 0);
+	assert_true(config.cross_node_tc);
 }
 
 static void test_numbers(void **state)

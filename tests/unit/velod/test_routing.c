@@ -128,6 +128,13 @@ static void test_check(void **state)
 	assert_int_equal(routing_check(&vxlan_backend, &config, "test.json"), -EINVAL);
 	config_for(&config, "auto", "", true);
 	assert_int_equal(routing_check(&auto_backend, &config, "test.json"), 0);
+	/* crossNodeTc: the same rule, pods' packets on the uplink as they were sent. */
+	config_for(&config, "vxlan", "", false);
+	config.cross_node_tc = true;
+	assert_int_equal(routing_check(&vxlan_backend, &config, "test.json"), -EINVAL);
+	assert_int_equal(routing_check(&encap, &config, "test.json"), -EINVAL);
+	assert_int_equal(routing_check(&hostgw_backend, &config, "test.json"), 0);
+	assert_int_equal(routing_check(&auto_backend, &config, "test.json"), 0);
 }
 
 static void vtep_mac_of(const char *text, char mac[18])
