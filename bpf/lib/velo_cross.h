@@ -14,7 +14,6 @@
 
 #define VELO_MAP_REMOTE "velo_remote_v1"
 #define VELO_MAP_CROSS_STATS "velo_cross_v1"
-#define VELO_PROG_TC_UPLINK "velo_tc_uplink"
 /* The uplink program's link pin, beside uplink XDP's (velo_uplink.h). */
 #define VELO_CROSS_LINK_NAME "uplink_tc"
 
