@@ -167,6 +167,31 @@ static int reuse_pinned_maps(const struct velo_paths *paths, struct bpf_object *
 	return 0;
 }
 
+int velo_bpf_share_maps(const struct velo_bpf *bpf, struct bpf_object *obj)
+{
+	const struct {
+		const char *name;
+		int fd;
+	} shared[] = {
+		{ VELO_MAP_ENDPOINTS, bpf->endpoints_fd },
+		{ VELO_MAP_STATS, bpf->stats_fd },
+		{ VELO_MAP_XDP_TX, bpf->xdp_tx_fd },
+		{ VELO_MAP_DST_STATS, bpf->dst_stats_fd },
+	};
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < sizeof(shared) / sizeof(shared[0]); i++) {
+		struct bpf_map *map = bpf_object__find_map_by_name(obj, shared[i].name);
+
+		if (!map)
+			continue;
+		ret = bpf_map__reuse_fd(map, shared[i].fd);
+		if (!ret)
+			ret = bpf_map__set_pin_path(map, NULL); /* pinned already */
+	}
+	return ret;
+}
+
 /* Which of the conntrack lookups (bpf/lib/conntrack.h) this kernel offers, with bpf_ct_release. */
 struct ct_kfuncs {
 	bool skb;

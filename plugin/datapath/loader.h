@@ -41,6 +41,13 @@ int velo_bpf_open(const struct velo_paths *paths, unsigned lock_timeout_ms, stru
 /* Opens existing pins only, never loads: -ENOENT when any is missing (DEL, CHECK). */
 int velo_bpf_open_pinned(const struct velo_paths *paths, struct velo_bpf *bpf);
 void velo_bpf_close(struct velo_bpf *bpf);
+/*
+ * Before obj is loaded: its copies of the maps above (found by name; one it
+ * lacks is skipped) take bpf's fds, so it runs on the pod objects' maps
+ * (velod's uplink programs). By fd: libbpf 1.1's own pin check fails for
+ * devmaps.
+ */
+int velo_bpf_share_maps(const struct velo_bpf *bpf, struct bpf_object *obj);
 
 /* The per-pod cgroup programs and their maps (bpf/lib/cgroup.h). */
 struct velo_bpf_cgroup {

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * The cross-node tc shortcut's node half (uplink_tc.h): velo_tc_uplink loaded
- * against velo's pinned maps (the endpoint map and counters by fd, as
- * uplink_xdp.c does; policy, flows and the cross-node maps by name), attached
+ * against velo's pinned maps (the pod objects' by fd, velo_bpf_share_maps;
+ * policy, flows and the cross-node maps by name), attached
  * with velo's tc hooks (a pinned tcx link, else a clsact filter), and
  * velo_remote_v1 kept equal to the routing pass's directly routed CIDRs.
  */
 #include <errno.h>
-#include <limits.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include "base/log.h"
 #include "bpf/lib/velo_cross.h"
 #include "datapath/loader.h"
+#include "datapath/pins.h"
 #include "datapath/tc_attach.h"
 #include "datapath/tc_hook.h"
 #include "routing_nodes.h"
@@ -36,18 +36,6 @@ static const struct velo_tc_hook uplink_tc_hook = { VELO_CROSS_LINK_NAME, false,
 /* Where the program runs (0: nowhere yet) and the device a try failed on. */
 static int attached_ifindex, failed_ifindex;
 static char attached_name[IF_NAMESIZE];
-
-static int remote_map_open(const struct agent_config *config)
-{
-	char path[PATH_MAX];
-	int fd;
-
-	if (snprintf(path, sizeof(path), "%s/%s", config->paths.bpffs_dir, VELO_MAP_REMOTE) >=
-	    (int)sizeof(path))
-		return -ENAMETOOLONG;
-	fd = bpf_obj_get(path);
-	return fd < 0 ? -errno : fd;
-}
 
 static void remote_key_of(const struct velo_cidr *cidr, struct velo_remote_key *key)
 {
@@ -112,7 +100,7 @@ static int remote_sync(const struct agent_config *config, const struct node_list
 	struct velo_remote_key key, next;
 	bool first = true;
 
-	write.fd = remote_map_open(config);
+	write.fd = velo_map_pin_open(&config->paths, VELO_MAP_REMOTE);
 	if (write.fd == -ENOENT && !list)
 		return 0; /* never loaded: nothing to empty */
 	if (write.fd < 0)
@@ -141,23 +129,8 @@ static int uplink_tc_load(const struct agent_config *config, const struct velo_b
 	skel = uplink_tc__open_opts(&opts);
 	if (!skel)
 		return -errno;
-	const struct {
-		struct bpf_map *map;
-		int fd;
-	} shared[] = {
-		{ skel->maps.velo_ep_v1, bpf->endpoints_fd },
-		{ skel->maps.velo_stats_v2, bpf->stats_fd },
-		{ skel->maps.velo_xdp_tx_v1, bpf->xdp_tx_fd },
-		{ skel->maps.velo_dst_v1, bpf->dst_stats_fd },
-	};
-
 	skel->rodata->velo_have_ct_kfuncs = have_ct;
-	/* By fd, as the loader does: libbpf 1.1's own pin check fails for devmaps. */
-	for (size_t i = 0; !ret && i < sizeof(shared) / sizeof(shared[0]); i++) {
-		ret = bpf_map__reuse_fd(shared[i].map, shared[i].fd);
-		if (!ret)
-			ret = bpf_map__set_pin_path(shared[i].map, NULL);
-	}
+	ret = velo_bpf_share_maps(bpf, skel->obj);
 	if (!ret)
 		ret = uplink_tc__load(skel);
 	if (ret) {

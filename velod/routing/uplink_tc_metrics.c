@@ -4,7 +4,6 @@
  * per-CPU counters summed (velo_cross_v1), the device the receiving half runs
  * on and how many remote pod CIDRs the map holds.
  */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -13,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/lib/velo_cross.h"
+#include "datapath/pins.h"
 #include "uplink_tc.h"
 #include "uplink_tc_metrics.h"
 
@@ -36,16 +36,6 @@ static const struct {
 	[VELO_CROSS_RX_DROP_POLICY] = { "receive", "policy" },
 };
 
-static int pinned(const struct agent_config *config, const char *name)
-{
-	char path[PATH_MAX];
-
-	if (snprintf(path, sizeof(path), "%s/%s", config->paths.bpffs_dir, name) >=
-	    (int)sizeof(path))
-		return -1;
-	return bpf_obj_get(path);
-}
-
 static void counters_sum(int fd, struct velo_cross_counters sum[VELO_CROSS_STAT_MAX])
 {
 	int cpus = libbpf_num_possible_cpus();
@@ -66,7 +56,7 @@ static void counters_sum(int fd, struct velo_cross_counters sum[VELO_CROSS_STAT_
 static unsigned remote_cidrs(const struct agent_config *config)
 {
 	struct velo_remote_key key, next;
-	int fd = pinned(config, VELO_MAP_REMOTE);
+	int fd = velo_map_pin_open(&config->paths, VELO_MAP_REMOTE);
 	unsigned n = 0;
 
 	if (fd < 0)
@@ -91,7 +81,7 @@ char *uplink_tc_metrics(const struct agent_config *config)
 
 	if (!config->cross_node_tc)
 		return NULL;
-	fd = pinned(config, VELO_MAP_CROSS_STATS);
+	fd = velo_map_pin_open(&config->paths, VELO_MAP_CROSS_STATS);
 	if (fd >= 0) {
 		counters_sum(fd, sum);
 		close(fd);

@@ -145,24 +145,9 @@ static int uplink_load(const struct agent_config *config, const struct velo_bpf 
 	skel = uplink_xdp__open_opts(&opts);
 	if (!skel)
 		return -errno;
-	const struct {
-		struct bpf_map *map;
-		int fd;
-	} shared[] = {
-		{ skel->maps.velo_ep_v1, bpf->endpoints_fd },
-		{ skel->maps.velo_stats_v2, bpf->stats_fd },
-		{ skel->maps.velo_xdp_tx_v1, bpf->xdp_tx_fd },
-		{ skel->maps.velo_dst_v1, bpf->dst_stats_fd },
-	};
-
 	memcpy((void *)skel->rodata->velo_uplink_mac, mac, ETH_ALEN);
 	skel->rodata->velo_have_ct_kfuncs = have_ct;
-	/* By fd, as the loader does: libbpf 1.1's own pin check fails for devmaps. */
-	for (size_t i = 0; !ret && i < sizeof(shared) / sizeof(shared[0]); i++) {
-		ret = bpf_map__reuse_fd(shared[i].map, shared[i].fd);
-		if (!ret)
-			ret = bpf_map__set_pin_path(shared[i].map, NULL);
-	}
+	ret = velo_bpf_share_maps(bpf, skel->obj);
 	if (!ret)
 		ret = uplink_xdp__load(skel);
 	if (ret) {
