@@ -46,7 +46,8 @@ static __always_inline int velo_uplink_pass(struct __sk_buff *skb, __u32 stat)
  * policy isolates either end, which creates the flow's entry or names the
  * drop; nothing otherwise. 0 to deliver, else the drop reason.
  */
-static __always_inline __u32 velo_uplink_policy(struct __sk_buff *skb, __u32 dst_ifindex)
+static __always_inline __u32 velo_uplink_policy(struct __sk_buff *skb, const struct velo_pkt *pkt,
+						__u32 dst_ifindex)
 {
 	const __u32 either = VELO_POL_JUDGED_INGRESS | VELO_POL_JUDGED_EGRESS;
 	const struct velo_pol_state *state = velo_pol_state();
@@ -56,6 +57,10 @@ static __always_inline __u32 velo_uplink_policy(struct __sk_buff *skb, __u32 dst
 
 	if (!state || !state->active)
 		return 0;
+	/* Neither end isolated: nothing to judge, and no flow to parse for it. */
+	if (!velo_pol_ip_isolated(velo_pol_ip_of(pkt->src.addr), either) &&
+	    !velo_pol_ip_isolated(velo_pol_ip_of(pkt->dst.addr), either))
+		return 0;
 	flow = bpf_map_lookup_elem(&velo_cross_flow, &zero);
 	if (!flow)
 		return VELO_POL_DROP_PENDING;
@@ -63,9 +68,6 @@ static __always_inline __u32 velo_uplink_policy(struct __sk_buff *skb, __u32 dst
 	/* velo_parse took it as TCP/UDP: a policy parse that disagrees fails closed. */
 	if (pol_parse(skb, flow) != POL_FLOW)
 		return VELO_POL_DROP_PENDING;
-	if (!velo_pol_ip_isolated(velo_pol_ip_of(flow->key.saddr), either) &&
-	    !velo_pol_ip_isolated(velo_pol_ip_of(flow->key.daddr), either))
-		return 0;
 	/* The pod is the destination. */
 	reason = velo_pol_check(skb, flow, flow->key.daddr, &audit);
 	if (reason)
@@ -115,7 +117,7 @@ int velo_tc_uplink(struct __sk_buff *skb)
 		return velo_uplink_pass(skb, VELO_CROSS_RX_PASS_PENDING);
 	if (VELO_CT_CHECK(bpf_skb_ct_lookup, skb, &pkt) != VELO_CT_DIRECT)
 		return velo_uplink_pass(skb, VELO_CROSS_RX_PASS_CT);
-	if (velo_uplink_policy(skb, dst->ifindex)) {
+	if (velo_uplink_policy(skb, &pkt, dst->ifindex)) {
 		velo_cross_count(VELO_CROSS_RX_DROP_POLICY, skb->len);
 		return TC_ACT_SHOT;
 	}

@@ -73,9 +73,10 @@ static __always_inline void velo_tc_fib_params(const struct velo_pkt *pkt, __u32
  * that uplink and knows the next hop's MAC, the redirect takes them; else
  * bpf_redirect_neigh() finds the next hop on the uplink itself.
  * velo_pol_from ran before this program: the sender's policy has judged the
- * packet.
+ * packet. src: the sender's endpoint entry, as the source check found it.
  */
-static __always_inline int velo_tc_cross(struct __sk_buff *skb, const struct velo_pkt *pkt)
+static __always_inline int velo_tc_cross(struct __sk_buff *skb, const struct velo_pkt *pkt,
+					 const struct velo_endpoint *src)
 {
 	const struct velo_remote *remote = velo_cross_remote(&pkt->dst);
 	struct bpf_fib_lookup fib = {};
@@ -83,8 +84,7 @@ static __always_inline int velo_tc_cross(struct __sk_buff *skb, const struct vel
 	struct ethhdr *eth;
 	__u32 mtu_len = 0;
 
-	if (!remote || pkt->ttl <= 1 ||
-	    !velo_cross_pod(bpf_map_lookup_elem(&velo_ep_v1, &pkt->src)))
+	if (!remote || pkt->ttl <= 1 || !velo_cross_pod(src))
 		return velo_tc_pass(skb, pkt);
 	if (velo_cross_pending(&pkt->src))
 		return velo_tc_cross_pass(skb, pkt, VELO_CROSS_TX_PASS_PENDING);
@@ -115,7 +115,7 @@ static __always_inline int velo_tc_cross(struct __sk_buff *skb, const struct vel
 SEC("tc")
 int velo_tc_ingress(struct __sk_buff *skb)
 {
-	const struct velo_endpoint *dst = NULL;
+	const struct velo_endpoint *dst = NULL, *src;
 	struct velo_pol_flow flow = {};
 	struct velo_pkt pkt = {};
 	__u32 ifindex = skb->ifindex;
@@ -128,7 +128,7 @@ int velo_tc_ingress(struct __sk_buff *skb)
 	data_end = (void *)(long)skb->data_end;
 
 	ret = velo_parse(data, data_end, &pkt);
-	if (velo_l3_spoofed(data, &pkt, ifindex)) {
+	if (velo_l3_spoofed(data, &pkt, ifindex, &src)) {
 		velo_count(VELO_STAT_TC_SPOOF);
 		velo_flow_pkt_drop(data, data_end, &pkt, VELO_FLOW_R_SPOOFED, VELO_FLOW_P_TC,
 				   ifindex, skb->len);
@@ -142,7 +142,7 @@ int velo_tc_ingress(struct __sk_buff *skb)
 		return velo_tc_pass(skb, &pkt);
 	}
 	if (ret != VELO_L3_FORWARD || !dst)
-		return velo_tc_cross(skb, &pkt);
+		return velo_tc_cross(skb, &pkt, src);
 	if (VELO_CT_CHECK(bpf_skb_ct_lookup, skb, &pkt) != VELO_CT_DIRECT)
 		return velo_tc_pass(skb, &pkt);
 	/* A destination policy isolates takes new flows through its own veth's programs. */

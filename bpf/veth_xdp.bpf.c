@@ -33,7 +33,7 @@ int velo_xdp_host(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
-	const struct velo_endpoint *dst = NULL;
+	const struct velo_endpoint *dst = NULL, *src;
 	struct velo_pol_flow flow = {};
 	struct velo_pkt pkt = {};
 	__u32 in_ifindex = ctx->ingress_ifindex;
@@ -41,7 +41,7 @@ int velo_xdp_host(struct xdp_md *ctx)
 	int ret;
 
 	ret = velo_parse(data, data_end, &pkt);
-	if (velo_l3_spoofed(data, &pkt, in_ifindex)) {
+	if (velo_l3_spoofed(data, &pkt, in_ifindex, &src)) {
 		velo_count(VELO_STAT_XDP_SPOOF);
 		velo_flow_pkt_drop(data, data_end, &pkt, VELO_FLOW_R_SPOOFED, VELO_FLOW_P_XDP,
 				   in_ifindex, data_end - data);

@@ -30,17 +30,22 @@ static __always_inline bool velo_mac_eq(const __u8 *a, const __u8 *b)
 /*
  * A packet from a pod must carry one of that pod's addresses as its source,
  * its MAC, and arrive on its host veth (in_ifindex). Checked for every IP
- * packet whose source is known, whatever happens to it next.
+ * packet whose source is known, whatever happens to it next. *srcp: the
+ * sender's endpoint entry when the source was checked and holds, else NULL.
  */
 static __always_inline bool velo_l3_spoofed(const struct ethhdr *eth, const struct velo_pkt *pkt,
-					    __u32 in_ifindex)
+					    __u32 in_ifindex, const struct velo_endpoint **srcp)
 {
 	const struct velo_endpoint *src;
 
+	*srcp = NULL;
 	if (!pkt->check_src)
 		return false;
 	src = bpf_map_lookup_elem(&velo_ep_v1, &pkt->src);
-	return !src || src->ifindex != in_ifindex || !velo_mac_eq(eth->h_source, src->pod_mac);
+	if (!src || src->ifindex != in_ifindex || !velo_mac_eq(eth->h_source, src->pod_mac))
+		return true;
+	*srcp = src;
+	return false;
 }
 
 /* dst_flags: what the destination must have for this program's kind of redirect. */
