@@ -28,18 +28,6 @@ CN_RX_DROP_POLICY=13
 # cn_stat N STAT: packets node N's velo_cross_v1 counted under STAT.
 cn_stat() { vt_percpu_u64 "$MN_BPFFS-n$1/velo_cross_v1" "$2" 0 0 0; }
 
-# cn_wait_log N PATTERN: waits (10 s) for a line in node N's velod log.
-cn_wait_log() {
-	local _
-	for _ in $(seq 100); do
-		grep -q "$2" "$VT/n$1/velod.log" && return 0
-		sleep 0.1
-	done
-	echo "node $1's velod log has no '$2':"
-	tail -n 30 "$VT/n$1/velod.log"
-	return 1
-}
-
 # cn_forwarded N: TCP packets of ports 5000-5999 node N's forward hook saw.
 cn_forwarded() {
 	mn_in "$1" nft list chain inet velotest_kube forward |
@@ -62,7 +50,7 @@ cn_cluster() {
 	mn_wait_route 2 "^fd77:1::/64 via fd00:77::1 dev ul0"
 	mn_kube_proxy_invalid_drop
 	for n in 1 2; do
-		cn_wait_log "$n" "cross-node tc on ul0 (ifindex [0-9]*)"
+		mn_wait_log "$n" "cross-node tc on ul0 (ifindex [0-9]*)" 10
 		mn_in "$n" nft add rule inet velotest_kube forward tcp dport 5000-5999 counter
 		mn_in "$n" nft add rule inet velotest_kube forward tcp sport 5000-5999 counter
 	done
@@ -127,7 +115,7 @@ cn_cluster() {
 	kill "$MN_VELOD_PID"
 	wait "$MN_VELOD_PID" || true
 	mn_velod 2 '{"crossNodeTc": false}'
-	cn_wait_log 2 "cross-node tc: detached the program an earlier velod attached to ul0"
+	mn_wait_log 2 "cross-node tc: detached the program an earlier velod attached to ul0" 10
 	[ "$(bpftool -j map dump pinned "$MN_BPFFS-n2/velo_remote_v1" | jq length)" = 0 ]
 	if mn_in 2 bpftool net show dev ul0 | grep velo_tc_uplink; then false; fi
 	rx2="$(cn_stat 2 $CN_RX)" tx2="$(cn_stat 2 $CN_TX)"

@@ -51,18 +51,6 @@ up_metric() {
 	return 1
 }
 
-# up_wait_log PATTERN SECONDS: waits for a line in node 2's velod log.
-up_wait_log() {
-	local _
-	for _ in $(seq $(($2 * 10))); do
-		grep -q "$1" "$VT/n2/velod.log" && return 0
-		sleep 0.1
-	done
-	echo "node 2's velod log has no '$1' after $2 s:"
-	tail -n 30 "$VT/n2/velod.log"
-	return 1
-}
-
 # up_restart_velod2 EXTRA_JSON: stops node 2's velod (SIGTERM) and starts it with EXTRA_JSON.
 up_restart_velod2() {
 	kill "$MN_VELOD_PID"
@@ -71,7 +59,6 @@ up_restart_velod2() {
 	up_metric velo_build_info'{version="'"$("$MN_VELOD" --version | cut -d' ' -f2)"'",component="velod"}' \
 		>/dev/null
 }
-
 
 @test "uplink XDP on node 2: UDP from node 1 reaches node 2's XDP pod through the redirect; TCP (IPv4, IPv6, both directions, digests) keeps the stack and survives kube-proxy's invalid-drop rule; a routed pod stays on the stack; restart keeps one attachment; off detaches" {
 	local a1 a1_4 a1_6 a2 a2_4 a2_6 b2 b2_4 before after nopod_before nopod_after got tcp_before
@@ -223,7 +210,7 @@ while True:
 		'{nodesFile: "", kubeconfig: $k, uplinkXdp: true}')"
 
 	# No node list yet: nothing attached, and the log says what it waits for.
-	up_wait_log "uplink XDP: attaches once the node list has node n2's address" 5
+	mn_wait_log 2 "uplink XDP: attaches once the node list has node n2's address" 5
 	for _ in $(seq 50); do
 		grep -q " /api/v1/nodes?limit=" "$K8_API/requests.log" 2>/dev/null && break
 		sleep 0.1
@@ -233,7 +220,7 @@ while True:
 	if mn_in 2 ip link show ul0 | grep "prog/xdp"; then false; fi
 
 	rm "$K8_API/fail-list"
-	up_wait_log "uplink XDP on ul0 (ifindex [0-9]*, native, attached)" 15
+	mn_wait_log 2 "uplink XDP on ul0 (ifindex [0-9]*, native, attached)" 15
 	mn_in 2 ip link show ul0 | grep -q "prog/xdp id"
 	[ "$(up_metric 'velo_uplink_xdp_attached{device="ul0"}')" = 1 ]
 	mn_wait_route 1 "^10.77.2.0/24 via 192.168.77.2 dev ul0"
@@ -257,7 +244,7 @@ while True:
 	mn_in 2 ip link set vtmnx1 up
 	mn_in 2 ip link set vtmnx0 up
 	k8_event MODIFIED n2 "192.168.79.2" "10.77.2.0/24 fd77:2::/64"
-	up_wait_log "uplink XDP on vtmnx0 (ifindex [0-9]*, native, attached)" 5
+	mn_wait_log 2 "uplink XDP on vtmnx0 (ifindex [0-9]*, native, attached)" 5
 	grep -q "uplink XDP: node n2's address is on vtmnx0 now" "$VT/n2/velod.log"
 	mn_in 2 ip link show vtmnx0 | grep -q "prog/xdp id"
 	if mn_in 2 ip link show ul0 | grep "prog/xdp"; then false; fi

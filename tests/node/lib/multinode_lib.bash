@@ -215,3 +215,15 @@ mn_invalid_dropped() {
 	mn_in "$1" nft list chain inet velotest_kube forward |
 		sed -n 's/.*ct state invalid counter packets \([0-9]*\).*/\1/p'
 }
+
+# mn_wait_log N PATTERN SECONDS: waits for a line in node N's velod log.
+mn_wait_log() {
+	local _
+	for _ in $(seq $(($3 * 10))); do
+		grep -q "$2" "$VT/n$1/velod.log" && return 0
+		sleep 0.1
+	done
+	echo "node $1's velod log has no '$2' after $3 s:"
+	tail -n 30 "$VT/n$1/velod.log"
+	return 1
+}
