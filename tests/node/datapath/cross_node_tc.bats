@@ -56,6 +56,15 @@ cn_cluster() {
 	done
 }
 
+# cn_policy_cluster: cn_cluster with node 2's velod reading NetworkPolicy from
+# $VT/n2/policy.json (mnp_file), empty to start with.
+cn_policy_cluster() {
+	mkdir -p "$VT/n2"
+	mnp_file "$VT/n2/policy.json" '[]' '[]'
+	cn_cluster "$(jq -cn --arg f "$VT/n2/policy.json" '{policySource: "file",
+		policyFile: $f, policySyncMs: 50}')"
+}
+
 @test "cross-node tc: TCP both ways between tc pods on two nodes (IPv4, IPv6) skips both nodes' forward hooks and survives kube-proxy's invalid drop; to a routed pod only the tc pod's node takes it; off detaches and empties the map" {
 	local a1 a1_4 a1_6 a2 a2_4 a2_6 b2 b2_4 tx1 rx1 tx2 rx2 nopod
 	cn_cluster
@@ -128,10 +137,7 @@ cn_cluster() {
 
 @test "cross-node tc with NetworkPolicy: the receiving node judges what the isolated pod's veth would; a denied peer is dropped at the uplink, an allowed one gets the shortcut both ways" {
 	local a1 a1_4 a1_6 c1 c1_4 c1_6 b2 b2_4 b2_6 pods pol before got drops rx2
-	mkdir -p "$VT/n2"
-	mnp_file "$VT/n2/policy.json" '[]' '[]'
-	cn_cluster "$(jq -cn --arg f "$VT/n2/policy.json" '{policySource: "file",
-		policyFile: $f, policySyncMs: 50}')"
+	cn_policy_cluster
 	mn_add 1 cn-a1 '{"velo.dev/fastpath": "tc"}'
 	a1="$MN_POD" a1_4="$MN_IP4" a1_6="$MN_IP6"
 	mn_add 1 cn-c1 '{"velo.dev/fastpath": "tc"}'
@@ -187,10 +193,7 @@ cn_cluster() {
 
 @test "cross-node tc: a connection the stack carried while its pod waited for velod to place it moves to the shortcut once placed, and survives kube-proxy's invalid drop" {
 	local a1 a1_4 a1_6 b2 b2_4 b2_6 z2_4 z2_6 pods pol before pending rx2 got
-	mkdir -p "$VT/n2"
-	mnp_file "$VT/n2/policy.json" '[]' '[]'
-	cn_cluster "$(jq -cn --arg f "$VT/n2/policy.json" '{policySource: "file",
-		policyFile: $f, policySyncMs: 50}')"
+	cn_policy_cluster
 	mn_add 1 cn-a1 '{"velo.dev/fastpath": "tc"}'
 	a1="$MN_POD" a1_4="$MN_IP4" a1_6="$MN_IP6"
 	# x/b without policy programs on its veth (as a pod of a namespace without policies): the
